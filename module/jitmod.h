@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jitmod.h - state shared by the sampler, the probes and the lifecycle code.
+ */
+#ifndef JITMOD_H
+#define JITMOD_H
+
+#include <linux/cpumask.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+#include "jitmod_abi.h"
+
+struct kvm_steal_time;
+
+/* Classes that have a probe-driven window; the hw classes have none. */
+#define JIT_NR_INTF (JIT_NOISE_THREAD + 1)
+
+/*
+ * struct jit_window - one interference class's open window on a CPU.
+ * @arrival:     TSC when the class was entered.
+ * @delta_start: TSC from which its own time counts; a nested, higher
+ *               priority window pushes it forward by its own length, so
+ *               that the duration on exit is net of nesting.
+ * @depth:       entries not yet exited (a window opens at depth 0 only).
+ */
+struct jit_window {
+	u64 arrival;
+	u64 delta_start;
+	int depth;
+};
+
+/*
+ * struct jit_cpu - everything jitmod keeps for one CPU.
+ *
+ * The probes write the interference fields only on their own CPU, in
+ * interrupt, NMI or scheduler context; the sampler kthread pinned to that
+ * CPU reads them.  Hence no locks: READ_ONCE/WRITE_ONCE and compiler
+ * barriers are enough, because writer and reader share one CPU.
+ */
+struct jit_cpu {
+	struct task_struct *task;
+	bool sampling;			/* probes act only while set */
+	unsigned int cpu;
+
+	/* Interference bookkeeping, written by probes on this CPU. */
+	u64 int_count;			/* any interference entered */
+	u64 count[JIT_NR_INTF];		/* entries per class */
+	u64 net_cyc[JIT_NR_INTF];	/* net time per class, TSC cycles */
+	struct jit_window irq;
+	struct jit_window softirq;
+	struct jit_window thread;
+	pid_t thread_pid;
+	char thread_comm[TASK_COMM_LEN];
+	struct task_struct *softirq_owner;	/* PREEMPT_RT: the task running
+						 * the open softirq window */
+	u64 softirq_paused;		/* TSC when that task was switched out */
+	u64 nmi_mark;			/* TSC up to which NMI time is counted */
+	bool smi_ok;			/* MSR_SMI_COUNT is readable here */
+	u64 last_smi;
+	struct kvm_steal_time *steal_st;	/* KVM's record, or NULL */
+	u64 last_steal_ns;
+};
+
+DECLARE_PER_CPU(struct jit_cpu, jit_cpus);
+
+struct jit_cpu *jit_cpu_get(unsigned int cpu);
+
+/* jit_this_cpu - this CPU's state, for probes (preemption is off there). */
+static __always_inline struct jit_cpu *jit_this_cpu(void)
+{
+	return this_cpu_ptr(&jit_cpus);
+}
+
+/* Parameters, in their units; read by the sampler at period start. */
+struct jit_params {
+	u64 threshold_ns;
+	u64 period_us;
+	u64 runtime_us;
+	u64 stop_us;
+	u64 stop_total_us;
+	unsigned int prio;
+};
+
+extern struct jit_params jit_params;
+extern bool jit_stopped;
+
+u64 jit_cyc_to_ns(u64 cyc);
+u64 jit_ns_to_cyc(u64 ns);
+int jit_sampler_fn(void *data);
+
+int jit_probes_hook(void);
+void jit_probes_unhook(void);
+
+#endif /* JITMOD_H */

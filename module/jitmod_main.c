@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jitmod_main.c - parameters, control and lifecycle of jitmod.
+ *
+ * Every parameter is a module parameter and also a root-only (0600) file in
+ * /sys/module/jitmod/parameters/.  A write there is validated, then the
+ * sampler kthreads are stopped, the value is changed and they are started
+ * again, so a sampler never sees a half-changed configuration.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/sched/isolation.h>
+#include <uapi/linux/sched/types.h>
+#include "jitmod.h"
+#include "jitmod_hw.h"
+
+#define CREATE_TRACE_POINTS
+#include "jitmod_trace.h"
+
+#define DEFAULT_THRESHOLD_NS	1000ULL
+#define DEFAULT_PERIOD_US	1000000ULL
+#define DEFAULT_RUNTIME_US	900000ULL
+#define MAX_THRESHOLD_NS	NSEC_PER_SEC
+#define MAX_PERIOD_US		(60ULL * USEC_PER_SEC)
+#define JIT_MAX_PRIO		99
+
+struct jit_params jit_params = {
+	.threshold_ns = DEFAULT_THRESHOLD_NS,
+	.period_us = DEFAULT_PERIOD_US,
+	.runtime_us = DEFAULT_RUNTIME_US,
+};
+
+bool jit_stopped;
+
+DEFINE_PER_CPU(struct jit_cpu, jit_cpus);
+static DEFINE_MUTEX(jit_lock);		/* serialises start, stop, params */
+static struct cpumask jit_mask;		/* CPUs to sample */
+static char jit_cpus_str[256];		/* jit_mask as the user wrote it */
+static bool jit_enable = true;
+static bool jit_ready;			/* init done: params now restart */
+static int jit_hp_state = -1;		/* cpuhp state while running */
+
+/* jit_cpu_get - the one accessor for a CPU's jitmod state. */
+struct jit_cpu *jit_cpu_get(unsigned int cpu)
+{
+	return per_cpu_ptr(&jit_cpus, cpu);
+}
+
+/* jit_cpu_online - cpuhp: start the sampler on a CPU we sample. */
+static int jit_cpu_online(unsigned int cpu)
+{
+	struct jit_cpu *jc = jit_cpu_get(cpu);
+	struct sched_attr attr = { .size = sizeof(attr) };
+	struct task_struct *t;
+
+	if (!cpumask_test_cpu(cpu, &jit_mask))
+		return 0;
+	jc->cpu = cpu;
+	jit_hw_init_cpu(jc);
+	t = kthread_create_on_cpu(jit_sampler_fn, jc, cpu, "jitmod/%u");
+	if (IS_ERR(t)) {
+		pr_err("cpu %u: cannot create the sampler: %ld\n", cpu,
+		       PTR_ERR(t));
+		return PTR_ERR(t);
+	}
+	if (jit_params.prio) {
+		attr.sched_policy = SCHED_FIFO;
+		attr.sched_priority = jit_params.prio;
+		if (sched_setattr_nocheck(t, &attr))
+			pr_warn("cpu %u: cannot set SCHED_FIFO %u\n", cpu,
+				jit_params.prio);
+	}
+	jc->task = t;
+	wake_up_process(t);
+	return 0;
+}
+
+/* jit_cpu_offline - cpuhp: stop the sampler before its CPU goes away. */
+static int jit_cpu_offline(unsigned int cpu)
+{
+	struct jit_cpu *jc = jit_cpu_get(cpu);
+
+	if (!jc->task)
+		return 0;
+	kthread_stop(jc->task);
+	jc->task = NULL;
+	WRITE_ONCE(jc->sampling, false);
+	return 0;
+}
+
+/* jit_start - hook the probes and start a sampler on each online CPU. */
+static int jit_start(void)
+{
+	int ret;
+
+	lockdep_assert_held(&jit_lock);
+	if (jit_hp_state >= 0 || !jit_enable)
+		return 0;
+	WRITE_ONCE(jit_stopped, false);
+	ret = jit_probes_hook();
+	if (ret)
+		return ret;
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "jitmod:online",
+				jit_cpu_online, jit_cpu_offline);
+	if (ret < 0)
+		goto err_unhook;
+	jit_hp_state = ret;
+	return 0;
+
+err_unhook:
+	jit_probes_unhook();
+	return ret;
+}
+
+/* jit_stop - stop every sampler, then unhook the probes. */
+static void jit_stop(void)
+{
+	lockdep_assert_held(&jit_lock);
+	if (jit_hp_state < 0)
+		return;
+	cpuhp_remove_state(jit_hp_state);
+	jit_hp_state = -1;
+	jit_probes_unhook();
+}
+
+/* jit_restart - apply a change: stop, change, start, under jit_lock. */
+static int jit_restart(void (*apply)(void *), void *arg)
+{
+	int ret = 0;
+
+	if (!jit_ready) {
+		apply(arg);
+		return 0;
+	}
+	mutex_lock(&jit_lock);
+	jit_stop();
+	apply(arg);
+	ret = jit_start();
+	mutex_unlock(&jit_lock);
+	return ret;
+}
+
+/*
+ * Parameter handling.  Each setter validates, logs one line naming the
+ * parameter on failure and returns -EINVAL, then applies through
+ * jit_restart().  Cross-parameter rules (runtime <= period) are checked
+ * again in jit_init(), because insmod sets parameters in any order.
+ */
+
+/* jit_parse_cpus - parse and check a cpulist against the online CPUs. */
+static int jit_parse_cpus(const char *val, struct cpumask *mask)
+{
+	char buf[sizeof(jit_cpus_str)];
+	unsigned int bad;
+
+	if (strscpy(buf, val, sizeof(buf)) < 0) {
+		pr_err("cpus: list too long\n");
+		return -EINVAL;
+	}
+	strim(buf);
+	if (!buf[0] || cpulist_parse(buf, mask)) {
+		pr_err("cpus: '%s' is not a cpu list (e.g. 1-3,5)\n", buf);
+		return -EINVAL;
+	}
+	if (cpumask_empty(mask)) {
+		pr_err("cpus: '%s' selects no CPU\n", buf);
+		return -EINVAL;
+	}
+	if (!cpumask_subset(mask, cpu_online_mask)) {
+		cpumask_andnot(mask, mask, cpu_online_mask);
+		bad = cpumask_first(mask);
+		pr_err("cpus: CPU %u does not exist or is offline\n", bad);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct jit_cpus_change {
+	struct cpumask mask;
+	const char *str;
+};
+
+static void jit_apply_cpus(void *arg)
+{
+	struct jit_cpus_change *c = arg;
+
+	cpumask_copy(&jit_mask, &c->mask);
+	strscpy(jit_cpus_str, c->str, sizeof(jit_cpus_str));
+	strim(jit_cpus_str);
+}
+
+static int jit_set_cpus(const char *val, const struct kernel_param *kp)
+{
+	struct jit_cpus_change c = { .str = val };
+
+	if (jit_parse_cpus(val, &c.mask))
+		return -EINVAL;
+	return jit_restart(jit_apply_cpus, &c);
+}
+
+static int jit_get_cpus(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(&jit_mask));
+}
+
+static const struct kernel_param_ops jit_cpus_ops = {
+	.set = jit_set_cpus,
+	.get = jit_get_cpus,
+};
+
+/* A u64 parameter with its bounds and the field it sets. */
+struct jit_u64_param {
+	const char *name;
+	u64 *field;
+	u64 min;
+	u64 max;
+	const char *unit;
+};
+
+struct jit_u64_change {
+	u64 *field;
+	u64 val;
+};
+
+static void jit_apply_u64(void *arg)
+{
+	struct jit_u64_change *c = arg;
+
+	*c->field = c->val;
+}
+
+/* jit_runtime_fits - runtime_us must not exceed period_us. */
+static bool jit_runtime_fits(u64 runtime_us, u64 period_us)
+{
+	if (runtime_us <= period_us)
+		return true;
+	pr_err("runtime_us: %llu exceeds period_us %llu\n", runtime_us,
+	       period_us);
+	return false;
+}
+
+static int jit_set_u64(const char *val, const struct kernel_param *kp)
+{
+	const struct jit_u64_param *p = kp->arg;
+	struct jit_u64_change c = { .field = p->field };
+	int ret;
+
+	ret = kstrtou64(val, 0, &c.val);
+	if (ret) {
+		pr_err("%s: '%s' is not a number%s\n", p->name, strim((char *)val),
+		       ret == -ERANGE ? " (overflow)" : "");
+		return -EINVAL;
+	}
+	if (c.val < p->min || c.val > p->max) {
+		pr_err("%s: %llu out of range %llu..%llu %s\n", p->name, c.val,
+		       p->min, p->max, p->unit);
+		return -EINVAL;
+	}
+	if (jit_ready) {
+		if (p->field == &jit_params.runtime_us &&
+		    !jit_runtime_fits(c.val, jit_params.period_us))
+			return -EINVAL;
+		if (p->field == &jit_params.period_us &&
+		    !jit_runtime_fits(jit_params.runtime_us, c.val))
+			return -EINVAL;
+	}
+	return jit_restart(jit_apply_u64, &c);
+}
+
+static int jit_get_u64(char *buf, const struct kernel_param *kp)
+{
+	const struct jit_u64_param *p = kp->arg;
+
+	return sysfs_emit(buf, "%llu\n", *p->field);
+}
+
+static const struct kernel_param_ops jit_u64_ops = {
+	.set = jit_set_u64,
+	.get = jit_get_u64,
+};
+
+#define JIT_U64_PARAM(_name, _min, _max, _unit, _desc)			\
+	static struct jit_u64_param jit_p_##_name = {		\
+		.name = #_name, .field = &jit_params._name,		\
+		.min = _min, .max = _max, .unit = _unit,		\
+	};								\
+	module_param_cb(_name, &jit_u64_ops, &jit_p_##_name, 0600);	\
+	MODULE_PARM_DESC(_name, _desc)
+
+module_param_cb(cpus, &jit_cpus_ops, NULL, 0600);
+MODULE_PARM_DESC(cpus, "CPUs to sample, a cpulist (default: the isolated CPUs, else all but CPU 0)");
+JIT_U64_PARAM(threshold_ns, 1, MAX_THRESHOLD_NS, "ns",
+	      "Smallest gap recorded, ns (default 1000)");
+JIT_U64_PARAM(period_us, 10, MAX_PERIOD_US, "us",
+	      "Sampling period, us (default 1000000)");
+JIT_U64_PARAM(runtime_us, 1, MAX_PERIOD_US, "us",
+	      "Sampling time per period, us; the rest is slept (default 900000)");
+JIT_U64_PARAM(stop_us, 0, MAX_PERIOD_US, "us",
+	      "Stop when one gap exceeds this, us (0: never)");
+JIT_U64_PARAM(stop_total_us, 0, MAX_PERIOD_US, "us",
+	      "Stop when the noise in one period exceeds this, us (0: never)");
+
+static void jit_apply_prio(void *arg)
+{
+	jit_params.prio = *(unsigned int *)arg;
+}
+
+static int jit_set_prio(const char *val, const struct kernel_param *kp)
+{
+	unsigned int prio;
+
+	if (kstrtouint(val, 0, &prio) || prio > JIT_MAX_PRIO) {
+		pr_err("prio: '%s' is not 0 (SCHED_OTHER) or 1..%d (SCHED_FIFO)\n",
+		       strim((char *)val), JIT_MAX_PRIO);
+		return -EINVAL;
+	}
+	return jit_restart(jit_apply_prio, &prio);
+}
+
+static int jit_get_prio(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", jit_params.prio);
+}
+
+static const struct kernel_param_ops jit_prio_ops = {
+	.set = jit_set_prio,
+	.get = jit_get_prio,
+};
+
+module_param_cb(prio, &jit_prio_ops, NULL, 0600);
+MODULE_PARM_DESC(prio, "Sampler priority: 0 SCHED_OTHER, 1-99 SCHED_FIFO (default 0)");
+
+static void jit_apply_enable(void *arg)
+{
+	jit_enable = *(bool *)arg;
+}
+
+static int jit_set_enable(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+
+	if (kstrtobool(val, &on)) {
+		pr_err("enable: '%s' is not a boolean\n", strim((char *)val));
+		return -EINVAL;
+	}
+	return jit_restart(jit_apply_enable, &on);
+}
+
+static int jit_get_enable(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", jit_enable && !READ_ONCE(jit_stopped));
+}
+
+static const struct kernel_param_ops jit_enable_ops = {
+	.set = jit_set_enable,
+	.get = jit_get_enable,
+};
+
+module_param_cb(enable, &jit_enable_ops, NULL, 0600);
+MODULE_PARM_DESC(enable, "1 samples, 0 stops; reads 0 after a stop condition (default 1)");
+
+/*
+ * jit_default_cpus - the CPUs outside the housekeeping mask, else all but 0.
+ *
+ * Sampling a housekeeping CPU would measure the noise we ask users to move
+ * there, so by default we sample only what isolcpus/nohz_full isolated.
+ */
+static void jit_default_cpus(void)
+{
+	cpumask_andnot(&jit_mask, cpu_online_mask,
+		       housekeeping_cpumask(HK_TYPE_DOMAIN));
+	if (cpumask_empty(&jit_mask)) {
+		cpumask_copy(&jit_mask, cpu_online_mask);
+		cpumask_clear_cpu(0, &jit_mask);
+		pr_info("no isolated CPUs; sampling every CPU but 0\n");
+	}
+	if (cpumask_empty(&jit_mask))
+		cpumask_copy(&jit_mask, cpu_online_mask);
+}
+
+static int __init jit_init(void)
+{
+	int ret;
+
+	if (!boot_cpu_has(X86_FEATURE_TSC) || !tsc_khz) {
+		pr_err("no usable TSC\n");
+		return -ENODEV;
+	}
+	if (!jit_runtime_fits(jit_params.runtime_us, jit_params.period_us))
+		return -EINVAL;
+	if (cpumask_empty(&jit_mask))
+		jit_default_cpus();
+	mutex_lock(&jit_lock);
+	jit_ready = true;
+	ret = jit_start();
+	mutex_unlock(&jit_lock);
+	if (ret) {
+		pr_err("cannot start: %d\n", ret);
+		return ret;
+	}
+	pr_info("sampling CPUs %*pbl, threshold %llu ns, %llu of %llu us, TSC %u kHz\n",
+		cpumask_pr_args(&jit_mask), jit_params.threshold_ns,
+		jit_params.runtime_us, jit_params.period_us, tsc_khz);
+	return 0;
+}
+
+static void __exit jit_exit(void)
+{
+	mutex_lock(&jit_lock);
+	jit_stop();
+	jit_ready = false;
+	mutex_unlock(&jit_lock);
+	pr_info("unloaded\n");
+}
+
+module_init(jit_init);
+module_exit(jit_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("jitmod developers");
+MODULE_DESCRIPTION("Per-CPU OS noise sampler with exact attribution");

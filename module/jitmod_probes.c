@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jitmod_probes.c - tracepoint probes that tell what interrupted a sampler.
+ *
+ * Every probe does its bookkeeping only while its own CPU is sampling and
+ * returns at once elsewhere.  Durations are net of nesting, in the manner
+ * of the kernel's osnoise tracer: each class keeps the TSC from which its
+ * own time counts (delta_start), and when a higher-priority class exits it
+ * pushes the open lower windows forward by its own net length.  The order
+ * is NMI > IRQ > softirq > thread.
+ *
+ * The tracepoints are not exported to modules as symbols, so they are found
+ * by name with for_each_kernel_tracepoint().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/interrupt.h>
+#include <linux/kernel.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include <asm/msr.h>
+#include <asm/nmi.h>
+#include "jitmod.h"
+#include "jitmod_trace.h"
+
+/* struct jit_tp - one tracepoint we attach to. */
+struct jit_tp {
+	const char *name;
+	void *probe;
+	void *data;
+	bool required;
+	struct tracepoint *tp;
+	bool hooked;
+};
+
+/* jit_push - move an open window's start forward by nested time. */
+static __always_inline void jit_push(struct jit_window *w, u64 cyc)
+{
+	if (w->depth)
+		w->delta_start += cyc;
+}
+
+/* jit_enter - open (or nest into) a window and count the interference. */
+static __always_inline void jit_enter(struct jit_cpu *jc,
+				      struct jit_window *w, int cls)
+{
+	if (w->depth++ == 0) {
+		w->arrival = rdtsc();
+		w->delta_start = w->arrival;
+	}
+	jc->count[cls]++;
+	WRITE_ONCE(jc->int_count, jc->int_count + 1);
+}
+
+/* jit_exit - close a window; return its net cycles, or 0 if still open. */
+static __always_inline u64 jit_exit(struct jit_cpu *jc, struct jit_window *w,
+				    int cls)
+{
+	u64 net;
+
+	if (!w->depth || --w->depth)
+		return 0;
+	net = rdtsc() - w->delta_start;
+	WRITE_ONCE(jc->net_cyc[cls], jc->net_cyc[cls] + net);
+	return net;
+}
+
+/* IRQs: device interrupts and x86 system vectors share one window. */
+
+static void jit_irq_enter(void)
+{
+	struct jit_cpu *jc = jit_this_cpu();
+
+	if (READ_ONCE(jc->sampling))
+		jit_enter(jc, &jc->irq, JIT_NOISE_IRQ);
+}
+
+static void jit_irq_exit(int irq, int vector, const char *name)
+{
+	struct jit_cpu *jc = jit_this_cpu();
+	u64 net;
+
+	if (!READ_ONCE(jc->sampling))
+		return;
+	net = jit_exit(jc, &jc->irq, JIT_NOISE_IRQ);
+	if (!net)
+		return;
+	jit_push(&jc->softirq, net);
+	jit_push(&jc->thread, net);
+	trace_irq_noise(irq, vector, name, jit_cyc_to_ns(net));
+}
+
+static void hook_irq_entry(void *data, int irq, struct irqaction *action)
+{
+	jit_irq_enter();
+}
+
+static void hook_irq_exit(void *data, int irq, struct irqaction *action,
+			  int ret)
+{
+	jit_irq_exit(irq, -1, action && action->name ? action->name : "?");
+}
+
+static void hook_vector_entry(void *data, int vector)
+{
+	jit_irq_enter();
+}
+
+static void hook_vector_exit(void *data, int vector)
+{
+	jit_irq_exit(-1, vector, data);
+}
+
+/*
+ * Softirqs.  On PREEMPT_RT they run in task context (ksoftirqd, or the
+ * thread that re-enabled bottom halves) and can be preempted, so a softirq
+ * window is owned by a task: while that task is switched out its window is
+ * paused, and the thread window, which it nests in, is pushed as usual.
+ */
+
+static void hook_softirq_entry(void *data, unsigned int vec_nr)
+{
+	struct jit_cpu *jc = jit_this_cpu();
+
+	if (!READ_ONCE(jc->sampling))
+		return;
+	if (!jc->softirq.depth) {
+		jc->softirq_owner = current;
+		jc->softirq_paused = 0;
+	}
+	jit_enter(jc, &jc->softirq, JIT_NOISE_SOFTIRQ);
+}
+
+static void hook_softirq_exit(void *data, unsigned int vec_nr)
+{
+	struct jit_cpu *jc = jit_this_cpu();
+	u64 net;
+
+	if (!READ_ONCE(jc->sampling))
+		return;
+	net = jit_exit(jc, &jc->softirq, JIT_NOISE_SOFTIRQ);
+	if (!net)
+		return;
+	jit_push(&jc->thread, net);
+	trace_softirq_noise(vec_nr, jit_cyc_to_ns(net));
+}
+
+/* Threads: any task other than the sampler that holds the CPU. */
+
+static void jit_thread_close(struct jit_cpu *jc, u64 now)
+{
+	u64 net;
+
+	if (!jc->thread.depth)
+		return;
+	jc->thread.depth = 0;
+	net = now - jc->thread.delta_start;
+	WRITE_ONCE(jc->net_cyc[JIT_NOISE_THREAD],
+		   jc->net_cyc[JIT_NOISE_THREAD] + net);
+	trace_thread_noise(jc->thread_comm, jc->thread_pid,
+			   jit_cyc_to_ns(net));
+}
+
+static void jit_thread_open(struct jit_cpu *jc, struct task_struct *next,
+			    u64 now)
+{
+	jc->thread.depth = 1;
+	jc->thread.arrival = now;
+	jc->thread.delta_start = now;
+	jc->thread_pid = next->pid;
+	memcpy(jc->thread_comm, next->comm, TASK_COMM_LEN);
+	jc->count[JIT_NOISE_THREAD]++;
+	WRITE_ONCE(jc->int_count, jc->int_count + 1);
+}
+
+static void hook_sched_switch(void *data, bool preempt,
+			      struct task_struct *prev,
+			      struct task_struct *next,
+			      unsigned int prev_state)
+{
+	struct jit_cpu *jc = jit_this_cpu();
+	u64 now;
+
+	if (!READ_ONCE(jc->sampling))
+		return;
+	now = rdtsc();
+	if (jc->softirq.depth) {
+		if (prev == jc->softirq_owner)
+			jc->softirq_paused = now;
+		else if (next == jc->softirq_owner && jc->softirq_paused) {
+			jc->softirq.delta_start += now - jc->softirq_paused;
+			jc->softirq_paused = 0;
+		}
+	}
+	if (prev != jc->task)
+		jit_thread_close(jc, now);
+	if (next != jc->task)
+		jit_thread_open(jc, next, now);
+}
+
+/*
+ * NMIs.  There is no NMI entry/exit tracepoint a module can use, so two
+ * hooks share the work: our own NMI_LOCAL handler, registered first in the
+ * chain, marks the arrival and counts the NMI (it never claims it); then
+ * nmi:nmi_handler, which fires after each handler, charges the time since
+ * the previous mark to that handler.  What runs after the last handler (the
+ * NMI exit path) is not charged and stays in the gap's unexplained rest.
+ */
+
+static int jit_nmi_first(unsigned int type, struct pt_regs *regs)
+{
+	struct jit_cpu *jc = jit_this_cpu();
+
+	if (READ_ONCE(jc->sampling)) {
+		jc->nmi_mark = rdtsc();
+		jc->count[JIT_NOISE_NMI]++;
+		WRITE_ONCE(jc->int_count, jc->int_count + 1);
+	}
+	return NMI_DONE;
+}
+
+static void hook_nmi_handler(void *data, void *handler, s64 delta_ns,
+			     int handled)
+{
+	struct jit_cpu *jc = jit_this_cpu();
+	u64 now, d;
+
+	if (!READ_ONCE(jc->sampling) || !jc->nmi_mark)
+		return;
+	now = rdtsc();
+	d = now - jc->nmi_mark;
+	jc->nmi_mark = now;
+	WRITE_ONCE(jc->net_cyc[JIT_NOISE_NMI], jc->net_cyc[JIT_NOISE_NMI] + d);
+	jit_push(&jc->irq, d);
+	jit_push(&jc->softirq, d);
+	jit_push(&jc->thread, d);
+	if ((unsigned long)handler != (unsigned long)jit_nmi_first)
+		trace_nmi_noise(handler, jit_cyc_to_ns(d));
+}
+
+#define JIT_VEC(n) \
+	{ #n "_entry", hook_vector_entry, #n }, \
+	{ #n "_exit", hook_vector_exit, #n }
+
+static struct jit_tp jit_tps[] = {
+	{ "irq_handler_entry", hook_irq_entry, NULL, true },
+	{ "irq_handler_exit", hook_irq_exit, NULL, true },
+	{ "softirq_entry", hook_softirq_entry, NULL, true },
+	{ "softirq_exit", hook_softirq_exit, NULL, true },
+	{ "sched_switch", hook_sched_switch, NULL, true },
+	{ "nmi_handler", hook_nmi_handler, NULL, false },
+	JIT_VEC(local_timer),
+	JIT_VEC(spurious_apic),
+	JIT_VEC(error_apic),
+	JIT_VEC(x86_platform_ipi),
+	JIT_VEC(irq_work),
+	JIT_VEC(reschedule),
+	JIT_VEC(call_function),
+	JIT_VEC(call_function_single),
+	JIT_VEC(threshold_apic),
+	JIT_VEC(deferred_error_apic),
+	JIT_VEC(thermal_apic),
+};
+
+static void jit_find_tp(struct tracepoint *tp, void *priv)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(jit_tps); i++)
+		if (!strcmp(tp->name, jit_tps[i].name))
+			jit_tps[i].tp = tp;
+}
+
+/* jit_probes_unhook - detach every probe and wait until none runs. */
+void jit_probes_unhook(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(jit_tps); i++) {
+		if (!jit_tps[i].hooked)
+			continue;
+		tracepoint_probe_unregister(jit_tps[i].tp, jit_tps[i].probe,
+					    jit_tps[i].data);
+		jit_tps[i].hooked = false;
+	}
+	unregister_nmi_handler(NMI_LOCAL, "jitmod");
+	tracepoint_synchronize_unregister();
+}
+
+/* jit_probes_hook - attach to every tracepoint we know of that exists. */
+int jit_probes_hook(void)
+{
+	int i, ret;
+
+	for_each_kernel_tracepoint(jit_find_tp, NULL);
+	for (i = 0; i < ARRAY_SIZE(jit_tps); i++) {
+		if (!jit_tps[i].tp) {
+			if (jit_tps[i].required) {
+				pr_err("tracepoint %s not found\n",
+				       jit_tps[i].name);
+				ret = -ENOENT;
+				goto err_unhook;
+			}
+			continue;
+		}
+		ret = tracepoint_probe_register(jit_tps[i].tp,
+						jit_tps[i].probe,
+						jit_tps[i].data);
+		if (ret) {
+			pr_err("cannot hook %s: %d\n", jit_tps[i].name, ret);
+			goto err_unhook;
+		}
+		jit_tps[i].hooked = true;
+	}
+	ret = register_nmi_handler(NMI_LOCAL, jit_nmi_first, NMI_FLAG_FIRST,
+				   "jitmod");
+	if (ret) {
+		pr_err("cannot register the NMI handler: %d\n", ret);
+		goto err_unhook;
+	}
+	return 0;
+
+err_unhook:
+	jit_probes_unhook();
+	return ret;
+}

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jitmod_sampler.c - the per-CPU TSC sampling loop.
+ *
+ * Each sampled CPU runs one kthread that reads the TSC in a tight loop with
+ * interrupts enabled.  Whenever two consecutive reads are further apart than
+ * the threshold, something took the CPU away: the probes in jitmod_probes.c
+ * tell what, and the gap becomes a jitmod:gap event.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/math64.h>
+#include <asm/msr.h>
+#include <asm/tsc.h>
+#include "jitmod.h"
+#include "jitmod_hw.h"
+#include "jitmod_trace.h"
+
+/* Sleep used when runtime_us == period_us, so the thread still yields. */
+#define JIT_MIN_SLEEP_US 100
+
+/* struct jit_snap - per-class totals at one instant of the loop. */
+struct jit_snap {
+	u64 count[JIT_NR_INTF];
+	u64 net_cyc[JIT_NR_INTF];
+};
+
+/* struct jit_period - what one period accumulates for its summary. */
+struct jit_period {
+	u32 counts[JIT_NOISE_NR];
+	u64 noise_cyc;
+	u64 max_gap_cyc;
+	u64 iterations;
+	u64 min_delta_cyc;
+};
+
+u64 jit_cyc_to_ns(u64 cyc)
+{
+	return mul_u64_u32_div(cyc, 1000000, tsc_khz);
+}
+
+u64 jit_ns_to_cyc(u64 ns)
+{
+	return mul_u64_u32_div(ns, tsc_khz, 1000000);
+}
+
+/*
+ * jit_stamp - read the TSC together with the interference counter.
+ *
+ * The pair must describe one instant: if an interrupt slipped in between
+ * the two reads, the counter would be charged to the wrong loop delta and
+ * a gap caused by an interrupt would look like hardware noise.  Re-reading
+ * the counter after the TSC and retrying on a change closes that window.
+ */
+static __always_inline u64 jit_stamp(struct jit_cpu *jc, u64 *cnt)
+{
+	u64 c, t;
+
+	do {
+		c = READ_ONCE(jc->int_count);
+		barrier();
+		t = rdtsc();
+		barrier();
+	} while (unlikely(c != READ_ONCE(jc->int_count)));
+	*cnt = c;
+	return t;
+}
+
+/* jit_snapshot - copy the per-class totals; false if they moved meanwhile. */
+static bool jit_snapshot(struct jit_cpu *jc, u64 cnt, struct jit_snap *s)
+{
+	int i;
+
+	for (i = 0; i < JIT_NR_INTF; i++) {
+		s->count[i] = READ_ONCE(jc->count[i]);
+		s->net_cyc[i] = READ_ONCE(jc->net_cyc[i]);
+	}
+	barrier();
+	return READ_ONCE(jc->int_count) == cnt;
+}
+
+/*
+ * jit_gap_class - the class a gap is filed under.
+ *
+ * With interference, the class with the most net time wins; the event still
+ * carries every class's count and time.  Without any, the gap is hardware
+ * noise, split by what the SMI counter and the steal clock say.
+ */
+static int jit_gap_class(const u64 *net_ns, bool quiet, u32 smi, u64 steal)
+{
+	int i, best = JIT_NOISE_IRQ;
+
+	if (quiet) {
+		if (smi)
+			return JIT_NOISE_HW_SMI;
+		return steal ? JIT_NOISE_HW_STEAL : JIT_NOISE_HW_UNKNOWN;
+	}
+	for (i = 1; i < JIT_NR_INTF; i++)
+		if (net_ns[i] > net_ns[best])
+			best = i;
+	return best;
+}
+
+/* jit_stop_all - freeze sampling on every CPU and keep the trace. */
+static void jit_stop_all(int reason, u64 value_ns, u64 limit_ns)
+{
+	trace_stop(reason, value_ns, limit_ns);
+	WRITE_ONCE(jit_stopped, true);
+	pr_info("stopped: %s noise %llu ns > %llu ns\n",
+		reason == JIT_STOP_SINGLE ? "single" : "period", value_ns,
+		limit_ns);
+}
+
+/* jit_record_gap - emit one gap and fold it into the period's totals. */
+static void jit_record_gap(struct jit_cpu *jc, u64 delta, bool quiet,
+			   const struct jit_snap *now,
+			   const struct jit_snap *then, struct jit_period *per)
+{
+	u64 net_ns[JIT_NR_INTF], steal_ns = 0, ns = jit_cyc_to_ns(delta);
+	u32 counts[JIT_NR_INTF], smi = 0;
+	int i, cls;
+
+	for (i = 0; i < JIT_NR_INTF; i++) {
+		counts[i] = now->count[i] - then->count[i];
+		net_ns[i] = jit_cyc_to_ns(now->net_cyc[i] - then->net_cyc[i]);
+	}
+	if (quiet)
+		jit_hw_read_delta(jc, &smi, &steal_ns);
+	cls = jit_gap_class(net_ns, quiet, smi, steal_ns);
+	trace_gap(ns, net_ns, counts, cls, smi, steal_ns);
+	if (quiet)
+		per->counts[cls]++;
+	per->noise_cyc += delta;
+	if (delta > per->max_gap_cyc)
+		per->max_gap_cyc = delta;
+	if (jit_params.stop_us && ns > jit_params.stop_us * NSEC_PER_USEC)
+		jit_stop_all(JIT_STOP_SINGLE, ns,
+			     jit_params.stop_us * NSEC_PER_USEC);
+}
+
+/*
+ * jit_sample - busy-sample for runtime_us, recording every gap.
+ *
+ * The loop body is kept to one stable TSC read and two compares so that its
+ * own cost, the resolution, stays close to a bare rdtsc loop.  Everything
+ * else happens on the slow path, only when interference was seen or the
+ * delta crossed the threshold.
+ */
+static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
+{
+	u64 thr_cyc = jit_ns_to_cyc(jit_params.threshold_ns);
+	u64 run_cyc = jit_ns_to_cyc(jit_params.runtime_us * NSEC_PER_USEC);
+	u64 start, prev, t, c, last_c, delta, min_delta = U64_MAX, iters = 0;
+	struct jit_snap first, then, now;
+	int i;
+
+	jc->thread.depth = 0;
+	WRITE_ONCE(jc->sampling, true);
+	barrier();
+	jit_hw_read_delta(jc, NULL, NULL);
+	do {
+		prev = jit_stamp(jc, &last_c);
+	} while (!jit_snapshot(jc, last_c, &then));
+	start = prev;
+	first = then;
+
+	do {
+		t = jit_stamp(jc, &c);
+		delta = t - prev;
+		iters++;
+		if (delta < min_delta)
+			min_delta = delta;
+		if (unlikely(c != last_c || delta >= thr_cyc)) {
+			/* An interrupt after the stamp: take a fresh one. */
+			if (!jit_snapshot(jc, c, &now))
+				continue;
+			if (delta >= thr_cyc)
+				jit_record_gap(jc, delta, c == last_c, &now,
+					       &then, per);
+			then = now;
+			last_c = c;
+		}
+		prev = t;
+	} while (t - start < run_cyc && !READ_ONCE(jit_stopped));
+
+	barrier();
+	WRITE_ONCE(jc->sampling, false);
+	per->iterations = iters;
+	per->min_delta_cyc = min_delta;
+	for (i = 0; i < JIT_NR_INTF; i++)
+		per->counts[i] = READ_ONCE(jc->count[i]) - first.count[i];
+}
+
+/* jit_summarise - emit the period's summary and check stop_total_us. */
+static void jit_summarise(const struct jit_period *per)
+{
+	u64 noise_ns = jit_cyc_to_ns(per->noise_cyc);
+	u64 limit_ns = jit_params.stop_total_us * NSEC_PER_USEC;
+
+	trace_summary(jit_params.runtime_us * NSEC_PER_USEC, noise_ns,
+		      jit_cyc_to_ns(per->max_gap_cyc), per->counts,
+		      per->iterations,
+		      mul_u64_u32_div(per->min_delta_cyc, NSEC_PER_SEC,
+				      tsc_khz) / 1000);
+	if (limit_ns && noise_ns > limit_ns && !READ_ONCE(jit_stopped))
+		jit_stop_all(JIT_STOP_TOTAL, noise_ns, limit_ns);
+}
+
+/*
+ * jit_sleep - give the CPU up for the rest of the period.
+ *
+ * The sleep is not optional.  A kthread that never schedules never passes
+ * through an RCU-tasks quiescent state, so every synchronize_rcu_tasks()
+ * caller (BPF trampolines, ftrace and kprobe detach) would wait for it, and
+ * on a kernel without preemption the soft-lockup watchdog would fire.
+ */
+static void jit_sleep(u64 sleep_us)
+{
+	ktime_t kt = ns_to_ktime(max_t(u64, sleep_us, JIT_MIN_SLEEP_US) *
+				 NSEC_PER_USEC);
+
+	set_current_state(TASK_INTERRUPTIBLE);
+	if (kthread_should_stop()) {
+		__set_current_state(TASK_RUNNING);
+		return;
+	}
+	schedule_hrtimeout(&kt, HRTIMER_MODE_REL);
+}
+
+/* jit_sampler_fn - body of kthread jitmod/N: sample, summarise, sleep. */
+int jit_sampler_fn(void *data)
+{
+	struct jit_cpu *jc = data;
+
+	while (!kthread_should_stop()) {
+		struct jit_period per = { };
+
+		if (READ_ONCE(jit_stopped)) {
+			jit_sleep(jit_params.period_us);
+			continue;
+		}
+		jit_sample(jc, &per);
+		jit_summarise(&per);
+		jit_sleep(jit_params.period_us - jit_params.runtime_us);
+	}
+	return 0;
+}

@@ -1,0 +1,439 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Run one command inside a QEMU guest that boots an installed kernel.
+
+The guest sees the host's root file system read-only through 9p, with a
+tmpfs overlay on top (the virtme approach), so it runs the host's own
+binaries and this checkout.  The command's output and exit status come back
+to the host; the guest's full dmesg is saved to a file.
+
+Exit status: the guest command's status, 124 on timeout, 2 on bad usage,
+3 when something the runner needs is missing, 125 when the guest did not
+report a status (it crashed or panicked).
+"""
+
+import argparse
+import glob
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+DEFAULT_VCPUS = 4
+DEFAULT_MEM_MB = 1024
+DEFAULT_TIMEOUT_S = 600
+KVM_PROBE_TIMEOUT_S = 4
+EXIT_USAGE = 2
+EXIT_MISSING = 3
+EXIT_TIMEOUT = 124
+EXIT_NO_STATUS = 125
+DEPS_HINT = "run 'make deps' as root"
+
+# Modules the initramfs loads, in dependency order, to reach the 9p root
+# and the overlay on top of it.
+GUEST_MODULES = [
+    "virtio_ring", "virtio", "virtio_pci_legacy_dev", "virtio_pci_modern_dev",
+    "virtio_pci", "netfs", "fscache", "9pnet", "9pnet_virtio", "9p", "overlay",
+]
+
+INIT_SCRIPT = r"""#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+fail() { echo "jitvm-init: $*" > /dev/console; poweroff -f; }
+for m in $(cat /modules.list); do
+	[ -f /mods/$m.ko ] || continue
+	insmod /mods/$m.ko 2>/dev/null || grep -q "^$m " /proc/modules || \
+		echo "jitvm-init: insmod $m failed" > /dev/console
+done
+mkdir -p /lower /upper /newroot
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose \
+	jitvmroot /lower || fail "cannot mount the host root"
+mount -t tmpfs -o size=50% tmpfs /upper || fail "cannot mount tmpfs"
+mkdir -p /upper/u /upper/w
+mount -t overlay overlay -o lowerdir=/lower,upperdir=/upper/u,workdir=/upper/w \
+	/newroot || fail "cannot mount the overlay"
+mkdir -p /newroot/run/jitvm
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 jitvmout \
+	/newroot/run/jitvm || fail "cannot mount the output share"
+mount -t proc proc /newroot/proc
+mount -t sysfs sys /newroot/sys
+mount -t devtmpfs dev /newroot/dev
+mkdir -p /newroot/dev/pts /newroot/dev/shm
+mount -t devpts devpts /newroot/dev/pts
+mount -t tmpfs tmpfs /newroot/dev/shm
+mount -t tmpfs tmpfs /newroot/tmp
+mount -t tmpfs tmpfs /newroot/run/lock 2>/dev/null
+mount -t tracefs tracefs /newroot/sys/kernel/tracing
+mount -t debugfs debugfs /newroot/sys/kernel/debug
+mount -t bpf bpf /newroot/sys/fs/bpf 2>/dev/null
+hostname jitvm
+echo "jitvm-init: running command" > /dev/console
+chroot /newroot /bin/sh /run/jitvm/cmd.sh > /newroot/run/jitvm/out 2>&1
+echo $? > /newroot/run/jitvm/rc
+dmesg > /newroot/run/jitvm/dmesg
+sync
+umount /newroot/run/jitvm
+poweroff -f
+"""
+
+CMD_SCRIPT = """export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb JITVM=1
+cd {cwd} || exit 125
+{env}
+{command}
+"""
+
+
+class UsageError(Exception):
+    """Bad command-line input: one line, exit EXIT_USAGE."""
+
+
+class MissingError(Exception):
+    """A kernel, QEMU or busybox is missing: one line, exit EXIT_MISSING."""
+
+
+def parse_cpulist(text):
+    """Parse a cpulist such as '1-3,5'; raise UsageError on garbage."""
+    cpus = set()
+    if not text:
+        raise UsageError("empty cpu list")
+    for part in text.split(","):
+        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part.strip())
+        if not m:
+            raise UsageError(f"bad cpu list '{text}'")
+        lo = int(m.group(1))
+        hi = int(m.group(2)) if m.group(2) else lo
+        if hi < lo:
+            raise UsageError(f"bad cpu range '{part}'")
+        cpus.update(range(lo, hi + 1))
+    return sorted(cpus)
+
+
+def parse_duration(text):
+    """Parse '90', '90s', '5m' or '1h' into seconds; raise on garbage."""
+    m = re.fullmatch(r"(\d+)([smh]?)", text or "")
+    if not m or int(m.group(1)) == 0:
+        raise UsageError(f"bad duration '{text}' (use e.g. 90s, 5m, 1h)")
+    return int(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
+
+
+def isolation_cmdline(vcpus):
+    """Kernel arguments that isolate CPUs 1..vcpus-1 for the samplers."""
+    if vcpus < 2:
+        return ""
+    iso = "1" if vcpus == 2 else f"1-{vcpus - 1}"
+    return (f"isolcpus={iso} nohz_full={iso} rcu_nocbs={iso} "
+            "irqaffinity=0")
+
+
+def build_parser():
+    """The runner's command line."""
+    p = argparse.ArgumentParser(
+        prog="jitvm",
+        description="Boot an installed kernel in QEMU and run one command "
+                    "in it, with the host root visible read-only.")
+    p.add_argument("-k", "--kernel", default="rt",
+                   help="generic, rt, or a path to a vmlinuz (default rt)")
+    p.add_argument("-s", "--vcpus", type=int, default=DEFAULT_VCPUS,
+                   help=f"guest vCPUs (default {DEFAULT_VCPUS})")
+    p.add_argument("-m", "--mem-mb", type=int, default=DEFAULT_MEM_MB,
+                   help=f"guest memory in MiB (default {DEFAULT_MEM_MB})")
+    p.add_argument("-a", "--append", default="",
+                   help="extra kernel command line")
+    p.add_argument("--no-isolate", action="store_true",
+                   help="do not isolate CPUs 1..N-1")
+    p.add_argument("-t", "--timeout", default=str(DEFAULT_TIMEOUT_S),
+                   help="time limit: 90s, 5m, 1h (default 600s)")
+    p.add_argument("--accel", choices=["auto", "kvm", "tcg"],
+                   default=os.environ.get("JITVM_ACCEL", "auto"),
+                   help="accelerator (default auto: probe KVM, else TCG)")
+    p.add_argument("--dmesg", metavar="FILE",
+                   help="save the guest's full dmesg here")
+    p.add_argument("--qmp", metavar="SOCKET",
+                   help="expose a QMP monitor on this unix socket")
+    p.add_argument("-e", "--env", action="append", default=[],
+                   metavar="NAME=VALUE", help="environment for the command")
+    p.add_argument("-C", "--cwd", default=os.getcwd(),
+                   help="directory the command starts in (default: here)")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="do not print runner progress lines")
+    p.add_argument("command", nargs=argparse.REMAINDER,
+                   help="command to run in the guest (after --)")
+    return p
+
+
+def parse_args(argv):
+    """Parse and validate argv; raise UsageError with a one-line reason."""
+    parser = build_parser()
+
+    def _error(msg):
+        raise UsageError(msg)
+    parser.error = _error
+    args = parser.parse_args(argv)
+    if args.command and args.command[0] == "--":
+        args.command = args.command[1:]
+    if not args.command:
+        raise UsageError("no command given (jitvm [options] -- CMD ...)")
+    if not 1 <= args.vcpus <= 64:
+        raise UsageError(f"--vcpus {args.vcpus} out of range 1..64")
+    if not 128 <= args.mem_mb <= 65536:
+        raise UsageError(f"--mem-mb {args.mem_mb} out of range 128..65536")
+    args.timeout_s = parse_duration(args.timeout)
+    for e in args.env:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", e):
+            raise UsageError(f"bad --env '{e}' (want NAME=VALUE)")
+    return args
+
+
+def kernel_release(vmlinuz):
+    """The release string of /boot/vmlinuz-REL, or None for other paths."""
+    base = os.path.basename(vmlinuz)
+    return base[len("vmlinuz-"):] if base.startswith("vmlinuz-") else None
+
+
+def _version_key(path):
+    return [int(x) if x.isdigit() else x
+            for x in re.split(r"(\d+)", os.path.basename(path))]
+
+
+def resolve_kernel(spec, boot="/boot"):
+    """Map 'generic', 'rt' or a path to (vmlinuz, release)."""
+    if spec in ("generic", "rt"):
+        found = []
+        for path in glob.glob(os.path.join(boot, "vmlinuz-*")):
+            rel = kernel_release(path)
+            is_rt = "-rt-" in rel or rel.endswith("-rt")
+            if is_rt == (spec == "rt"):
+                found.append(path)
+        if not found:
+            raise MissingError(f"no {spec} kernel in {boot}; {DEPS_HINT}")
+        path = sorted(found, key=_version_key)[-1]
+        return path, kernel_release(path)
+    if not os.path.isfile(spec):
+        raise MissingError(f"kernel '{spec}' not found")
+    rel = kernel_release(spec)
+    if rel is None:
+        raise UsageError(f"cannot tell the release of '{spec}' "
+                         "(name it vmlinuz-RELEASE)")
+    return spec, rel
+
+
+def find_tool(name):
+    """Path of a required host tool, or MissingError naming the fix."""
+    path = shutil.which(name)
+    if not path:
+        raise MissingError(f"{name} not found; {DEPS_HINT}")
+    return path
+
+
+def _cpio_entry(name, mode, data=b"", ino=1):
+    """One newc cpio record (the format the kernel's initramfs reads)."""
+    name_b = name.encode() + b"\0"
+    hdr = "070701" + "".join(f"{v:08X}" for v in (
+        ino, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(name_b), 0))
+    out = hdr.encode() + name_b
+    out += b"\0" * (-len(out) % 4)
+    out += data + b"\0" * (-len(data) % 4)
+    return out
+
+
+def build_initramfs(release, busybox, out_path, moddir="/lib/modules"):
+    """Write an initramfs holding busybox, the 9p/overlay modules and init."""
+    entries = [("bin", 0o040755, b""), ("mods", 0o040755, b""),
+               ("proc", 0o040755, b""), ("sys", 0o040755, b""),
+               ("dev", 0o040755, b"")]
+    with open(busybox, "rb") as f:
+        entries.append(("bin/busybox", 0o100755, f.read()))
+    kdir = os.path.join(moddir, release, "kernel")
+    if not os.path.isdir(kdir):
+        raise MissingError(f"no modules for {release} in {moddir}; "
+                           f"{DEPS_HINT}")
+    wanted = set(GUEST_MODULES)
+    for root, _dirs, files in os.walk(kdir):
+        for fn in files:
+            stem = fn[:-3] if fn.endswith(".ko") else None
+            if stem in wanted:
+                with open(os.path.join(root, fn), "rb") as f:
+                    entries.append((f"mods/{stem}.ko", 0o100644, f.read()))
+    entries.append(("modules.list", 0o100644,
+                    "\n".join(GUEST_MODULES).encode() + b"\n"))
+    entries.append(("init", 0o100755, INIT_SCRIPT.encode()))
+    blob = b"".join(_cpio_entry(n, m, d, i + 1)
+                    for i, (n, m, d) in enumerate(entries))
+    blob += _cpio_entry("TRAILER!!!", 0, b"", 0)
+    with open(out_path, "wb") as f:
+        f.write(blob)
+
+
+def probe_kvm(qemu, vmlinuz):
+    """True when KVM boots a guest; a hanging /dev/kvm counts as no."""
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return False
+    cmd = [qemu, "-accel", "kvm", "-cpu", "host", "-M", "q35", "-m", "128",
+           "-display", "none", "-no-reboot", "-serial", "none",
+           "-monitor", "none", "-kernel", vmlinuz,
+           "-append", "panic=-1 console=ttyS0"]
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+    except OSError:
+        return False
+    try:
+        return proc.wait(timeout=KVM_PROBE_TIMEOUT_S) == 0
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        return False
+
+
+def _kill_group(proc):
+    """Kill QEMU and anything it started, then reap it."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def qemu_command(args, qemu, vmlinuz, initrd, outdir, accel):
+    """The QEMU argv for one run."""
+    append = ["console=ttyS0", "panic=-1", "loglevel=6",
+              "rdinit=/init", "nokaslr"]
+    if not args.no_isolate:
+        append.append(isolation_cmdline(args.vcpus))
+    if args.append:
+        append.append(args.append)
+    cmd = [qemu, "-M", "q35", "-smp", str(args.vcpus),
+           "-m", str(args.mem_mb), "-display", "none", "-no-reboot",
+           "-monitor", "none", "-kernel", vmlinuz, "-initrd", initrd,
+           "-append", " ".join(a for a in append if a),
+           "-serial", f"file:{os.path.join(outdir, 'console.log')}",
+           "-virtfs", "local,path=/,mount_tag=jitvmroot,readonly=on,"
+                      "security_model=none,multidevs=remap",
+           "-virtfs", f"local,path={outdir},mount_tag=jitvmout,"
+                      "security_model=none"]
+    if accel == "kvm":
+        cmd += ["-accel", "kvm", "-cpu", "host"]
+    else:
+        cmd += ["-accel", "tcg", "-cpu", "max"]
+    if args.qmp:
+        cmd += ["-qmp", f"unix:{args.qmp},server=on,wait=off"]
+    return cmd
+
+
+def _stream(path, pos, sink):
+    """Copy what a growing file gained since pos; return the new pos."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(pos)
+            data = f.read()
+    except FileNotFoundError:
+        return pos
+    if data:
+        sink.write(data.decode(errors="replace"))
+        sink.flush()
+    return pos + len(data)
+
+
+def run(args):
+    """Boot the guest, run the command, and return its exit status."""
+    vmlinuz, release = resolve_kernel(args.kernel)
+    qemu = find_tool("qemu-system-x86_64")
+    busybox = find_tool("busybox")
+    say = (lambda m: None) if args.quiet else \
+        (lambda m: print(f"jitvm: {m}", file=sys.stderr, flush=True))
+    outdir = tempfile.mkdtemp(prefix="jitvm-")
+    os.chmod(outdir, 0o777)
+    try:
+        initrd = os.path.join(outdir, "initramfs.cpio")
+        build_initramfs(release, busybox, initrd)
+        accel = args.accel
+        if accel == "auto":
+            accel = "kvm" if probe_kvm(qemu, vmlinuz) else "tcg"
+            say(f"KVM {'works' if accel == 'kvm' else 'unusable'}; "
+                f"using {accel.upper()}")
+        env = "\n".join(f"export {shlex.quote(e)}" for e in args.env)
+        with open(os.path.join(outdir, "cmd.sh"), "w") as f:
+            f.write(CMD_SCRIPT.format(cwd=shlex.quote(args.cwd), env=env,
+                                      command=shlex.join(args.command)))
+        cmd = qemu_command(args, qemu, vmlinuz, initrd, outdir, accel)
+        say(f"booting {release} ({args.vcpus} vCPUs, {accel.upper()}), "
+            f"limit {args.timeout_s}s")
+        rc = _boot(cmd, outdir, args.timeout_s, say)
+        _save_dmesg(args.dmesg, outdir)
+        return rc
+    finally:
+        shutil.rmtree(outdir, ignore_errors=True)
+
+
+def _boot(cmd, outdir, timeout_s, say):
+    """Run QEMU to completion or to the time limit, streaming output."""
+    out = os.path.join(outdir, "out")
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + timeout_s
+    pos = 0
+    try:
+        while proc.poll() is None:
+            pos = _stream(out, pos, sys.stdout)
+            if time.monotonic() > deadline:
+                _kill_group(proc)
+                _stream(out, pos, sys.stdout)
+                say(f"timeout after {timeout_s}s; QEMU killed")
+                return EXIT_TIMEOUT
+            time.sleep(0.2)
+    except BaseException:
+        _kill_group(proc)
+        raise
+    _stream(out, pos, sys.stdout)
+    try:
+        with open(os.path.join(outdir, "rc")) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        say("the guest reported no exit status (crash or panic?); "
+            "see the console log")
+        with open(os.path.join(outdir, "console.log"), errors="replace") as f:
+            tail = f.read().splitlines()[-25:]
+        for line in tail:
+            print(f"jitvm: console: {line}", file=sys.stderr)
+        return EXIT_NO_STATUS
+
+
+def _save_dmesg(dest, outdir):
+    """Copy the guest dmesg (or the console log if none) to dest."""
+    if not dest:
+        return
+    src = os.path.join(outdir, "dmesg")
+    if not os.path.exists(src):
+        src = os.path.join(outdir, "console.log")
+    if os.path.exists(src):
+        shutil.copyfile(src, dest)
+
+
+def main(argv=None):
+    """Entry point: parse, run, map errors to one line and an exit code."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        args = parse_args(sys.argv[1:] if argv is None else argv)
+        return run(args)
+    except UsageError as e:
+        print(f"jitvm: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except MissingError as e:
+        print(f"jitvm: {e}", file=sys.stderr)
+        return EXIT_MISSING
+    except KeyboardInterrupt:
+        print("jitvm: interrupted; QEMU killed", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
