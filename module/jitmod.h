@@ -52,8 +52,8 @@ struct jit_cpu {
 	struct jit_window thread;
 	pid_t thread_pid;
 	char thread_comm[TASK_COMM_LEN];
-	struct task_struct *softirq_owner;	/* PREEMPT_RT: the task running
-						 * the open softirq window */
+	/* PREEMPT_RT: the task running the open softirq window */
+	struct task_struct *softirq_owner;
 	u64 softirq_paused;		/* TSC when that task was switched out */
 	u64 nmi_mark;			/* TSC up to which NMI time is counted */
 	bool smi_ok;			/* MSR_SMI_COUNT is readable here */

@@ -31,11 +31,12 @@ static u64 jit_hw_steal_ns(struct jit_cpu *jc)
 
 	if (!st)
 		return 0;
+	/* The host bumps version to odd, writes, then bumps it to even. */
 	do {
 		version = READ_ONCE(st->version);
-		virt_rmb();
+		virt_rmb(); /* read version before the payload */
 		steal = READ_ONCE(st->steal);
-		virt_rmb();
+		virt_rmb(); /* read the payload before re-checking version */
 	} while ((version & 1) || version != READ_ONCE(st->version));
 	return steal;
 }

@@ -286,13 +286,13 @@ static const struct kernel_param_ops jit_u64_ops = {
 	.get = jit_get_u64,
 };
 
-#define JIT_U64_PARAM(_name, _min, _max, _unit, _desc)			\
-	static struct jit_u64_param jit_p_##_name = {		\
-		.name = #_name, .field = &jit_params._name,		\
-		.min = _min, .max = _max, .unit = _unit,		\
+#define JIT_U64_PARAM(n, lo, hi, u, desc)				\
+	static struct jit_u64_param jit_p_##n = {			\
+		.name = #n, .field = &jit_params.n,			\
+		.min = lo, .max = hi, .unit = u,			\
 	};								\
-	module_param_cb(_name, &jit_u64_ops, &jit_p_##_name, 0600);	\
-	MODULE_PARM_DESC(_name, _desc)
+	module_param_cb(n, &jit_u64_ops, &jit_p_##n, 0600);		\
+	MODULE_PARM_DESC(n, desc)
 
 module_param_cb(cpus, &jit_cpus_ops, NULL, 0600);
 MODULE_PARM_DESC(cpus, "CPUs to sample, a cpulist (default: the isolated CPUs, else all but CPU 0)");

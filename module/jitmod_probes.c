@@ -186,9 +186,9 @@ static void hook_sched_switch(void *data, bool preempt,
 		return;
 	now = rdtsc();
 	if (jc->softirq.depth) {
-		if (prev == jc->softirq_owner)
+		if (prev == jc->softirq_owner) {
 			jc->softirq_paused = now;
-		else if (next == jc->softirq_owner && jc->softirq_paused) {
+		} else if (next == jc->softirq_owner && jc->softirq_paused) {
 			jc->softirq.delta_start += now - jc->softirq_paused;
 			jc->softirq_paused = 0;
 		}
@@ -239,10 +239,6 @@ static void hook_nmi_handler(void *data, void *handler, s64 delta_ns,
 		trace_nmi_noise(handler, jit_cyc_to_ns(d));
 }
 
-#define JIT_VEC(n) \
-	{ #n "_entry", hook_vector_entry, #n }, \
-	{ #n "_exit", hook_vector_exit, #n }
-
 static struct jit_tp jit_tps[] = {
 	{ "irq_handler_entry", hook_irq_entry, NULL, true },
 	{ "irq_handler_exit", hook_irq_exit, NULL, true },
@@ -250,17 +246,29 @@ static struct jit_tp jit_tps[] = {
 	{ "softirq_exit", hook_softirq_exit, NULL, true },
 	{ "sched_switch", hook_sched_switch, NULL, true },
 	{ "nmi_handler", hook_nmi_handler, NULL, false },
-	JIT_VEC(local_timer),
-	JIT_VEC(spurious_apic),
-	JIT_VEC(error_apic),
-	JIT_VEC(x86_platform_ipi),
-	JIT_VEC(irq_work),
-	JIT_VEC(reschedule),
-	JIT_VEC(call_function),
-	JIT_VEC(call_function_single),
-	JIT_VEC(threshold_apic),
-	JIT_VEC(deferred_error_apic),
-	JIT_VEC(thermal_apic),
+	/* x86 system vectors: the probe data is the vector's name. */
+	{ "local_timer_entry", hook_vector_entry, "local_timer" },
+	{ "local_timer_exit", hook_vector_exit, "local_timer" },
+	{ "spurious_apic_entry", hook_vector_entry, "spurious_apic" },
+	{ "spurious_apic_exit", hook_vector_exit, "spurious_apic" },
+	{ "error_apic_entry", hook_vector_entry, "error_apic" },
+	{ "error_apic_exit", hook_vector_exit, "error_apic" },
+	{ "x86_platform_ipi_entry", hook_vector_entry, "x86_platform_ipi" },
+	{ "x86_platform_ipi_exit", hook_vector_exit, "x86_platform_ipi" },
+	{ "irq_work_entry", hook_vector_entry, "irq_work" },
+	{ "irq_work_exit", hook_vector_exit, "irq_work" },
+	{ "reschedule_entry", hook_vector_entry, "reschedule" },
+	{ "reschedule_exit", hook_vector_exit, "reschedule" },
+	{ "call_function_entry", hook_vector_entry, "call_function" },
+	{ "call_function_exit", hook_vector_exit, "call_function" },
+	{ "call_function_single_entry", hook_vector_entry, "call_function_single" },
+	{ "call_function_single_exit", hook_vector_exit, "call_function_single" },
+	{ "threshold_apic_entry", hook_vector_entry, "threshold_apic" },
+	{ "threshold_apic_exit", hook_vector_exit, "threshold_apic" },
+	{ "deferred_error_apic_entry", hook_vector_entry, "deferred_error_apic" },
+	{ "deferred_error_apic_exit", hook_vector_exit, "deferred_error_apic" },
+	{ "thermal_apic_entry", hook_vector_entry, "thermal_apic" },
+	{ "thermal_apic_exit", hook_vector_exit, "thermal_apic" },
 };
 
 static void jit_find_tp(struct tracepoint *tp, void *priv)

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0
+# jitmod + jitread: top-level build.  `make help` lists the targets.
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+KSRC_TAR ?= /usr/src/linux-source-6.1.tar.xz
+KSFT := $(BUILD)/ksft
+PYTHON ?= python3
+
+# Kernel tree for `make`: the running kernel's, else the newest installed.
+RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
+NEWEST_KDIR := $(lastword $(sort $(wildcard /lib/modules/*/build)))
+ifneq ($(wildcard $(RUNNING_KDIR)/Makefile),)
+KDIR ?= $(RUNNING_KDIR)
+else
+KDIR ?= $(NEWEST_KDIR)
+KDIR_NOTE := no build tree for the running kernel $(shell uname -r); using $(NEWEST_KDIR)
+endif
+ALL_KDIRS := $(sort $(wildcard /lib/modules/*/build))
+
+all: module user
+
+help:
+	@echo "make deps         install build and test dependencies (root)"
+	@echo "make              build jitmod.ko (running kernel, else newest headers) and jitread"
+	@echo "make modules-all  build jitmod.ko for every installed headers tree"
+	@echo "make check        host unit tests + selftests in QEMU on generic and rt kernels"
+	@echo "make demo         boot the rt kernel in QEMU, sample CPUs 1-3, print the report"
+	@echo "make checkpatch   run the kernel's checkpatch.pl --strict on module/"
+
+deps:
+	@bash scripts/deps.sh
+
+module:
+	@if [ -z "$(KDIR)" ]; then \
+		echo "make: no kernel build tree in /lib/modules/*/build; run 'make deps'" >&2; exit 1; fi
+	$(if $(KDIR_NOTE),@echo "make: $(KDIR_NOTE)")
+	$(MAKE) -C module KDIR=$(KDIR)
+
+user:
+	@if [ -f user/Makefile ]; then $(MAKE) -C user; fi
+
+# One copy of the module sources per kernel, so each build keeps its .ko.
+modules-all:
+	@if [ -z "$(ALL_KDIRS)" ]; then \
+		echo "make: no kernel build trees installed; run 'make deps'" >&2; exit 1; fi
+	@set -e; for kd in $(ALL_KDIRS); do \
+		rel=$$(basename $$(dirname $$kd)); out=$(BUILD)/modules/$$rel; \
+		mkdir -p $$out; \
+		rsync -a --include='*/' --include='*.[ch]' --include=Kbuild \
+			--include=Makefile --exclude='*' module include $$out/; \
+		echo "  MODULE  $$rel"; \
+		$(MAKE) -s -C $$out/module KDIR=$$kd; \
+	done
+
+# The kselftest harness comes from Debian's kernel source, never the repo.
+$(KSFT)/lib.mk:
+	@test -f $(KSRC_TAR) || { echo "make: $(KSRC_TAR) missing; run 'make deps'" >&2; exit 1; }
+	@mkdir -p $(BUILD)/ksrc
+	tar -xJf $(KSRC_TAR) -C $(BUILD)/ksrc --strip-components=4 \
+		linux-source-6.1/tools/testing/selftests/lib.mk \
+		linux-source-6.1/tools/testing/selftests/kselftest.h \
+		linux-source-6.1/tools/testing/selftests/kselftest_harness.h \
+		linux-source-6.1/tools/testing/selftests/kselftest
+	@mkdir -p $(KSFT) && cp -a $(BUILD)/ksrc/. $(KSFT)/
+
+ksft: $(KSFT)/lib.mk
+	@rsync -a --delete --exclude=/build selftests/jitmod/ $(KSFT)/jitmod/
+	$(MAKE) -s -C $(KSFT)/jitmod
+
+check: modules-all ksft
+	@$(PYTHON) scripts/check.py
+
+demo: modules-all
+	@$(PYTHON) scripts/jitvm.py -k rt -s 4 -t 15m -- \
+		sh scripts/demo-guest.sh $(DEMO_ARGS)
+
+# checkpatch.pl is not in Debian's headers packages; take it from the source.
+CHECKPATCH := $(BUILD)/checkpatch/checkpatch.pl
+$(CHECKPATCH):
+	@test -f $(KSRC_TAR) || { echo "make: $(KSRC_TAR) missing; run 'make deps'" >&2; exit 1; }
+	@mkdir -p $(BUILD)/checkpatch
+	tar -xJf $(KSRC_TAR) -C $(BUILD)/checkpatch --strip-components=2 \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+
+# Fails on any ERROR or WARNING.  The CHECKs left are the TRACE_EVENT
+# macro layout, which the kernel's own trace headers draw just the same.
+checkpatch: $(CHECKPATCH)
+	@$(CHECKPATCH) --no-tree --strict --terse --show-types \
+		-f module/jitmod*.[ch] include/*.h | tee $(BUILD)/checkpatch.log
+	@! grep -qE ': (ERROR|WARNING):' $(BUILD)/checkpatch.log
+
+clean:
+	-$(MAKE) -C module KDIR=$(KDIR) clean
+	@if [ -f user/Makefile ]; then $(MAKE) -C user clean; fi
+	rm -rf $(BUILD)
+
+.PHONY: all help deps module user modules-all ksft check demo checkpatch clean

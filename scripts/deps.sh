@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install what jitmod needs on Debian 12, idempotently, and say what changed.
+set -euo pipefail
+
+PKGS=(
+	# kernels to boot in QEMU, and their kbuild trees
+	linux-image-amd64 linux-headers-amd64
+	linux-image-rt-amd64 linux-headers-rt-amd64
+	# the QEMU harness
+	qemu-system-x86 busybox-static kmod
+	# module and reader builds
+	build-essential pkg-config libtracefs-dev libtraceevent-dev
+	libbpf-dev bpftool clang llvm
+	# the real kselftest harness, taken from the kernel source
+	linux-source-6.1 rsync xz-utils
+	# references and helpers
+	rt-tests rtla trace-cmd python3 python3-matplotlib python3-numpy
+	dkms
+)
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: must run as root (apt-get install)" >&2
+	exit 1
+fi
+
+missing=()
+for p in "${PKGS[@]}"; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$st" = "install ok installed" ] || missing+=("$p")
+done
+
+echo "deps: apt-get update"
+apt-get update -qq
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: all ${#PKGS[@]} packages already installed; nothing to do"
+	exit 0
+fi
+echo "deps: installing ${missing[*]}"
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	"${missing[@]}"
+echo "deps: installed ${#missing[@]} package(s)"
