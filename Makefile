@@ -48,7 +48,7 @@ modules-all:
 	@set -e; for kd in $(ALL_KDIRS); do \
 		rel=$$(basename $$(dirname $$kd)); out=$(BUILD)/modules/$$rel; \
 		mkdir -p $$out; \
-		rsync -a --include='*/' --include='*.[ch]' --include=Kbuild \
+		rsync -a --exclude='*.mod.c' --include='*/' --include='*.[ch]' --include=Kbuild \
 			--include=Makefile --exclude='*' module include $$out/; \
 		echo "  MODULE  $$rel"; \
 		$(MAKE) -s -C $$out/module KDIR=$$kd; \
@@ -67,7 +67,7 @@ $(KSFT)/lib.mk:
 
 ksft: $(KSFT)/lib.mk
 	@rsync -a --delete --exclude=/build selftests/jitmod/ $(KSFT)/jitmod/
-	$(MAKE) -s -C $(KSFT)/jitmod
+	$(MAKE) -s -C $(KSFT)/jitmod OUTPUT=$(KSFT)/jitmod
 
 check: modules-all ksft
 	@$(PYTHON) scripts/check.py

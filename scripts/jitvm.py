@@ -67,6 +67,11 @@ mount -t proc proc /newroot/proc
 mount -t sysfs sys /newroot/sys
 mount -t devtmpfs dev /newroot/dev
 mkdir -p /newroot/dev/pts /newroot/dev/shm
+# devtmpfs has no /dev/fd or /dev/std*: udev makes them on a real system.
+ln -sf /proc/self/fd /newroot/dev/fd
+ln -sf /proc/self/fd/0 /newroot/dev/stdin
+ln -sf /proc/self/fd/1 /newroot/dev/stdout
+ln -sf /proc/self/fd/2 /newroot/dev/stderr
 mount -t devpts devpts /newroot/dev/pts
 mount -t tmpfs tmpfs /newroot/dev/shm
 mount -t tmpfs tmpfs /newroot/tmp
@@ -76,8 +81,11 @@ mount -t debugfs debugfs /newroot/sys/kernel/debug
 mount -t bpf bpf /newroot/sys/fs/bpf 2>/dev/null
 hostname jitvm
 echo "jitvm-init: running command" > /dev/console
-chroot /newroot /bin/sh /run/jitvm/cmd.sh > /newroot/run/jitvm/out 2>&1
-echo $? > /newroot/run/jitvm/rc
+# The command writes into a pipe, not the 9p file: tools that reopen
+# /dev/stdout with O_APPEND (the kselftest runner does) would otherwise
+# write at their own offset and be overwritten.
+chroot /newroot /bin/sh -c 'sh /run/jitvm/cmd.sh; echo $? > /run/jitvm/rc' \
+	< /dev/null 2>&1 | cat > /newroot/run/jitvm/out
 dmesg > /newroot/run/jitvm/dmesg
 sync
 umount /newroot/run/jitvm

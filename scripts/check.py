@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make check: host unit tests, then the selftests in QEMU on each kernel.
+
+Prints one TAP line per test and ends with 'N passed, N failed, N skipped'.
+Exits 1 if anything failed.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KSFT_DIR = os.path.join(TOP, "build", "ksft", "jitmod")
+FLAVOURS = ("generic", "rt")
+BAD_DMESG = re.compile(r"WARNING:|BUG:|rcu.*stall|soft lockup|hung task")
+TAP_LINE = re.compile(r"^(not )?ok \d+ selftests: jitmod: (\S+)(.*)$")
+
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import jitvm  # noqa: E402
+
+
+class Tally:
+    """Numbered TAP output and the closing counts."""
+
+    def __init__(self):
+        self.n = self.passed = self.failed = self.skipped = 0
+
+    def report(self, ok, name, skip_reason=None, detail=None):
+        self.n += 1
+        if skip_reason is not None:
+            self.skipped += 1
+            print(f"ok {self.n} {name} # SKIP {skip_reason}", flush=True)
+            return
+        if ok:
+            self.passed += 1
+        else:
+            self.failed += 1
+        print(f"{'ok' if ok else 'not ok'} {self.n} {name}", flush=True)
+        if detail and not ok:
+            for line in detail.splitlines()[-30:]:
+                print(f"# {line}")
+
+
+class _TapResult(unittest.TextTestResult):
+    """Feed each unittest result into the tally as it finishes."""
+
+    tally = None
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.tally.report(True, f"host: {test.id()}")
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self.tally.report(False, f"host: {test.id()}",
+                          detail=self._exc_info_to_string(err, test))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self.tally.report(False, f"host: {test.id()}",
+                          detail=self._exc_info_to_string(err, test))
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self.tally.report(True, f"host: {test.id()}", skip_reason=reason)
+
+
+def run_host_tests(tally):
+    """Every tests/host/test_*.py, through unittest."""
+    suite = unittest.defaultTestLoader.discover(
+        os.path.join(TOP, "tests", "host"), top_level_dir=TOP)
+    _TapResult.tally = tally
+    with open(os.devnull, "w") as devnull:
+        unittest.TextTestRunner(stream=devnull, resultclass=_TapResult,
+                                verbosity=0).run(suite)
+
+
+def run_vm_suite(tally, flavour):
+    """Boot one kernel, run the kselftests there, check its whole dmesg."""
+    try:
+        _vmlinuz, release = jitvm.resolve_kernel(flavour)
+    except jitvm.MissingError as e:
+        tally.report(True, f"vm-{flavour}", skip_reason=str(e))
+        return
+    ko = os.path.join(TOP, "build", "modules", release, "module",
+                      "jitmod.ko")
+    if not os.path.exists(ko):
+        tally.report(False, f"vm-{flavour}: module built",
+                     detail=f"{ko} missing: make modules-all failed?")
+        return
+    dmesg = os.path.join(TOP, "build", f"dmesg-{flavour}.txt")
+    print(f"# booting the {flavour} kernel {release} for the selftests",
+          flush=True)
+    proc = subprocess.run(
+        [sys.executable, os.path.join(TOP, "scripts", "jitvm.py"),
+         "-q", "-k", flavour, "-s", "2", "-t", "15m", "--dmesg", dmesg,
+         "-C", TOP, "--", "make", "-s", "-C", KSFT_DIR,
+         f"OUTPUT={KSFT_DIR}", "run_tests"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        check=False)
+    seen = 0
+    for line in proc.stdout.splitlines():
+        m = TAP_LINE.match(line)
+        if not m:
+            print(f"# {line}" if not line.startswith("#") else line)
+            continue
+        seen += 1
+        name = f"vm-{flavour}: {m.group(2)}"
+        if "# SKIP" in m.group(3):
+            tally.report(True, name, skip_reason="in guest (see log above)")
+        else:
+            tally.report(not m.group(1), name)
+    tally.report(proc.returncode == 0 and seen > 0,
+                 f"vm-{flavour}: guest ran the suite",
+                 detail=f"runner exit {proc.returncode}, {seen} tests seen")
+    bad = []
+    if os.path.exists(dmesg):
+        with open(dmesg, errors="replace") as f:
+            bad = [ln for ln in f if BAD_DMESG.search(ln)]
+    tally.report(os.path.exists(dmesg) and not bad,
+                 f"vm-{flavour}: dmesg clean for the whole boot",
+                 detail="".join(bad[:10]) or f"no dmesg at {dmesg}")
+
+
+def main():
+    """Run everything; exit non-zero on any failure."""
+    tally = Tally()
+    print("TAP version 13", flush=True)
+    run_host_tests(tally)
+    only = os.environ.get("JIT_CHECK_KERNELS")
+    for flavour in (only.split(",") if only else FLAVOURS):
+        run_vm_suite(tally, flavour)
+    print(f"1..{tally.n}")
+    print(f"{tally.passed} passed, {tally.failed} failed, "
+          f"{tally.skipped} skipped")
+    return 1 if tally.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

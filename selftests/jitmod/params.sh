@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Every bad parameter fails insmod with EINVAL, a dmesg line naming the
+# parameter, and leaves nothing loaded.
+. "$(dirname "$0")/lib.sh"
+jit_require
+
+ncpu=$(nproc --all)
+n=0
+check_bad() {	# PARAM=VALUE PARAM-NAME-IN-DMESG
+	n=$((n + 1))
+	echo "jitmod-selftest: case $n" > /dev/kmsg
+	if out=$(insmod "$JIT_KO" "$1" 2>&1); then
+		jit_fail "insmod $1 succeeded"
+	fi
+	echo "$out" | grep -qE "Invalid (argument|parameters)" ||
+		jit_fail "insmod $1: want EINVAL, got: $out"
+	grep -q '^jitmod ' /proc/modules && jit_fail "insmod $1 left jitmod loaded"
+	dmesg | sed -n "/jitmod-selftest: case $n\$/,\$p" | grep -q "jitmod: $2: " ||
+		jit_fail "insmod $1: no dmesg line naming $2"
+	jit_log "ok: $1 refused"
+}
+
+check_bad "cpus=$ncpu" cpus
+check_bad "cpus=999999" cpus
+check_bad "cpus=1-x" cpus
+check_bad "cpus=" cpus
+check_bad "cpus=3-1" cpus
+check_bad "threshold_ns=0" threshold_ns
+check_bad "threshold_ns=1000000001" threshold_ns
+check_bad "threshold_ns=99999999999999999999999" threshold_ns
+check_bad "threshold_ns=12abc" threshold_ns
+check_bad "period_us=0" period_us
+check_bad "runtime_us=2000000" runtime_us
+check_bad "prio=100" prio
+check_bad "enable=maybe" enable
+
+# A good load still works afterwards, and a bad run-time write is refused.
+insmod "$JIT_KO" cpus=1 || jit_fail "good insmod failed after bad ones"
+if echo 5000000 > /sys/module/jitmod/parameters/runtime_us 2>/dev/null; then
+	jit_fail "runtime_us > period_us accepted at run time"
+fi
+echo 2000 > /sys/module/jitmod/parameters/threshold_ns ||
+	jit_fail "valid run-time threshold_ns write refused"
+[ "$(cat /sys/module/jitmod/parameters/threshold_ns)" = 2000 ] ||
+	jit_fail "threshold_ns did not change"
+ps -eo comm | grep -qx "jitmod/1" || jit_fail "sampler not restarted"
+rmmod jitmod || jit_fail "rmmod failed"
+jit_check_dmesg
+exit $KSFT_PASS

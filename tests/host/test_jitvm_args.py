@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The QEMU runner's argument handling, kernel lookup and initramfs."""
+
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                "scripts"))
+import jitvm  # noqa: E402
+
+
+class ParseArgs(unittest.TestCase):
+    def test_defaults(self):
+        a = jitvm.parse_args(["--", "true"])
+        self.assertEqual(a.kernel, "rt")
+        self.assertEqual(a.vcpus, jitvm.DEFAULT_VCPUS)
+        self.assertEqual(a.timeout_s, jitvm.DEFAULT_TIMEOUT_S)
+        self.assertEqual(a.command, ["true"])
+
+    def test_options(self):
+        a = jitvm.parse_args(["-k", "generic", "-s", "3", "-m", "512",
+                              "-t", "5m", "-a", "quiet", "--", "ls", "-l"])
+        self.assertEqual((a.kernel, a.vcpus, a.mem_mb, a.timeout_s),
+                         ("generic", 3, 512, 300))
+        self.assertEqual(a.append, "quiet")
+        self.assertEqual(a.command, ["ls", "-l"])
+
+    def test_rejects(self):
+        for argv in ([], ["--"], ["-s", "0", "--", "true"],
+                     ["-s", "x", "--", "true"], ["-m", "16", "--", "true"],
+                     ["-t", "soon", "--", "true"], ["-t", "0", "--", "true"],
+                     ["--bogus", "--", "true"],
+                     ["-e", "1X=2", "--", "true"],
+                     ["--accel", "hvf", "--", "true"]):
+            with self.subTest(argv=argv):
+                with self.assertRaises(jitvm.UsageError):
+                    jitvm.parse_args(argv)
+
+    def test_main_usage_exit(self):
+        self.assertEqual(jitvm.main(["-s", "0", "--", "true"]),
+                         jitvm.EXIT_USAGE)
+
+    def test_durations(self):
+        self.assertEqual(jitvm.parse_duration("90"), 90)
+        self.assertEqual(jitvm.parse_duration("2h"), 7200)
+
+
+class Isolation(unittest.TestCase):
+    def test_cmdline(self):
+        self.assertEqual(jitvm.isolation_cmdline(1), "")
+        self.assertIn("isolcpus=1 ", jitvm.isolation_cmdline(2))
+        c = jitvm.isolation_cmdline(4)
+        for want in ("isolcpus=1-3", "nohz_full=1-3", "rcu_nocbs=1-3",
+                     "irqaffinity=0"):
+            self.assertIn(want, c)
+
+    def test_qemu_command(self):
+        a = jitvm.parse_args(["-s", "3", "--no-isolate", "--", "true"])
+        cmd = jitvm.qemu_command(a, "qemu", "vmlinuz-x", "initrd", "/o",
+                                 "tcg")
+        self.assertIn("-smp", cmd)
+        self.assertEqual(cmd[cmd.index("-smp") + 1], "3")
+        self.assertIn("tcg", cmd)
+        self.assertNotIn("isolcpus", " ".join(cmd))
+
+
+class Kernels(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.boot = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def touch(self, name):
+        open(os.path.join(self.boot, name), "w").close()
+
+    def test_flavours(self):
+        for n in ("vmlinuz-6.1.0-9-amd64", "vmlinuz-6.1.0-10-amd64",
+                  "vmlinuz-6.1.0-10-rt-amd64"):
+            self.touch(n)
+        self.assertEqual(jitvm.resolve_kernel("generic", self.boot)[1],
+                         "6.1.0-10-amd64")
+        self.assertEqual(jitvm.resolve_kernel("rt", self.boot)[1],
+                         "6.1.0-10-rt-amd64")
+
+    def test_missing_names_make_deps(self):
+        self.touch("vmlinuz-6.1.0-10-amd64")
+        with self.assertRaises(jitvm.MissingError) as cm:
+            jitvm.resolve_kernel("rt", self.boot)
+        self.assertIn("make deps", str(cm.exception))
+        with self.assertRaises(jitvm.MissingError):
+            jitvm.resolve_kernel(os.path.join(self.boot, "nope"))
+
+    def test_missing_tool(self):
+        with self.assertRaises(jitvm.MissingError) as cm:
+            jitvm.find_tool("no-such-tool-jitvm")
+        self.assertIn("make deps", str(cm.exception))
+
+    def test_initramfs_layout(self):
+        moddir = os.path.join(self.boot, "mods")
+        kdir = os.path.join(moddir, "6.1.0-1-amd64", "kernel", "fs", "9p")
+        os.makedirs(kdir)
+        with open(os.path.join(kdir, "9p.ko"), "wb") as f:
+            f.write(b"\x7fELFfake")
+        bb = os.path.join(self.boot, "busybox")
+        with open(bb, "wb") as f:
+            f.write(b"bb")
+        out = os.path.join(self.boot, "initrd")
+        jitvm.build_initramfs("6.1.0-1-amd64", bb, out, moddir)
+        data = open(out, "rb").read()
+        self.assertTrue(data.startswith(b"070701"))
+        for name in (b"init\0", b"mods/9p.ko\0", b"bin/busybox\0",
+                     b"TRAILER!!!\0"):
+            self.assertIn(name, data)
+        self.assertEqual(len(data) % 4, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
