@@ -74,7 +74,7 @@ ln -sf /proc/self/fd/1 /newroot/dev/stdout
 ln -sf /proc/self/fd/2 /newroot/dev/stderr
 mount -t devpts devpts /newroot/dev/pts
 mount -t tmpfs tmpfs /newroot/dev/shm
-mount -t tmpfs tmpfs /newroot/tmp
+# /tmp stays the overlay: a checkout under the host /tmp must be visible.
 mount -t tmpfs tmpfs /newroot/run/lock 2>/dev/null
 mount -t tracefs tracefs /newroot/sys/kernel/tracing
 mount -t debugfs debugfs /newroot/sys/kernel/debug
