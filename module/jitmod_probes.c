@@ -26,7 +26,7 @@
 
 /* struct jit_tp - one tracepoint we attach to. */
 struct jit_tp {
-	const char *name;
+	char name[40];
 	void *probe;
 	void *data;
 	bool required;
@@ -239,37 +239,50 @@ static void hook_nmi_handler(void *data, void *handler, s64 delta_ns,
 		trace_nmi_noise(handler, jit_cyc_to_ns(d));
 }
 
-static struct jit_tp jit_tps[] = {
+/* x86 system vectors with an entry/exit tracepoint pair (irq_vectors). */
+static const char *const jit_vectors[] = {
+	"local_timer",
+	"spurious_apic",
+	"error_apic",
+	"x86_platform_ipi",
+	"irq_work",
+	"reschedule",
+	"call_function",
+	"call_function_single",
+	"threshold_apic",
+	"deferred_error_apic",
+	"thermal_apic",
+};
+
+#define JIT_FIXED_TPS 6
+
+static struct jit_tp jit_tps[JIT_FIXED_TPS + 2 * ARRAY_SIZE(jit_vectors)] = {
 	{ "irq_handler_entry", hook_irq_entry, NULL, true },
 	{ "irq_handler_exit", hook_irq_exit, NULL, true },
 	{ "softirq_entry", hook_softirq_entry, NULL, true },
 	{ "softirq_exit", hook_softirq_exit, NULL, true },
 	{ "sched_switch", hook_sched_switch, NULL, true },
 	{ "nmi_handler", hook_nmi_handler, NULL, false },
-	/* x86 system vectors: the probe data is the vector's name. */
-	{ "local_timer_entry", hook_vector_entry, "local_timer" },
-	{ "local_timer_exit", hook_vector_exit, "local_timer" },
-	{ "spurious_apic_entry", hook_vector_entry, "spurious_apic" },
-	{ "spurious_apic_exit", hook_vector_exit, "spurious_apic" },
-	{ "error_apic_entry", hook_vector_entry, "error_apic" },
-	{ "error_apic_exit", hook_vector_exit, "error_apic" },
-	{ "x86_platform_ipi_entry", hook_vector_entry, "x86_platform_ipi" },
-	{ "x86_platform_ipi_exit", hook_vector_exit, "x86_platform_ipi" },
-	{ "irq_work_entry", hook_vector_entry, "irq_work" },
-	{ "irq_work_exit", hook_vector_exit, "irq_work" },
-	{ "reschedule_entry", hook_vector_entry, "reschedule" },
-	{ "reschedule_exit", hook_vector_exit, "reschedule" },
-	{ "call_function_entry", hook_vector_entry, "call_function" },
-	{ "call_function_exit", hook_vector_exit, "call_function" },
-	{ "call_function_single_entry", hook_vector_entry, "call_function_single" },
-	{ "call_function_single_exit", hook_vector_exit, "call_function_single" },
-	{ "threshold_apic_entry", hook_vector_entry, "threshold_apic" },
-	{ "threshold_apic_exit", hook_vector_exit, "threshold_apic" },
-	{ "deferred_error_apic_entry", hook_vector_entry, "deferred_error_apic" },
-	{ "deferred_error_apic_exit", hook_vector_exit, "deferred_error_apic" },
-	{ "thermal_apic_entry", hook_vector_entry, "thermal_apic" },
-	{ "thermal_apic_exit", hook_vector_exit, "thermal_apic" },
+	/* then an _entry/_exit pair per jit_vectors[], by jit_tps_fill() */
 };
+
+/* jit_tps_fill - add the vector pairs; the probe data is the name. */
+static void jit_tps_fill(void)
+{
+	struct jit_tp *t = &jit_tps[JIT_FIXED_TPS];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(jit_vectors); i++, t += 2) {
+		snprintf(t[0].name, sizeof(t[0].name), "%s_entry",
+			 jit_vectors[i]);
+		t[0].probe = hook_vector_entry;
+		t[0].data = (void *)jit_vectors[i];
+		snprintf(t[1].name, sizeof(t[1].name), "%s_exit",
+			 jit_vectors[i]);
+		t[1].probe = hook_vector_exit;
+		t[1].data = (void *)jit_vectors[i];
+	}
+}
 
 static void jit_find_tp(struct tracepoint *tp, void *priv)
 {
@@ -301,6 +314,7 @@ int jit_probes_hook(void)
 {
 	int i, ret;
 
+	jit_tps_fill();
 	for_each_kernel_tracepoint(jit_find_tp, NULL);
 	for (i = 0; i < ARRAY_SIZE(jit_tps); i++) {
 		if (!jit_tps[i].tp) {
