@@ -41,7 +41,8 @@ module:
 user:
 	@if [ -f user/Makefile ]; then $(MAKE) -C user; fi
 
-# One copy of the module sources per kernel, so each build keeps its .ko.
+# One copy of the module sources per kernel, so each build keeps its .ko;
+# the selftests' injector (never installed) is built beside it.
 modules-all:
 	@if [ -z "$(ALL_KDIRS)" ]; then \
 		echo "make: no kernel build trees installed; run 'make deps'" >&2; exit 1; fi
@@ -50,8 +51,11 @@ modules-all:
 		mkdir -p $$out; \
 		rsync -a --exclude='*.mod.c' --include='*/' --include='*.[ch]' --include=Kbuild \
 			--include=Makefile --exclude='*' module include $$out/; \
+		rsync -a --include='*.[ch]' --include=Kbuild --include=Makefile --exclude='*' \
+			selftests/jitmod/jitinject/ $$out/jitinject/; \
 		echo "  MODULE  $$rel"; \
 		$(MAKE) -s -C $$out/module KDIR=$$kd; \
+		$(MAKE) -s -C $$out/jitinject KDIR=$$kd 2>&1 | grep -v 'Skipping BTF' || true; \
 	done
 
 # The kselftest harness comes from Debian's kernel source, never the repo.
@@ -91,7 +95,8 @@ $(CHECKPATCH): | $(KSRC_TAR)
 # macro layout, which the kernel's own trace headers draw just the same.
 checkpatch: $(CHECKPATCH)
 	@$(CHECKPATCH) --no-tree --strict --terse --show-types \
-		-f $(filter-out %.mod.c,$(wildcard module/*.[ch])) include/*.h \
+		-f $(filter-out %.mod.c,$(wildcard module/*.[ch] selftests/jitmod/jitinject/*.c)) \
+		include/*.h \
 		| tee $(BUILD)/checkpatch.log
 	@! grep -qE ': (ERROR|WARNING):' $(BUILD)/checkpatch.log
 

@@ -31,6 +31,7 @@ struct jit_snap {
 /* struct jit_period - what one period accumulates for its summary. */
 struct jit_period {
 	u32 counts[JIT_NOISE_NR];
+	u64 runtime_cyc;
 	u64 noise_cyc;
 	u64 max_gap_cyc;
 	u64 iterations;
@@ -120,17 +121,20 @@ static void jit_record_gap(struct jit_cpu *jc, u64 delta, bool quiet,
 			   const struct jit_snap *then, struct jit_period *per)
 {
 	u64 net_ns[JIT_NR_INTF], steal_ns = 0, ns = jit_cyc_to_ns(delta);
+	u64 explained_ns = 0;
 	u32 counts[JIT_NR_INTF], smi = 0;
 	int i, cls;
 
 	for (i = 0; i < JIT_NR_INTF; i++) {
 		counts[i] = now->count[i] - then->count[i];
 		net_ns[i] = jit_cyc_to_ns(now->net_cyc[i] - then->net_cyc[i]);
+		explained_ns += net_ns[i];
 	}
 	if (quiet)
 		jit_hw_read_delta(jc, &smi, &steal_ns);
 	cls = jit_gap_class(net_ns, quiet, smi, steal_ns);
-	trace_gap(ns, net_ns, counts, cls, smi, steal_ns);
+	trace_gap(ns, net_ns, counts, cls, smi, steal_ns,
+		  ns > explained_ns ? ns - explained_ns : 0);
 	if (quiet)
 		per->counts[cls]++;
 	per->noise_cyc += delta;
@@ -139,6 +143,24 @@ static void jit_record_gap(struct jit_cpu *jc, u64 delta, bool quiet,
 	if (jit_params.stop_us && ns > jit_params.stop_us * NSEC_PER_USEC)
 		jit_stop_all(JIT_STOP_SINGLE, ns,
 			     jit_params.stop_us * NSEC_PER_USEC);
+}
+
+/*
+ * jit_yield_if_needed - let a waiting task preempt us on any kernel.
+ *
+ * Under voluntary or no preemption (Debian's generic kernel boots
+ * PREEMPT_DYNAMIC in voluntary mode) a kthread is never preempted at
+ * interrupt exit, so a woken
+ * task would wait out the whole runtime and its noise would land in our
+ * sleep, unseen.  Offering the CPU at cond_resched() models what that task
+ * does to a real workload.  Checking only after an interrupt is enough: a
+ * wakeup sets need_resched through one (reschedule IPI, timer, irq_work),
+ * and the time we are away is charged to the next delta as thread noise.
+ */
+static __always_inline void jit_yield_if_needed(void)
+{
+	if (unlikely(need_resched()))
+		cond_resched();		/* a no-op under full preemption */
 }
 
 /*
@@ -182,12 +204,14 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 					       &then, per);
 			then = now;
 			last_c = c;
+			jit_yield_if_needed();
 		}
 		prev = t;
 	} while (t - start < run_cyc && !READ_ONCE(jit_stopped));
 
 	barrier();
 	WRITE_ONCE(jc->sampling, false);
+	per->runtime_cyc = t - start;	/* short if a stop condition hit */
 	per->iterations = iters;
 	per->min_delta_cyc = min_delta;
 	for (i = 0; i < JIT_NR_INTF; i++)
@@ -200,7 +224,7 @@ static void jit_summarise(const struct jit_period *per)
 	u64 noise_ns = jit_cyc_to_ns(per->noise_cyc);
 	u64 limit_ns = jit_params.stop_total_us * NSEC_PER_USEC;
 
-	trace_summary(jit_params.runtime_us * NSEC_PER_USEC, noise_ns,
+	trace_summary(jit_cyc_to_ns(per->runtime_cyc), noise_ns,
 		      jit_cyc_to_ns(per->max_gap_cyc), per->counts,
 		      per->iterations,
 		      mul_u64_u32_div(per->min_delta_cyc, NSEC_PER_SEC,

@@ -43,16 +43,18 @@ TRACE_DEFINE_ENUM(JIT_STOP_TOTAL);
 
 /*
  * jitmod:gap - the sampler lost the CPU for at least threshold_ns.
- * The per-class times are net of nesting; what they do not explain is
- * sampler overhead or hardware.  @class is the class with the most time,
- * or the hardware split when no interference was seen at all.
+ * The per-class times are net of nesting.  @hw_ns is what they do not
+ * explain: hardware (SMI, hypervisor), plus the interrupt entry and exit
+ * paths outside the tracepoints.  @class is the class with the most net
+ * time, or the hardware split when no interference was seen at all.
  */
 TRACE_EVENT(gap,
 	TP_PROTO(u64 duration_ns, const u64 *net_ns, const u32 *counts,
-		 int cls, u32 smi_count, u64 steal_ns),
-	TP_ARGS(duration_ns, net_ns, counts, cls, smi_count, steal_ns),
+		 int cls, u32 smi_count, u64 steal_ns, u64 hw_ns),
+	TP_ARGS(duration_ns, net_ns, counts, cls, smi_count, steal_ns, hw_ns),
 	TP_STRUCT__entry(
 		__field(u64, duration_ns)
+		__field(u64, hw_ns)
 		__field(u64, irq_ns)
 		__field(u64, softirq_ns)
 		__field(u64, nmi_ns)
@@ -67,6 +69,7 @@ TRACE_EVENT(gap,
 	),
 	TP_fast_assign(
 		__entry->duration_ns = duration_ns;
+		__entry->hw_ns = hw_ns;
 		__entry->irq_ns = net_ns[JIT_NOISE_IRQ];
 		__entry->softirq_ns = net_ns[JIT_NOISE_SOFTIRQ];
 		__entry->nmi_ns = net_ns[JIT_NOISE_NMI];
@@ -79,8 +82,9 @@ TRACE_EVENT(gap,
 		__entry->smi_count = smi_count;
 		__entry->cls = cls;
 	),
-	TP_printk("duration_ns=%llu class=%s irq=%u/%lluns softirq=%u/%lluns nmi=%u/%lluns thread=%u/%lluns smi=%u steal_ns=%llu",
+	TP_printk("duration_ns=%llu class=%s hw_ns=%llu irq=%u/%lluns softirq=%u/%lluns nmi=%u/%lluns thread=%u/%lluns smi=%u steal_ns=%llu",
 		  __entry->duration_ns, jit_show_class(__entry->cls),
+		  __entry->hw_ns,
 		  __entry->irq_count, __entry->irq_ns,
 		  __entry->softirq_count, __entry->softirq_ns,
 		  __entry->nmi_count, __entry->nmi_ns,

@@ -33,6 +33,11 @@ EXIT_MISSING = 3
 EXIT_TIMEOUT = 124
 EXIT_NO_STATUS = 125
 DEPS_HINT = "run 'make deps' as root"
+# The guest asks for a whole-VM pause (hardware-noise tests) through these
+# files in the output share, /run/jitvm in the guest.
+PAUSE_REQUEST = "pause-request"
+PAUSE_DONE = "pause-done"
+PAUSE_MAX_MS = 5000
 
 # Modules the initramfs loads, in dependency order, to reach the 9p root
 # and the overlay on top of it.
@@ -392,6 +397,7 @@ def _boot(cmd, outdir, timeout_s, say):
     try:
         while proc.poll() is None:
             pos = _stream(out, pos, sys.stdout)
+            _serve_pause(proc, outdir, say)
             if time.monotonic() > deadline:
                 _kill_group(proc)
                 _stream(out, pos, sys.stdout)
@@ -413,6 +419,36 @@ def _boot(cmd, outdir, timeout_s, say):
         for line in tail:
             print(f"jitvm: console: {line}", file=sys.stderr)
         return EXIT_NO_STATUS
+
+
+def _serve_pause(proc, outdir, say):
+    """Freeze the whole guest for the time it asked for, from outside.
+
+    A guest test writes milliseconds to PAUSE_REQUEST in the output share;
+    every vCPU then loses that much wall time at once, which only the
+    hardware classes can explain.  SIGSTOP rather than the monitor's
+    'stop': under TCG 'stop' also stops the guest's TSC, hiding the gap.
+    """
+    req = os.path.join(outdir, PAUSE_REQUEST)
+    try:
+        with open(req) as f:
+            ms = int(f.read().strip())
+    except (FileNotFoundError, ValueError):
+        return
+    ms = max(1, min(ms, PAUSE_MAX_MS))
+    start = time.monotonic()
+    os.killpg(proc.pid, signal.SIGSTOP)
+    try:
+        time.sleep(ms / 1000)
+    finally:
+        os.killpg(proc.pid, signal.SIGCONT)
+    took = (time.monotonic() - start) * 1000
+    os.unlink(req)
+    with open(os.path.join(outdir, PAUSE_DONE + ".tmp"), "w") as f:
+        f.write(f"{took:.0f}\n")
+    os.rename(os.path.join(outdir, PAUSE_DONE + ".tmp"),
+              os.path.join(outdir, PAUSE_DONE))
+    say(f"paused the guest for {took:.0f} ms on its request")
 
 
 def _save_dmesg(dest, outdir):

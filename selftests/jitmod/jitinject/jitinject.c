@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jitinject.c - test-only noise injector for the jitmod selftests.
+ *
+ * Never installed.  On the CPU in /sys/module/jitinject/parameters/cpu it
+ * makes one interruption of a known class that busy-waits for a known time:
+ *
+ *   echo "hrtimer 200" > /sys/module/jitinject/parameters/inject
+ *
+ * Classes (the duration is in us, 1..100000):
+ *   hrtimer  a pinned hard hrtimer, armed on the CPU itself: irq:local_timer
+ *   ipi      smp_call_function_single(): irq:call_function_single
+ *   softirq  a timer_list queued with add_timer_on(): softirq:TIMER
+ *   nmi      an NMI IPI whose handler (jinj_nmi) claims it and spins
+ *   thread   a SCHED_FIFO kthread "jitinject/N"; its pid is in last_pid
+ *   nest     that thread spins D of its own while an hrtimer it armed
+ *            spins D/2 inside it, to test that nested time is subtracted
+ *
+ * The write returns once the injection has run, or -ETIMEDOUT.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/timekeeping.h>
+#include <linux/timer.h>
+#include <asm/apic.h>
+#include <asm/nmi.h>
+
+#define JINJ_MAX_US		100000U
+#define JINJ_ARM_DELAY_US	50
+#define JINJ_SLACK_MS		5000
+
+static unsigned int jinj_cpu = 1;
+static int jinj_last_pid;
+static DEFINE_MUTEX(jinj_lock);		/* one injection at a time */
+static atomic_t jinj_done;		/* injections that have finished */
+static atomic_t jinj_nmi_pending;	/* an NMI we sent, not yet claimed */
+static u64 jinj_spin_ns;		/* what the handler spins */
+static u64 jinj_irq_ns;			/* what the hrtimer spins */
+static struct hrtimer jinj_hrtimer;
+static struct timer_list jinj_timer;
+
+/* jinj_spin - busy-wait for @ns; NMI-safe, so any context may call it. */
+static void jinj_spin(u64 ns)
+{
+	u64 end = ktime_get_mono_fast_ns() + ns;
+
+	while (ktime_get_mono_fast_ns() < end)
+		cpu_relax();
+}
+
+static enum hrtimer_restart jinj_hrtimer_fn(struct hrtimer *t)
+{
+	jinj_spin(READ_ONCE(jinj_irq_ns));
+	atomic_inc(&jinj_done);
+	return HRTIMER_NORESTART;
+}
+
+/* jinj_arm_hrtimer - runs on the target CPU, so the timer fires there. */
+static void jinj_arm_hrtimer(void *delay)
+{
+	hrtimer_start(&jinj_hrtimer, ns_to_ktime(*(u64 *)delay),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+static void jinj_ipi_fn(void *unused)
+{
+	jinj_spin(READ_ONCE(jinj_spin_ns));
+	atomic_inc(&jinj_done);
+}
+
+static void jinj_timer_fn(struct timer_list *t)
+{
+	jinj_spin(READ_ONCE(jinj_spin_ns));
+	atomic_inc(&jinj_done);
+}
+
+/* jinj_nmi - claim only the NMI we sent, and only on the target CPU. */
+static int jinj_nmi(unsigned int type, struct pt_regs *regs)
+{
+	if (smp_processor_id() != READ_ONCE(jinj_cpu) ||
+	    atomic_cmpxchg(&jinj_nmi_pending, 1, 0) != 1)
+		return NMI_DONE;
+	jinj_spin(READ_ONCE(jinj_spin_ns));
+	atomic_inc(&jinj_done);
+	return NMI_HANDLED;
+}
+
+/*
+ * jinj_thread_fn - spin, then park until stopped.  In nest mode it arms the
+ * hrtimer on its own CPU first and spins the hrtimer's time on top of its
+ * own, so that its net time is still jinj_spin_ns.
+ */
+static int jinj_thread_fn(void *nest)
+{
+	u64 spin = READ_ONCE(jinj_spin_ns);
+
+	if (nest) {
+		u64 delay = spin / 4;
+
+		jinj_arm_hrtimer(&delay);
+		spin += READ_ONCE(jinj_irq_ns);
+	}
+	jinj_spin(spin);
+	atomic_inc(&jinj_done);
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/* jinj_start_thread - start the FIFO spinner; the caller must put it. */
+static struct task_struct *jinj_start_thread(unsigned int cpu, bool nest)
+{
+	struct task_struct *t;
+
+	t = kthread_create_on_cpu(jinj_thread_fn, nest ? (void *)1 : NULL,
+				  cpu, "jitinject/%u");
+	if (IS_ERR(t))
+		return t;
+	sched_set_fifo(t);
+	get_task_struct(t);
+	WRITE_ONCE(jinj_last_pid, t->pid);
+	wake_up_process(t);
+	return t;
+}
+
+/* jinj_wait - wait until @want injections have finished. */
+static int jinj_wait(int want, u64 spin_ns)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(JINJ_SLACK_MS) +
+			    nsecs_to_jiffies(spin_ns);
+
+	while (atomic_read(&jinj_done) < want) {
+		if (time_after(jiffies, end))
+			return -ETIMEDOUT;
+		usleep_range(500, 1000);
+	}
+	return 0;
+}
+
+/* jinj_fire - make one interruption of @cls on @cpu and wait for it. */
+static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
+{
+	u64 delay = JINJ_ARM_DELAY_US * NSEC_PER_USEC;
+	struct task_struct *t = NULL;
+	int want = 1, ret = 0;
+
+	atomic_set(&jinj_done, 0);
+	WRITE_ONCE(jinj_spin_ns, ns);
+	WRITE_ONCE(jinj_irq_ns, ns);
+	if (!strcmp(cls, "hrtimer")) {
+		ret = smp_call_function_single(cpu, jinj_arm_hrtimer, &delay, 1);
+	} else if (!strcmp(cls, "ipi")) {
+		ret = smp_call_function_single(cpu, jinj_ipi_fn, NULL, 1);
+	} else if (!strcmp(cls, "softirq")) {
+		jinj_timer.expires = jiffies + 1;
+		add_timer_on(&jinj_timer, cpu);
+	} else if (!strcmp(cls, "nmi")) {
+		atomic_set(&jinj_nmi_pending, 1);
+		apic->send_IPI(cpu, NMI_VECTOR);
+	} else if (!strcmp(cls, "thread") || !strcmp(cls, "nest")) {
+		bool nest = cls[0] == 'n';
+
+		WRITE_ONCE(jinj_irq_ns, ns / 2);
+		want = nest ? 2 : 1;
+		t = jinj_start_thread(cpu, nest);
+		if (IS_ERR(t)) {
+			ret = PTR_ERR(t);
+			t = NULL;
+		}
+	} else {
+		pr_err("inject: unknown class '%s' (hrtimer ipi softirq nmi thread nest)\n",
+		       cls);
+		return -EINVAL;
+	}
+	if (!ret)
+		ret = jinj_wait(want, ns * 2);
+	if (t) {
+		kthread_stop(t);
+		put_task_struct(t);
+	}
+	if (ret == -ETIMEDOUT)
+		pr_err("inject: %s on cpu %u did not run within %u ms\n", cls,
+		       cpu, JINJ_SLACK_MS);
+	return ret;
+}
+
+/* "inject": "<class> <duration_us>"; the write runs the injection. */
+static int jinj_inject_set(const char *val, const struct kernel_param *kp)
+{
+	char cls[16];
+	unsigned int us, cpu;
+	int ret;
+
+	if (sscanf(val, "%15s %u", cls, &us) != 2 || !us || us > JINJ_MAX_US) {
+		pr_err("inject: want '<class> <duration_us>' with 1..%u us\n",
+		       JINJ_MAX_US);
+		return -EINVAL;
+	}
+	mutex_lock(&jinj_lock);
+	cpus_read_lock();
+	cpu = READ_ONCE(jinj_cpu);
+	if (!cpu_online(cpu)) {
+		pr_err("inject: cpu %u is offline\n", cpu);
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	ret = jinj_fire(cls, cpu, (u64)us * NSEC_PER_USEC);
+out_unlock:
+	cpus_read_unlock();
+	mutex_unlock(&jinj_lock);
+	return ret;
+}
+
+static const struct kernel_param_ops jinj_inject_ops = {
+	.set = jinj_inject_set,
+};
+module_param_cb(inject, &jinj_inject_ops, NULL, 0200);
+MODULE_PARM_DESC(inject, "write '<class> <duration_us>' to inject once");
+
+static int jinj_cpu_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int cpu;
+
+	if (kstrtouint(val, 0, &cpu) || cpu >= nr_cpu_ids ||
+	    !cpu_online(cpu)) {
+		pr_err("cpu: '%s' is not an online CPU\n", strim((char *)val));
+		return -EINVAL;
+	}
+	WRITE_ONCE(jinj_cpu, cpu);
+	return 0;
+}
+
+static const struct kernel_param_ops jinj_cpu_ops = {
+	.set = jinj_cpu_set,
+	.get = param_get_uint,
+};
+module_param_cb(cpu, &jinj_cpu_ops, &jinj_cpu, 0600);
+MODULE_PARM_DESC(cpu, "the CPU to inject on (default 1)");
+module_param_named(last_pid, jinj_last_pid, int, 0400);
+MODULE_PARM_DESC(last_pid, "pid of the last injector thread");
+
+static int __init jinj_init(void)
+{
+	int ret;
+
+	hrtimer_init(&jinj_hrtimer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	jinj_hrtimer.function = jinj_hrtimer_fn;
+	timer_setup(&jinj_timer, jinj_timer_fn, TIMER_PINNED);
+	ret = register_nmi_handler(NMI_LOCAL, jinj_nmi, 0, "jitinject");
+	if (ret)
+		pr_err("cannot register the NMI handler: %d\n", ret);
+	return ret;
+}
+
+static void __exit jinj_exit(void)
+{
+	unregister_nmi_handler(NMI_LOCAL, "jitinject");
+	hrtimer_cancel(&jinj_hrtimer);
+	del_timer_sync(&jinj_timer);
+}
+
+module_init(jinj_init);
+module_exit(jinj_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("jitmod selftest noise injector (test only)");

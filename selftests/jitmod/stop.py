@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""stop_us and stop_total_us freeze sampling and keep the trace.
+
+Each case injects one IPI that spins well past the limit on the sampled
+CPU.  The limits sit far above TCG's own hiccups (a few ms) so that only
+the injection can trip them.  After the stop: a jitmod:stop event with the
+reason and the value, no summary or gap afterwards, `enable` reads 0, the
+trace is still readable, and writing enable=1 samples again.
+"""
+
+import sys
+import time
+
+import jittest as jt
+
+CPU = 1
+
+
+def case(reason, inject_us, **limits):
+    jt.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=200000,
+              runtime_us=200000, **limits)
+    jt.insmod("jitinject", cpu=CPU)
+    limit_ns = 1000 * next(iter(limits.values()))
+    with jt.Instance(f"stop-{reason}") as inst:
+        if not jt.wait_for(lambda: "summary:" in inst.text(), 10):
+            raise jt.Fail("no summary before the injection")
+        if jt.read(f"{jt.JIT_PARAMS}/enable") != "1":
+            raise jt.Fail("stopped before the injection: "
+                          + inst.text().splitlines()[-1])
+        jt.inject("ipi", inject_us)
+        if not jt.wait_for(lambda: "stop:" in inst.text(), 10):
+            raise jt.Fail(f"{reason}: no jitmod:stop after a {inject_us} us "
+                          "IPI")
+        time.sleep(1)
+        evs = jt.parse_trace(inst.text())
+        stops = [e for e in evs if e.name == "stop"]
+        st = stops[0]
+        jt.log(f"{reason}: {st}")
+        if len(stops) != 1:
+            raise jt.Fail(f"{len(stops)} stop events, want 1")
+        if st.f["reason"] != reason:
+            raise jt.Fail(f"reason {st.f['reason']}, want {reason}")
+        if not st.ns("value_ns") > limit_ns == st.ns("limit_ns"):
+            raise jt.Fail(f"value/limit wrong for limit {limit_ns}: {st}")
+        if st.ns("value_ns") < inject_us * 1000:
+            raise jt.Fail(f"value below the injected {inject_us} us: {st}")
+        # The stopped period still gets its (short) summary; then nothing.
+        after = [e for e in evs[evs.index(st) + 1:]
+                 if e.name in ("summary", "gap")]
+        if after and after[0].name == "summary" and \
+                after[0].ns("runtime_ns") < 200000000:
+            after = after[1:]
+        if after:
+            raise jt.Fail(f"sampling went on after the stop: {after[:2]}")
+        if jt.read(f"{jt.JIT_PARAMS}/enable") != "0":
+            raise jt.Fail("enable does not read 0 after a stop")
+        if not any(e.name == "irq_noise" and e.ns("duration_ns") >=
+                   inject_us * 1000 for e in evs):
+            raise jt.Fail("the trace before the stop lost the culprit")
+        inst.clear()
+        jt.write(f"{jt.JIT_PARAMS}/enable", 1)
+        if not jt.wait_for(lambda: "summary:" in inst.text(), 10):
+            raise jt.Fail("enable=1 after a stop did not resume sampling")
+    jt.rmmod("jitinject")
+    jt.rmmod("jitmod")
+
+
+def body():
+    case("single", 80000, stop_us=40000)
+    case("total", 100000, stop_total_us=60000)
+
+
+if __name__ == "__main__":
+    sys.exit(jt.run(body))
