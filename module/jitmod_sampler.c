@@ -21,6 +21,8 @@
 
 /* Sleep used when runtime_us == period_us, so the thread still yields. */
 #define JIT_MIN_SLEEP_US 100
+/* Poll kthread_should_stop() once per this many + 1 loops (~10 us). */
+#define JIT_STOP_POLL_MASK 0x3ffULL
 
 /* struct jit_snap - per-class totals at one instant of the loop. */
 struct jit_snap {
@@ -207,6 +209,10 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 			jit_yield_if_needed();
 		}
 		prev = t;
+		/* rmmod, a restart or an offline must not wait out the runtime */
+		if (unlikely(!(iters & JIT_STOP_POLL_MASK)) &&
+		    kthread_should_stop())
+			break;
 	} while (t - start < run_cyc && !READ_ONCE(jit_stopped));
 
 	barrier();

@@ -187,7 +187,9 @@ class Instance:
         if not os.path.isdir(self.path):
             return
         for ev in self.events:
-            write(f"{self.path}/events/{ev}/enable", 0)
+            # A module's events leave every instance when it is unloaded.
+            if os.path.exists(f"{self.path}/events/{ev}"):
+                write(f"{self.path}/events/{ev}/enable", 0)
         os.rmdir(self.path)
 
     def __enter__(self):

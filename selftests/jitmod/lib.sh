@@ -15,12 +15,14 @@ JIT_BAD_DMESG='WARNING:|BUG:|rcu.*stall|soft lockup|hung task'
 JIT_REPO=$(cd "$(dirname "$0")/../../.." && pwd)
 [ -f "$JIT_REPO/module/Kbuild" ] || JIT_REPO=$(cd "$(dirname "$0")/../.." && pwd)
 JIT_KO=${JITMOD_KO:-$JIT_REPO/build/modules/$(uname -r)/module/jitmod.ko}
+JIT_INJ_KO=${JITINJECT_KO:-$JIT_REPO/build/modules/$(uname -r)/jitinject/jitinject.ko}
 
 jit_log() { echo "# $*"; }
 jit_fail() { echo "# FAIL: $*"; jit_cleanup; exit $KSFT_FAIL; }
 jit_skip() { echo "# SKIP: $*"; exit $KSFT_SKIP; }
 
 jit_cleanup() {
+	grep -q '^jitinject ' /proc/modules 2>/dev/null && rmmod jitinject
 	grep -q '^jitmod ' /proc/modules 2>/dev/null && rmmod jitmod
 	return 0
 }

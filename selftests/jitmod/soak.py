@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Two minutes of sampling under a steady mix of injected noise.
+
+Passes if every period reported (one summary per period, none lost), no
+stop condition fired, the sampler thread stayed alive, every injection ran,
+and the kernel log has no warning, stall, lockup or hung task (jittest.run
+checks the log).  SOAK_S can shorten it for a quick local run.
+"""
+
+import os
+import sys
+import time
+
+import jittest as jt
+
+CPU = 1
+SOAK_S = int(os.environ.get("SOAK_S", "120"))
+PERIOD_US = 500000
+
+
+def body():
+    jt.insmod("jitmod", cpus=CPU, threshold_ns=5000, period_us=PERIOD_US,
+              runtime_us=PERIOD_US * 9 // 10)
+    jt.insmod("jitinject", cpu=CPU)
+    summaries = injections = 0
+    with jt.Instance("soak", events=("jitmod/summary", "jitmod/stop")) as \
+            inst:
+        end = time.monotonic() + SOAK_S
+        n = 0
+        while time.monotonic() < end:
+            cls = ("hrtimer", "ipi", "softirq", "nmi", "thread")[n % 5]
+            jt.inject(cls, (50, 500, 2000)[n % 3])
+            injections += 1
+            n += 1
+            time.sleep(0.1)
+            if n % 50 == 0:
+                evs = jt.parse_trace(inst.text())
+                inst.clear()
+                summaries += sum(e.name == "summary" for e in evs)
+                if any(e.name == "stop" for e in evs):
+                    raise jt.Fail("a stop condition fired without limits")
+        summaries += sum(e.name == "summary"
+                         for e in jt.parse_trace(inst.text()))
+    alive = "1" == jt.read(f"{jt.JIT_PARAMS}/enable")
+    jt.rmmod("jitinject")
+    jt.rmmod("jitmod")
+    want = SOAK_S * 1000000 // PERIOD_US * 8 // 10
+    jt.log(f"{SOAK_S} s: {summaries} summaries, {injections} injections")
+    if not alive:
+        raise jt.Fail("sampling stopped during the soak")
+    if summaries < want:
+        raise jt.Fail(f"{summaries} summaries in {SOAK_S} s, want >= {want}")
+
+
+if __name__ == "__main__":
+    sys.exit(jt.run(body))
