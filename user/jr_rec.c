@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_rec.c - write and read jitread recordings (see jr_rec.h).
+ *
+ * The reader trusts nothing: a bad magic, an unknown version, a short
+ * header, a torn last record or a field out of range each give one line
+ * naming the file and the record, never a crash.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jr_rec.h"
+
+int jr_writer_open(FILE **f, const char *path, const struct jr_sysinfo *sys)
+{
+	struct jr_file_hdr hdr;
+
+	memset(&hdr, 0, sizeof(hdr));
+	memcpy(hdr.magic, JR_MAGIC, sizeof(hdr.magic));
+	hdr.version = JR_FILE_VERSION;
+	hdr.rec_size = sizeof(struct jr_rec);
+	hdr.sys = *sys;
+	*f = fopen(path, "wb");
+	if (!*f)
+		return -errno;
+	if (fwrite(&hdr, sizeof(hdr), 1, *f) != 1) {
+		fclose(*f);
+		return -EIO;
+	}
+	return 0;
+}
+
+int jr_write(FILE *f, const struct jr_rec *r)
+{
+	return fwrite(r, sizeof(*r), 1, f) == 1 ? 0 : -EIO;
+}
+
+/* jr_cstr_ok - a fixed char array holds a NUL-terminated string. */
+static int jr_cstr_ok(const char *s, size_t len)
+{
+	return memchr(s, '\0', len) != NULL;
+}
+
+int jr_parse_header(const void *buf, size_t len, struct jr_file_hdr *hdr,
+		    char *err, size_t errlen)
+{
+	if (len < sizeof(*hdr)) {
+		snprintf(err, errlen, "truncated header (%zu of %zu bytes)", len,
+			 sizeof(*hdr));
+		return -EINVAL;
+	}
+	memcpy(hdr, buf, sizeof(*hdr));
+	if (memcmp(hdr->magic, JR_MAGIC, sizeof(hdr->magic))) {
+		snprintf(err, errlen, "not a jitread recording (bad magic)");
+		return -EINVAL;
+	}
+	if (hdr->version != JR_FILE_VERSION) {
+		snprintf(err, errlen,
+			 "recording version %u; this jitread reads version %d",
+			 hdr->version, JR_FILE_VERSION);
+		return -EINVAL;
+	}
+	if (hdr->rec_size != sizeof(struct jr_rec)) {
+		snprintf(err, errlen, "record size %u, want %zu",
+			 hdr->rec_size, sizeof(struct jr_rec));
+		return -EINVAL;
+	}
+	if (!jr_cstr_ok(hdr->sys.kernel, sizeof(hdr->sys.kernel)) ||
+	    !jr_cstr_ok(hdr->sys.cpu_model, sizeof(hdr->sys.cpu_model)) ||
+	    !jr_cstr_ok(hdr->sys.cmdline, sizeof(hdr->sys.cmdline)) ||
+	    !jr_cstr_ok(hdr->sys.params, sizeof(hdr->sys.params)) ||
+	    !jr_cstr_ok(hdr->sys.argv, sizeof(hdr->sys.argv))) {
+		snprintf(err, errlen, "garbage in the header's strings");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int jr_reader_open(struct jr_reader *rd, const char *path, char *err,
+		   size_t errlen)
+{
+	char buf[sizeof(struct jr_file_hdr)];
+	size_t n;
+
+	memset(rd, 0, sizeof(*rd));
+	rd->path = path;
+	rd->f = fopen(path, "rb");
+	if (!rd->f) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -errno;
+	}
+	n = fread(buf, 1, sizeof(buf), rd->f);
+	if (jr_parse_header(buf, n, &rd->hdr, err, errlen)) {
+		fclose(rd->f);
+		rd->f = NULL;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* jr_rec_check - every field of a record is in its range. */
+int jr_rec_check(const struct jr_rec *r, char *err, size_t errlen)
+{
+	if (r->type >= JR_NR_TYPES) {
+		snprintf(err, errlen, "unknown record type %u", r->type);
+		return -EINVAL;
+	}
+	if (r->cpu >= JR_MAX_CPUS) {
+		snprintf(err, errlen, "cpu %u out of range", r->cpu);
+		return -EINVAL;
+	}
+	if (!jr_cstr_ok(r->name, sizeof(r->name))) {
+		snprintf(err, errlen, "unterminated name");
+		return -EINVAL;
+	}
+	if (r->type == JR_GAP && (r->cls < 0 || r->cls > 6)) {
+		snprintf(err, errlen, "gap class %d out of range", r->cls);
+		return -EINVAL;
+	}
+	if (r->type == JR_SOFTIRQ && (r->cls < 0 || r->cls > 31)) {
+		snprintf(err, errlen, "softirq vector %d out of range", r->cls);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* jr_read - next record: 1, or 0 at a clean end, or -EINVAL with err. */
+int jr_read(struct jr_reader *rd, struct jr_rec *r, char *err, size_t errlen)
+{
+	char why[96];
+	size_t n = fread(r, 1, sizeof(*r), rd->f);
+
+	if (n == 0 && feof(rd->f))
+		return 0;
+	if (n != sizeof(*r)) {
+		snprintf(err, errlen, "truncated: record %llu has %zu of %zu bytes",
+			 (unsigned long long)rd->index, n, sizeof(*r));
+		return -EINVAL;
+	}
+	if (jr_rec_check(r, why, sizeof(why))) {
+		snprintf(err, errlen, "garbage at record %llu: %s",
+			 (unsigned long long)rd->index, why);
+		return -EINVAL;
+	}
+	rd->index++;
+	return 1;
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_sys.c - what jitread knows about the machine and about jitmod.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "jr_sys.h"
+
+/* jr_read_line - the first line of a file, without its newline. */
+int jr_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int jr_write_param(const char *name, unsigned long long v)
+{
+	char path[128];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), JR_PARAMS_DIR "/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	if (fprintf(f, "%llu\n", v) < 0)
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+bool jr_module_loaded(void)
+{
+	return access(JR_PARAMS_DIR, F_OK) == 0;
+}
+
+/* jr_sysinfo_fill - kernel, cmdline, CPU model, TSC and module params. */
+void jr_sysinfo_fill(struct jr_sysinfo *s, int argc, char **argv)
+{
+	struct utsname u;
+	char line[256], val[128];
+	FILE *f;
+	DIR *d;
+	struct dirent *e;
+	size_t off = 0;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	if (!uname(&u))
+		snprintf(s->kernel, sizeof(s->kernel), "%s", u.release);
+	jr_read_line("/proc/cmdline", s->cmdline, sizeof(s->cmdline));
+	f = fopen("/proc/cpuinfo", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!strncmp(line, "model name", 10) && colon) {
+			snprintf(s->cpu_model, sizeof(s->cpu_model), "%s",
+				 colon + 2);
+			s->cpu_model[strcspn(s->cpu_model, "\n")] = '\0';
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!jr_read_line(JR_PARAMS_DIR "/tsc_khz", val, sizeof(val)))
+		sscanf(val, "%" SCNu64, &s->tsc_khz);
+	d = opendir(JR_PARAMS_DIR);
+	while (d && (e = readdir(d))) {
+		char path[300];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), JR_PARAMS_DIR "/%s", e->d_name);
+		if (jr_read_line(path, val, sizeof(val)))
+			continue;
+		off += snprintf(s->params + off, sizeof(s->params) - off,
+				"%s%s=%s", off ? " " : "", e->d_name, val);
+		if (off >= sizeof(s->params))
+			break;
+	}
+	if (d)
+		closedir(d);
+	for (i = 0, off = 0; i < argc && off < sizeof(s->argv); i++)
+		off += snprintf(s->argv + off, sizeof(s->argv) - off, "%s%s",
+				i ? " " : "", argv[i]);
+}
