@@ -6,7 +6,8 @@ TOP := $(CURDIR)
 BUILD := $(TOP)/build
 KSRC_TAR ?= /usr/src/linux-source-6.1.tar.xz
 KSFT := $(BUILD)/ksft
-PYTHON ?= python3
+# Debian's python3 has the python3-numpy/matplotlib that make deps installs.
+PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
 
 # Kernel tree for `make`: the running kernel's, else the newest installed.
 RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
@@ -39,7 +40,7 @@ module:
 	$(MAKE) -C module KDIR=$(KDIR)
 
 user:
-	@if [ -f user/Makefile ]; then $(MAKE) -C user; fi
+	$(MAKE) -s -C user
 
 # One copy of the module sources per kernel, so each build keeps its .ko;
 # the selftests' injector (never installed) is built beside it.
@@ -75,7 +76,7 @@ ksft: $(KSFT)/lib.mk
 	@rsync -a --delete --exclude=/build selftests/jitmod/ $(KSFT)/jitmod/
 	$(MAKE) -s -C $(KSFT)/jitmod OUTPUT=$(KSFT)/jitmod
 
-check: modules-all ksft
+check: modules-all ksft user
 	@$(PYTHON) scripts/check.py
 
 demo: modules-all
@@ -102,7 +103,7 @@ checkpatch: $(CHECKPATCH)
 
 clean:
 	-$(MAKE) -C module KDIR=$(KDIR) clean
-	@if [ -f user/Makefile ]; then $(MAKE) -C user clean; fi
+	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
 .PHONY: all help deps module user modules-all ksft check demo checkpatch clean

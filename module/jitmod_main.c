@@ -18,6 +18,7 @@
 #include <linux/percpu.h>
 #include <linux/sched/isolation.h>
 #include <uapi/linux/sched/types.h>
+#include <asm/tsc.h>
 #include "jitmod.h"
 #include "jitmod_hw.h"
 
@@ -365,6 +366,26 @@ static const struct kernel_param_ops jit_enable_ops = {
 
 module_param_cb(enable, &jit_enable_ops, NULL, 0600);
 MODULE_PARM_DESC(enable, "1 samples, 0 stops; reads 0 after a stop condition (default 1)");
+
+/* tsc_khz: read-only, so that readers can turn cycles into time too. */
+static int jit_set_tsc_khz(const char *val, const struct kernel_param *kp)
+{
+	pr_err("tsc_khz: read-only (the kernel's TSC calibration)\n");
+	return -EINVAL;
+}
+
+static int jit_get_tsc_khz(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", tsc_khz);
+}
+
+static const struct kernel_param_ops jit_tsc_khz_ops = {
+	.set = jit_set_tsc_khz,
+	.get = jit_get_tsc_khz,
+};
+
+module_param_cb(tsc_khz, &jit_tsc_khz_ops, NULL, 0444);
+MODULE_PARM_DESC(tsc_khz, "TSC frequency in kHz (read-only)");
 
 /*
  * jit_default_cpus - the CPUs outside the housekeeping mask, else all but 0.

@@ -285,7 +285,8 @@ static void jr_run_actions(struct jr_ctx *c)
 	}
 }
 
-static int jr_live(struct jr_ctx *c, struct jr_sysinfo *sys)
+static int jr_live(struct jr_ctx *c, struct jr_sysinfo *sys, int argc,
+		   char **argv)
 {
 	struct jr_stream s;
 	struct sigaction sa = { .sa_handler = jr_on_signal };
@@ -296,7 +297,7 @@ static int jr_live(struct jr_ctx *c, struct jr_sysinfo *sys)
 
 	jr_preflight(c->o);
 	jr_set_params(c->o);
-	jr_sysinfo_fill(sys, 0, NULL);
+	jr_sysinfo_fill(sys, argc, argv);
 	removed = jr_remove_stale_instances();
 	if (removed && !c->o->quiet)
 		fprintf(stderr, "jitread: removed %d stale instance(s)\n",
@@ -379,7 +380,7 @@ int main(int argc, char **argv)
 	if (o.replay)
 		ret = jr_replay(&c);
 	else
-		ret = jr_live(&c, &sys);
+		ret = jr_live(&c, &sys, argc, argv);
 	jr_model_free(&c.model);
 	jr_model_free(&c.window);
 	free(c.tail);

@@ -15,7 +15,7 @@
 #define JR_MAGIC "JITREC\0\1"
 #define JR_FILE_VERSION 1
 #define JR_MAX_CPUS 4096
-#define JR_NAME_LEN 24
+#define JR_NAME_LEN 40
 
 enum jr_type {
 	JR_GAP,
@@ -52,7 +52,7 @@ struct jr_rec {
 	char name[JR_NAME_LEN];
 };
 
-_Static_assert(sizeof(struct jr_rec) == 88, "jr_rec is an on-disk format");
+_Static_assert(sizeof(struct jr_rec) == 104, "jr_rec is an on-disk format");
 
 /* struct jr_sysinfo - what the report's system block says. */
 struct jr_sysinfo {

@@ -27,6 +27,7 @@ check_bad "cpus=1-x" cpus
 check_bad "cpus=" cpus
 check_bad "cpus=3-1" cpus
 check_bad "threshold_ns=0" threshold_ns
+check_bad "tsc_khz=1" tsc_khz
 check_bad "threshold_ns=1000000001" threshold_ns
 check_bad "threshold_ns=99999999999999999999999" threshold_ns
 check_bad "threshold_ns=12abc" threshold_ns

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Write jitread recordings (user/jr_rec.h) from Python, for tests.
+
+The layout is duplicated here on purpose, as an independent reader of the
+format: a change on the C side that is not made here fails the tests.
+"""
+
+import os
+import struct
+import subprocess
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+JITREAD = os.path.join(TOP, "user", "jitread")
+
+MAGIC = b"JITREC\x00\x01"
+HDR = struct.Struct("<8sII65s96s480s256s82s5xQ16x")
+REC = struct.Struct("<Q5QIHhii40s")
+GAP, IRQ, SOFTIRQ, NMI, THREAD, SUMMARY, STOP, LOST = range(8)
+CLS = {"irq": 0, "softirq": 1, "nmi": 2, "thread": 3, "hw:smi": 4,
+       "hw:steal": 5, "hw:unknown": 6}
+
+
+def header(version=1, rec_size=REC.size, kernel="6.1.0-test"):
+    return HDR.pack(MAGIC, version, rec_size, kernel.encode(), b"Test CPU",
+                    b"isolcpus=1-3", b"threshold_ns=1000 cpus=1-3",
+                    b"jitread --record", 2000000)
+
+
+def rec(rtype, cpu, v=(), cls=0, ident=0, ident2=0, name="", ts=0):
+    v = list(v) + [0] * (5 - len(v))
+    return REC.pack(ts, *v, cpu, rtype, cls, ident, ident2, name.encode())
+
+
+def gap(cpu, ns, cls="hw:unknown", ts=0):
+    return rec(GAP, cpu, (ns,), cls=CLS[cls], ts=ts)
+
+
+def irq(cpu, ns, name, irq_no=-1, vector=236):
+    return rec(IRQ, cpu, (ns,), ident=irq_no, ident2=vector, name=name)
+
+
+def thread(cpu, ns, comm, pid):
+    return rec(THREAD, cpu, (ns,), ident=pid, name=comm)
+
+
+def summary(cpu, runtime, noise, max_gap, iters=1000, res_ps=35):
+    return rec(SUMMARY, cpu, (runtime, noise, max_gap, iters, res_ps))
+
+
+def write(path, records, **kw):
+    with open(path, "wb") as f:
+        f.write(header(**kw))
+        for r in records:
+            f.write(r)
+
+
+def jitread(*args):
+    """Run jitread; returns (exit code, stdout, stderr)."""
+    p = subprocess.run([JITREAD, *args], capture_output=True, text=True,
+                       check=False, timeout=120)
+    return p.returncode, p.stdout, p.stderr

@@ -1,0 +1,276 @@
+# SPDX-License-Identifier: GPL-2.0
+"""jitread on crafted recordings: histogram math against a numpy oracle,
+merging, attribution, every output format, replay errors, CLI errors."""
+
+import csv
+import json
+import math
+import os
+import random
+import tempfile
+import unittest
+
+import numpy as np
+
+from tests.host import jrrec
+
+PCTS = (50, 90, 99, 99.9, 99.99, 99.999, 99.9999)
+
+
+def exact_pct(sorted_vals, p):
+    """HdrHistogram's rank: the ceil(p/100 * n)-th value."""
+    n = len(sorted_vals)
+    k = max(1, math.ceil(p / 100.0 * n))
+    return int(sorted_vals[min(k, n) - 1])
+
+
+def slot_bounds(v, precision=3):
+    """The [lowest, highest] values sharing v's slot."""
+    m = math.ceil(math.log2(2 * 10 ** precision))
+    b = max(0, (int(v) | ((1 << m) - 1)).bit_length() - m)
+    lo = (int(v) >> b) << b
+    return lo, lo + (1 << b) - 1
+
+
+@unittest.skipUnless(os.access(jrrec.JITREAD, os.X_OK),
+                     "user/jitread not built (make user)")
+class JitreadReplay(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+        self.rec = os.path.join(self.dir, "r.rec")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def replay_json(self, records, *extra):
+        jrrec.write(self.rec, records)
+        out = os.path.join(self.dir, "r.json")
+        rc, _, err = jrrec.jitread("--replay", self.rec, "-q", "--json", out,
+                                   *extra)
+        self.assertEqual(rc, 0, err)
+        with open(out) as f:
+            return json.load(f)
+
+    def check_hist(self, h, vals, precision=3):
+        vals = np.sort(np.asarray(vals, dtype=np.int64))
+        self.assertEqual(h["count"], len(vals))
+        self.assertEqual(h["min_ns"], int(vals[0]))
+        self.assertEqual(h["max_ns"], int(vals[-1]))
+        self.assertAlmostEqual(h["mean_ns"], float(vals.mean()), delta=0.01)
+        for p in PCTS:
+            want = exact_pct(vals, p)
+            got = h["percentiles_ns"][f"{p:g}"]
+            lo, hi = slot_bounds(want, precision)
+            self.assertTrue(lo <= got <= min(hi, vals[-1]),
+                            f"p{p}: got {got}, exact {want}, slot {lo}-{hi}")
+
+    def test_percentiles_match_numpy(self):
+        rng = np.random.default_rng(7)
+        for precision in (2, 3):
+            vals = rng.lognormal(9, 1.5, 20000).astype(np.int64) + 1000
+            d = self.replay_json([jrrec.gap(1, int(v)) for v in vals],
+                                 "--precision", str(precision))
+            cpu = d["cpus"][0]
+            self.assertEqual(cpu["cpu"], 1)
+            self.check_hist(cpu["classes"]["gap"], vals, precision)
+            self.check_hist(cpu["classes"]["hw:unknown"], vals, precision)
+
+    def test_small_and_huge_values(self):
+        vals = [1, 2, 3, 2047, 2048, 2049, 10 ** 9, 10 ** 12]
+        d = self.replay_json([jrrec.gap(0, v) for v in vals])
+        self.check_hist(d["cpus"][0]["classes"]["gap"], vals)
+
+    def test_merge_across_cpus(self):
+        rng = random.Random(3)
+        per = {c: [rng.randint(1000, 5000000) for _ in range(3000)]
+               for c in (1, 2, 3)}
+        recs = [jrrec.gap(c, v) for c, vs in per.items() for v in vs]
+        rng.shuffle(recs)
+        d = self.replay_json(recs)
+        allv = sum(per.values(), [])
+        self.check_hist(d["all_cpus"]["gap"], allv)
+        for cpu in d["cpus"]:
+            self.check_hist(cpu["classes"]["gap"], per[cpu["cpu"]])
+
+    def test_attribution_table(self):
+        recs = [jrrec.irq(2, 100, "local_timer"),
+                jrrec.irq(2, 300, "local_timer"),
+                jrrec.irq(2, 5000, "virtio0-input", irq_no=24, vector=-1),
+                jrrec.thread(2, 7000, "kworker/2:1", 123),
+                jrrec.thread(2, 9000, "kworker/2:1", 123),
+                jrrec.rec(jrrec.SOFTIRQ, 2, (50,), cls=1),
+                jrrec.rec(jrrec.NMI, 2, (40,), name="perf_event_nmi_handler"),
+                jrrec.gap(2, 20000, "hw:smi"),
+                jrrec.gap(2, 30000, "hw:steal"),
+                jrrec.summary(2, 10 ** 9, 80000, 30000)]
+        d = self.replay_json(recs)
+        src = {s["source"]: s for s in d["cpus"][0]["sources"]}
+        self.assertEqual(
+            [s["source"] for s in d["cpus"][0]["sources"]],
+            ["hw:steal", "hw:smi", "thread:kworker/2:1[123]",
+             "irq:24 virtio0-input", "irq:local_timer", "softirq:TIMER",
+             "nmi:perf_event_nmi_handler"])
+        lt = src["irq:local_timer"]
+        self.assertEqual((lt["count"], lt["total_ns"], lt["min_ns"],
+                          lt["max_ns"], lt["avg_ns"]), (2, 400, 100, 300, 200))
+        self.assertEqual(src["thread:kworker/2:1[123]"]["class"], "thread")
+        s = d["cpus"][0]["summary"]
+        self.assertEqual((s["periods"], s["noise_ns"], s["max_single_ns"]),
+                         (1, 80000, 30000))
+        self.assertAlmostEqual(s["avail_pct"], 99.992, places=6)
+
+    def test_lost_events_reported_everywhere(self):
+        recs = [jrrec.gap(1, 5000), jrrec.rec(jrrec.LOST, 1, (17,))]
+        d = self.replay_json(recs)
+        self.assertEqual(d["cpus"][0]["summary"]["lost_events"], 17)
+        jrrec.write(self.rec, recs)
+        rc, out, _ = jrrec.jitread("--replay", self.rec)
+        self.assertEqual(rc, 0)
+        self.assertIn("lost 17", out)
+
+    def test_json_system_block_and_version(self):
+        d = self.replay_json([jrrec.gap(1, 5000)])
+        self.assertEqual(d["file_version"], 1)
+        for k in ("kernel", "cmdline", "cpu_model", "tsc_khz",
+                  "module_params", "jitread_argv"):
+            self.assertIn(k, d["system"])
+        self.assertEqual(d["system"]["kernel"], "6.1.0-test")
+        self.assertEqual(d["system"]["tsc_khz"], 2000000)
+
+    def test_text_report_tables(self):
+        jrrec.write(self.rec, [jrrec.gap(1, 1500), jrrec.gap(1, 2500),
+                               jrrec.gap(1, 10 ** 7),
+                               jrrec.irq(1, 900, "local_timer")])
+        rc, out, _ = jrrec.jitread("--replay", self.rec, "--bucket-size",
+                                   "1000", "--entries", "4")
+        self.assertEqual(rc, 0)
+        self.assertIn("times in ns", out)
+        self.assertRegex(out, r"mean +min +50% +90% +99% +99\.9% +99\.99% "
+                              r"+99\.999% +99\.9999% +max +count")
+        # rtla-style buckets: 1500 in [1000,2000), 2500 in [2000,3000)
+        self.assertRegex(out, r"\n1000 +1\n2000 +1\nover: +1\ncount: +3\n")
+        self.assertIn("irq:local_timer", out)
+        rc, out_us, _ = jrrec.jitread("--replay", self.rec, "-u", "us",
+                                      "--no-header")
+        self.assertNotIn("# jitread report", out_us)
+        self.assertIn("10000.000", out_us)
+
+    def test_csv_matches_json(self):
+        recs = [jrrec.gap(1, v) for v in range(1000, 50000, 7)]
+        d = self.replay_json(recs, "--csv", os.path.join(self.dir, "csv"))
+        with open(os.path.join(self.dir, "csv", "percentiles.csv")) as f:
+            rows = {(r["cpu"], r["class"]): r for r in csv.DictReader(f)}
+        g = rows[("1", "gap")]
+        jg = d["cpus"][0]["classes"]["gap"]
+        self.assertEqual(int(g["count"]), jg["count"])
+        self.assertEqual(int(g["p99.9_ns"]), jg["percentiles_ns"]["99.9"])
+        self.assertEqual(int(g["max_ns"]), jg["max_ns"])
+        for name in ("sources.csv", "summary.csv"):
+            self.assertTrue(os.path.getsize(
+                os.path.join(self.dir, "csv", name)) > 0)
+
+    def test_hgrm_against_raw_values(self):
+        rng = np.random.default_rng(11)
+        vals = np.sort(rng.integers(1000, 3_000_000, 5000))
+        self.replay_json([jrrec.gap(3, int(v)) for v in vals], "--hgrm",
+                         os.path.join(self.dir, "h"))
+        path = os.path.join(self.dir, "h", "cpu3-gap.hgrm")
+        rows, footer = [], []
+        with open(path) as f:
+            for line in f:
+                if line.startswith("#["):
+                    footer.append(line)
+                elif line.strip() and not line.lstrip().startswith("Value"):
+                    rows.append(line.split())
+        self.assertTrue(rows)
+        for value, pct, total, _inv in rows:
+            at_or_below = int(np.searchsorted(vals, float(value), "right"))
+            self.assertEqual(int(total), at_or_below, value)
+            self.assertAlmostEqual(float(pct), at_or_below / len(vals), 9)
+        self.assertEqual(float(rows[-1][0]), float(vals[-1]))
+        self.assertIn(f"Total count    = {len(vals):12d}", footer[1])
+
+
+@unittest.skipUnless(os.access(jrrec.JITREAD, os.X_OK),
+                     "user/jitread not built (make user)")
+class JitreadErrors(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.rec = os.path.join(self.tmp.name, "r.rec")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def expect(self, args, code, text):
+        rc, out, err = jrrec.jitread(*args)
+        self.assertEqual(rc, code, f"{args}: {err}")
+        self.assertIn(text, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertEqual(out, "")
+
+    def test_cli_errors(self):
+        self.expect(["--bogus"], 2, "unknown option '--bogus'")
+        self.expect(["-d", "5x"], 2, "bad value '5x' for -d")
+        self.expect(["-d", "0s"], 2, "bad value '0s' for -d")
+        self.expect(["-c", "1-x"], 2, "bad CPU list '1-x'")
+        self.expect(["-c", ""], 2, "bad CPU list")
+        self.expect(["-T", "0"], 2, "for -T")
+        self.expect(["--precision", "9"], 2, "for --precision")
+        self.expect(["-u", "ms"], 2, "for -u")
+        self.expect(["--on-threshold", "reboot"], 2, "bad --on-threshold")
+        self.expect(["--json"], 2, "needs a value")
+        self.expect(["extra"], 2, "unexpected argument 'extra'")
+        self.expect(["--replay", "x", "--top"], 2, "--replay reads a file")
+
+    def test_help(self):
+        rc, out, _ = jrrec.jitread("--help")
+        self.assertEqual(rc, 0)
+        self.assertIn("--replay FILE", out)
+
+    def test_replay_missing_file(self):
+        self.expect(["--replay", "/nonexistent/x"], 1, "No such file")
+
+    def test_replay_truncated_and_garbage(self):
+        good = [jrrec.gap(1, 5000 + i) for i in range(10)]
+        jrrec.write(self.rec, good)
+        with open(self.rec, "rb") as f:
+            data = f.read()
+        cases = {
+            "truncated: record 10": data + good[0][:50],
+            "truncated header": data[:500],
+            "bad magic": b"X" + data[1:],
+            "garbage at record 3": data[:1024 + 3 * jrrec.REC.size] +
+            b"\xff" * jrrec.REC.size,
+        }
+        for want, blob in cases.items():
+            with open(self.rec, "wb") as f:
+                f.write(blob)
+            self.expect(["--replay", self.rec], 1, want)
+
+    def test_replay_unknown_version_refused(self):
+        jrrec.write(self.rec, [jrrec.gap(1, 5000)], version=2)
+        self.expect(["--replay", self.rec], 1, "version 2")
+
+    def test_live_needs_root(self):
+        if os.geteuid() != 0:
+            self.expect(["-d", "1s"], 1, "must run as root")
+            return
+        pid = os.fork()
+        if pid == 0:
+            os.setuid(65534)
+            rc, _, err = jrrec.jitread("-d", "1s")
+            os._exit(0 if rc == 1 and "must run as root" in err else 1)
+        _, st = os.waitpid(pid, 0)
+        self.assertEqual(os.waitstatus_to_exitcode(st), 0)
+
+    def test_live_without_module(self):
+        if os.path.exists("/sys/module/jitmod"):
+            self.skipTest("jitmod is loaded here")
+        if os.geteuid() != 0:
+            self.skipTest("needs root to get past the root check")
+        self.expect(["-d", "1s"], 1, "jitmod is not loaded")
+
+
+if __name__ == "__main__":
+    unittest.main()
