@@ -29,6 +29,7 @@ help:
 	@echo "make check        host unit tests + selftests in QEMU on generic and rt kernels"
 	@echo "make demo         boot the rt kernel in QEMU, sample CPUs 1-3, print the report"
 	@echo "make checkpatch   run the kernel's checkpatch.pl --strict on module/"
+	@echo "make man          build/man/jitread.1 from Documentation/jitread.rst"
 
 deps:
 	@bash scripts/deps.sh
@@ -101,9 +102,16 @@ checkpatch: $(CHECKPATCH)
 		| tee $(BUILD)/checkpatch.log
 	@! grep -qE ': (ERROR|WARNING):' $(BUILD)/checkpatch.log
 
+# jitread(1) from its reStructuredText source.
+man: $(BUILD)/man/jitread.1
+$(BUILD)/man/jitread.1: Documentation/jitread.rst
+	@mkdir -p $(@D)
+	@command -v rst2man >/dev/null || { echo "make: rst2man missing; run 'make deps'" >&2; exit 1; }
+	rst2man --exit-status=2 $< $@
+
 clean:
 	-$(MAKE) -C module KDIR=$(KDIR) clean
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all help deps module user modules-all ksft check demo checkpatch clean
+.PHONY: all help deps module user modules-all ksft check demo checkpatch man clean

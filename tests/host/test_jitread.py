@@ -274,3 +274,36 @@ class JitreadErrors(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class JitreadDocs(unittest.TestCase):
+    DOC = os.path.join(jrrec.TOP, "Documentation", "jitread.rst")
+
+    @unittest.skipUnless(os.access(jrrec.JITREAD, os.X_OK),
+                         "user/jitread not built (make user)")
+    def test_every_option_documented(self):
+        import re
+        _, usage, _ = jrrec.jitread("--help")
+        with open(self.DOC) as f:
+            doc = f.read()
+        opts = set(re.findall(r"--[a-z][a-z-]+", usage))
+        self.assertGreater(len(opts), 15)
+        missing = [o for o in sorted(opts) if f"**{o}**" not in doc]
+        self.assertEqual(missing, [], "options missing from jitread.rst")
+
+    def test_man_page_builds(self):
+        import shutil
+        import subprocess
+        rst2man = shutil.which("rst2man", path="/usr/bin:" +
+                               os.environ.get("PATH", ""))
+        if not rst2man:
+            self.skipTest("rst2man missing (make deps installs "
+                          "python3-docutils)")
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "jitread.1")
+            subprocess.run([rst2man, "--exit-status=2", self.DOC, out],
+                           check=True, capture_output=True)
+            with open(out) as f:
+                page = f.read()
+        self.assertRegex(page, r'\n\.TH "?JITREAD"? "?1"?')
+        self.assertIn("EXIT STATUS", page)
