@@ -30,6 +30,8 @@ help:
 	@echo "make demo         boot the rt kernel in QEMU, sample CPUs 1-3, print the report"
 	@echo "make checkpatch   run the kernel's checkpatch.pl --strict on module/"
 	@echo "make man          build/man/jitread.1 from Documentation/jitread.rst"
+	@echo "make fuzz         libFuzzer on the replay decoder and JSON writer (FUZZ_SECONDS=60)"
+	@echo "make bench-reader jitread replay throughput on 10 M events (BENCH_EVENTS)"
 
 deps:
 	@bash scripts/deps.sh
@@ -102,6 +104,14 @@ checkpatch: $(CHECKPATCH)
 		| tee $(BUILD)/checkpatch.log
 	@! grep -qE ': (ERROR|WARNING):' $(BUILD)/checkpatch.log
 
+# libFuzzer on jitread's replay decoder and report writers (FUZZ_SECONDS).
+fuzz:
+	$(MAKE) -C user fuzz
+
+# Replay throughput on a synthetic recording of BENCH_EVENTS events.
+bench-reader: user
+	@$(PYTHON) scripts/bench_reader.py
+
 # jitread(1) from its reStructuredText source.
 man: $(BUILD)/man/jitread.1
 $(BUILD)/man/jitread.1: Documentation/jitread.rst
@@ -114,4 +124,4 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all help deps module user modules-all ksft check demo checkpatch man clean
+.PHONY: all help deps module user modules-all ksft check demo checkpatch man fuzz bench-reader clean

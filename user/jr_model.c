@@ -121,8 +121,11 @@ static uint64_t jr_fnv(const char *s)
 static int jr_hash_grow(struct jr_cpu *c)
 {
 	int cap = c->hash_cap ? c->hash_cap * 2 : 64, i;
-	int *h = malloc(cap * sizeof(*h));
+	int *h;
 
+	while (cap < 2 * (c->nr_src + 1))	/* keep it at most half full */
+		cap *= 2;
+	h = malloc(cap * sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	for (i = 0; i < cap; i++)
@@ -267,7 +270,8 @@ static int jr_src_cmp(const void *a, const void *b)
 /* jr_cpu_sort_sources - by total, largest first; the hash is rebuilt. */
 void jr_cpu_sort_sources(struct jr_cpu *c)
 {
-	qsort(c->src, c->nr_src, sizeof(*c->src), jr_src_cmp);
+	if (c->nr_src)
+		qsort(c->src, c->nr_src, sizeof(*c->src), jr_src_cmp);
 	free(c->src_hash);
 	c->src_hash = NULL;
 	c->hash_cap = 0;

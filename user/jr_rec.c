@@ -77,26 +77,37 @@ int jr_parse_header(const void *buf, size_t len, struct jr_file_hdr *hdr,
 	return 0;
 }
 
-int jr_reader_open(struct jr_reader *rd, const char *path, char *err,
-		   size_t errlen)
+/* jr_reader_attach - read the header of an open stream; f stays open. */
+int jr_reader_attach(struct jr_reader *rd, FILE *f, const char *name,
+		     char *err, size_t errlen)
 {
 	char buf[sizeof(struct jr_file_hdr)];
 	size_t n;
 
 	memset(rd, 0, sizeof(*rd));
-	rd->path = path;
-	rd->f = fopen(path, "rb");
-	if (!rd->f) {
+	rd->path = name;
+	rd->f = f;
+	n = fread(buf, 1, sizeof(buf), f);
+	return jr_parse_header(buf, n, &rd->hdr, err, errlen);
+}
+
+int jr_reader_open(struct jr_reader *rd, const char *path, char *err,
+		   size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	int ret;
+
+	if (!f) {
+		ret = -errno;
 		snprintf(err, errlen, "%s", strerror(errno));
-		return -errno;
+		return ret;
 	}
-	n = fread(buf, 1, sizeof(buf), rd->f);
-	if (jr_parse_header(buf, n, &rd->hdr, err, errlen)) {
-		fclose(rd->f);
+	ret = jr_reader_attach(rd, f, path, err, errlen);
+	if (ret) {
+		fclose(f);
 		rd->f = NULL;
-		return -EINVAL;
 	}
-	return 0;
+	return ret;
 }
 
 /* jr_rec_check - every field of a record is in its range. */

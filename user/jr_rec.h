@@ -85,6 +85,8 @@ int jr_writer_open(FILE **f, const char *path, const struct jr_sysinfo *sys);
 int jr_write(FILE *f, const struct jr_rec *r);
 int jr_reader_open(struct jr_reader *rd, const char *path, char *err,
 		   size_t errlen);
+int jr_reader_attach(struct jr_reader *rd, FILE *f, const char *name,
+		     char *err, size_t errlen);
 int jr_read(struct jr_reader *rd, struct jr_rec *r, char *err, size_t errlen);
 int jr_rec_check(const struct jr_rec *r, char *err, size_t errlen);
 int jr_parse_header(const void *buf, size_t len, struct jr_file_hdr *hdr,

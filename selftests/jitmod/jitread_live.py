@@ -8,6 +8,9 @@
    least N softirq:TIMER), no events lost, and jitread's instance is gone
    afterwards;
  - --record then --replay gives the same JSON;
+ - --top prints a frame a second with a row for the CPU;
+ - -s with --on-threshold: the stop saves the last events and runs the
+   command, and the run ends;
  - a reader killed with SIGKILL leaves its instance behind; the next
    jitread removes it and works;
  - rmmod under a live reader: jitread says so in one line and exits 3.
@@ -102,6 +105,43 @@ def live_attribution(jr, tmp):
             raise jt.Fail(f"replay differs from the live run: {txt}")
 
 
+def top_view(jr):
+    rc, out = jt.sh([jr, "--top", "-d", "3s", "-c", str(CPU)], check=False)
+    frames = out.count("jitread --top:")
+    rows = [ln for ln in out.splitlines() if ln.split()[:1] == [str(CPU)]]
+    jt.log(f"--top: {frames} frames, last row: {rows[-1] if rows else None}")
+    if rc or frames < 2 or not rows:
+        raise jt.Fail(f"--top (exit {rc}) printed: {out[-400:]}")
+
+
+def on_threshold(jr, tmp):
+    """-s sets stop_us; the stop runs the actions and ends the run."""
+    trace, hit = os.path.join(tmp, "stop.txt"), os.path.join(tmp, "hit")
+    p = subprocess.Popen([jr, "-q", "-d", "60s", "-s", "40000",
+                          "--on-threshold", f"trace={trace}",
+                          "--on-threshold", f"exec=touch {hit}"],
+                         stderr=subprocess.PIPE, text=True)
+    if not jt.wait_for(reading, 20):
+        p.kill()
+        raise jt.Fail("jitread made no instance")
+    time.sleep(0.5)
+    jt.inject("ipi", 80000)
+    try:
+        _, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise jt.Fail("jitread did not end on the stop")
+    jt.log(f"on-threshold: exit {p.returncode}: {err.strip()}")
+    if p.returncode or "jitmod stopped: single gap" not in err or \
+            not os.path.exists(hit):
+        raise jt.Fail(f"actions did not run: {err}")
+    with open(trace) as f:
+        if "irq:call_function_single" not in f.read():
+            raise jt.Fail("the saved trace lacks the culprit")
+    jt.write(f"{jt.JIT_PARAMS}/stop_us", 0)
+    jt.write(f"{jt.JIT_PARAMS}/enable", 1)
+
+
 def killed_reader(jr):
     p = subprocess.Popen([jr, "-q", "-d", "1h"], stderr=subprocess.DEVNULL)
     if not jt.wait_for(lambda: f"jitread-{p.pid}" in instances(), 10):
@@ -147,6 +187,8 @@ def body():
     tmp = f"/tmp/jitread-live-{os.getpid()}"
     os.makedirs(tmp, exist_ok=True)
     live_attribution(jr, tmp)
+    top_view(jr)
+    on_threshold(jr, tmp)
     killed_reader(jr)
     rmmod_under_reader(jr)
 

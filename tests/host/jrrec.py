@@ -60,3 +60,26 @@ def jitread(*args):
     p = subprocess.run([JITREAD, *args], capture_output=True, text=True,
                        check=False, timeout=120)
     return p.returncode, p.stdout, p.stderr
+
+
+def main():
+    """Write seed recordings into the directory given (for make fuzz)."""
+    import sys
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    seeds = {
+        "empty.rec": [],
+        "mixed.rec": [gap(1, 5000), irq(1, 900, "local_timer"),
+                      irq(2, 5000, "virtio0-input", 24, -1),
+                      thread(1, 7000, "kworker/1:1", 42),
+                      rec(SOFTIRQ, 1, (50,), cls=1),
+                      rec(NMI, 3, (40,), name="perf_event_nmi_handler"),
+                      gap(3, 20000, "hw:smi"), summary(1, 10 ** 9, 9000, 5000),
+                      rec(STOP, 1, (9000, 5000)), rec(LOST, 2, (3,))],
+    }
+    for name, recs in seeds.items():
+        write(os.path.join(out, name), recs)
+
+
+if __name__ == "__main__":
+    main()

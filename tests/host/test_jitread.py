@@ -120,6 +120,16 @@ class JitreadReplay(unittest.TestCase):
                          (1, 80000, 30000))
         self.assertAlmostEqual(s["avail_pct"], 99.992, places=6)
 
+    def test_many_sources(self):
+        recs = [jrrec.thread(1, 1000 + i, "worker", i) for i in range(500)]
+        recs += [jrrec.thread(1, 5, "worker", 7)]
+        d = self.replay_json(recs)
+        src = d["cpus"][0]["sources"]
+        self.assertEqual(len(src), 500)
+        self.assertEqual(src[0]["source"], "thread:worker[499]")
+        w7 = [s for s in src if s["source"] == "thread:worker[7]"][0]
+        self.assertEqual((w7["count"], w7["min_ns"]), (2, 5))
+
     def test_lost_events_reported_everywhere(self):
         recs = [jrrec.gap(1, 5000), jrrec.rec(jrrec.LOST, 1, (17,))]
         d = self.replay_json(recs)
@@ -247,6 +257,13 @@ class JitreadErrors(unittest.TestCase):
             with open(self.rec, "wb") as f:
                 f.write(blob)
             self.expect(["--replay", self.rec], 1, want)
+
+    def test_fuzz_findings_stay_fixed(self):
+        regress = os.path.join(jrrec.TOP, "user", "fuzz", "regress")
+        for name in sorted(os.listdir(regress)):
+            rc, _, err = jrrec.jitread("--replay", os.path.join(regress, name),
+                                       "-q", "--json", os.devnull)
+            self.assertIn(rc, (0, 1), f"{name}: exit {rc}: {err}")
 
     def test_replay_unknown_version_refused(self):
         jrrec.write(self.rec, [jrrec.gap(1, 5000)], version=2)

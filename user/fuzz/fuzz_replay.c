@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_replay.c - libFuzzer target: the replay decoder, the analysis and
+ * every report writer (JSON and text) on arbitrary bytes.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../jr_model.h"
+#include "../jr_rec.h"
+#include "../jr_report.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct jr_report_opts ro = { .unit = "ns", .div = 1.0 };
+	struct jr_reader rd;
+	struct jr_model m;
+	struct jr_rec r;
+	char err[256];
+	FILE *in, *out;
+
+	if (!size)
+		return 0;
+	in = fmemopen((void *)data, size, "rb");
+	if (!in)
+		return 0;
+	if (jr_reader_attach(&rd, in, "fuzz", err, sizeof(err))) {
+		fclose(in);
+		return 0;
+	}
+	jr_model_init(&m, 3, 1000, 64);
+	while (jr_read(&rd, &r, err, sizeof(err)) > 0)
+		if (jr_model_add(&m, &r))
+			break;
+	out = fopen("/dev/null", "w");
+	if (out) {
+		jr_report_json(out, &m, &rd.hdr.sys, &ro);
+		jr_report_text(out, &m, &rd.hdr.sys, &ro);
+		fclose(out);
+	}
+	jr_model_free(&m);
+	fclose(in);
+	return 0;
+}
