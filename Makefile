@@ -82,7 +82,7 @@ ksft: $(KSFT)/lib.mk
 check: modules-all ksft user
 	@$(PYTHON) scripts/check.py
 
-demo: modules-all
+demo: modules-all user
 	@$(PYTHON) scripts/jitvm.py -k rt -s 4 -t 15m -- \
 		sh scripts/demo-guest.sh $(DEMO_ARGS)
 

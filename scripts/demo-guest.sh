@@ -1,30 +1,21 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside the QEMU guest for `make demo`: load the real jitmod on
-# CPUs 1-3, record its events in a tracefs instance of our own, and print
-# the per-CPU report.  Usage: demo-guest.sh [SECONDS [THRESHOLD_NS]]
+# CPUs 1-3 and run jitread on them, which prints the per-CPU report.
+# Usage: demo-guest.sh [SECONDS [THRESHOLD_NS]]
 set -e
 secs=${1:-10}
 thr=${2:-5000}
 top=$(cd "$(dirname "$0")/.." && pwd)
 ko=$top/build/modules/$(uname -r)/module/jitmod.ko
-inst=/sys/kernel/tracing/instances/jitmod-demo
+jr=$top/user/jitread
 
 [ -f "$ko" ] || { echo "demo: $ko missing (make modules-all)" >&2; exit 1; }
-# Load disabled, so the instance sees the first period; then start it.
-insmod "$ko" cpus=1-3 threshold_ns="$thr" enable=0
-mkdir -p $inst
-echo 16384 > $inst/buffer_size_kb
-echo 1 > $inst/events/jitmod/enable
-echo 1 > /sys/module/jitmod/parameters/enable
-echo "demo: sampling CPUs 1-3 for ${secs}s, threshold ${thr} ns" \
+[ -x "$jr" ] || { echo "demo: $jr missing (make user)" >&2; exit 1; }
+insmod "$ko" cpus=1-3 threshold_ns="$thr"
+echo "demo: jitread on CPUs 1-3 for ${secs}s, threshold ${thr} ns" \
 	"($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
-sleep "$secs"
-echo 0 > $inst/events/jitmod/enable
-# Format the trace before rmmod: unloading drops the module's events.
-python3 "$top/scripts/trace_report.py" --kernel "$(uname -r)" \
-	< $inst/trace
-rmdir $inst
+"$jr" -c 1-3 -d "${secs}s" -u us --entries 20 --bucket-size 10000
 rmmod jitmod
 # The selftests' pattern for a kernel log in trouble.
 JIT_BAD_DMESG=$(sed -n "s/^JIT_BAD_DMESG='\(.*\)'\$/\1/p" \

@@ -101,7 +101,7 @@ static void jr_report_all(struct jr_ctx *c, const struct jr_sysinfo *sys)
 	FILE *f;
 	int ret;
 
-	if (!c->o->quiet)
+	if (!c->o->quiet && c->o->mode != JR_MODE_TOP)
 		jr_report_text(stdout, &c->model, sys, &ro);
 	if (c->o->json) {
 		f = strcmp(c->o->json, "-") ? fopen(c->o->json, "w") : stdout;
@@ -333,7 +333,8 @@ static int jr_live(struct jr_ctx *c, struct jr_sysinfo *sys, int argc,
 		if (c->o->mode == JR_MODE_TOP && now >= next_frame) {
 			jr_top(c, now - start, tty);
 			next_frame += 1;
-		} else if (etty && !c->o->quiet && c->o->mode == JR_MODE_HIST) {
+		} else if (tty && etty && !c->o->quiet &&
+			   c->o->mode == JR_MODE_HIST) {
 			fprintf(stderr, "\rjitread: %.0f s, %" PRIu64 " events ",
 				now - start, c->model.events);
 		}
@@ -342,7 +343,7 @@ static int jr_live(struct jr_ctx *c, struct jr_sysinfo *sys, int argc,
 	if (!gone)
 		ret = jr_stream_drain(&s);
 	jr_stream_close(&s);
-	if (etty && !c->o->quiet && c->o->mode == JR_MODE_HIST)
+	if (tty && etty && !c->o->quiet && c->o->mode == JR_MODE_HIST)
 		fprintf(stderr, "\n");
 	if (c->rec && fclose(c->rec))
 		jr_die(JR_EXIT_RUN, "%s: write failed", c->o->record);

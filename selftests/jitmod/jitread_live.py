@@ -186,6 +186,9 @@ def body():
     jt.insmod("jitinject", cpu=CPU)
     tmp = f"/tmp/jitread-live-{os.getpid()}"
     os.makedirs(tmp, exist_ok=True)
+    rc, out = jt.sh([jr, "-c", "0", "-d", "1s"], check=False)
+    if rc != 2 or "CPU 0 is not sampled by jitmod" not in out:
+        raise jt.Fail(f"-c 0 (not sampled): exit {rc}: {out}")
     live_attribution(jr, tmp)
     top_view(jr)
     on_threshold(jr, tmp)
