@@ -109,7 +109,7 @@ fuzz:
 	$(MAKE) -C user fuzz
 
 # Replay throughput on a synthetic recording of BENCH_EVENTS events.
-bench-reader: user
+bench-reader: user modules-all
 	@$(PYTHON) scripts/bench_reader.py
 
 # jitread(1) from its reStructuredText source.

@@ -107,7 +107,7 @@ def run_vm_suite(tally, flavour):
           flush=True)
     proc = subprocess.run(
         [sys.executable, os.path.join(TOP, "scripts", "jitvm.py"),
-         "-q", "-k", flavour, "-s", "2", "-t", "15m", "--dmesg", dmesg,
+         "-q", "-k", flavour, "-s", "2", "-t", "35m", "--dmesg", dmesg,
          "-C", TOP, "--", "make", "-s", "-C", KSFT_DIR,
          f"OUTPUT={KSFT_DIR}", "run_tests"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

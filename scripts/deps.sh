@@ -16,8 +16,8 @@ PKGS=(
 	linux-source-6.1 rsync xz-utils
 	# references and helpers
 	rt-tests rtla trace-cmd python3 python3-matplotlib python3-numpy
-	# jitread.1 from Documentation/jitread.rst
-	python3-docutils
+	# jitread.1 from Documentation/jitread.rst; style gates
+	python3-docutils clang-format pycodestyle
 	dkms
 )
 

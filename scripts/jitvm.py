@@ -54,20 +54,21 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 fail() { echo "jitvm-init: $*" > /dev/console; poweroff -f; }
 for m in $(cat /modules.list); do
-	[ -f /mods/$m.ko ] || continue
-	insmod /mods/$m.ko 2>/dev/null || grep -q "^$m " /proc/modules || \
-		echo "jitvm-init: insmod $m failed" > /dev/console
+    [ -f /mods/$m.ko ] || continue
+    insmod /mods/$m.ko 2>/dev/null || grep -q "^$m " /proc/modules || \
+        echo "jitvm-init: insmod $m failed" > /dev/console
 done
 mkdir -p /lower /upper /newroot
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose \
-	jitvmroot /lower || fail "cannot mount the host root"
+    jitvmroot /lower || fail "cannot mount the host root"
 mount -t tmpfs -o size=50% tmpfs /upper || fail "cannot mount tmpfs"
 mkdir -p /upper/u /upper/w
-mount -t overlay overlay -o lowerdir=/lower,upperdir=/upper/u,workdir=/upper/w \
-	/newroot || fail "cannot mount the overlay"
+mount -t overlay overlay \
+    -o lowerdir=/lower,upperdir=/upper/u,workdir=/upper/w \
+    /newroot || fail "cannot mount the overlay"
 mkdir -p /newroot/run/jitvm
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 jitvmout \
-	/newroot/run/jitvm || fail "cannot mount the output share"
+    /newroot/run/jitvm || fail "cannot mount the output share"
 mount -t proc proc /newroot/proc
 mount -t sysfs sys /newroot/sys
 mount -t devtmpfs dev /newroot/dev
@@ -90,14 +91,15 @@ echo "jitvm-init: running command" > /dev/console
 # /dev/stdout with O_APPEND (the kselftest runner does) would otherwise
 # write at their own offset and be overwritten.
 chroot /newroot /bin/sh -c 'sh /run/jitvm/cmd.sh; echo $? > /run/jitvm/rc' \
-	< /dev/null 2>&1 | cat > /newroot/run/jitvm/out
+    < /dev/null 2>&1 | cat > /newroot/run/jitvm/out
 dmesg > /newroot/run/jitvm/dmesg
 sync
 umount /newroot/run/jitvm
 poweroff -f
 """
 
-CMD_SCRIPT = """export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+CMD_SCRIPT = """export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin
+export PATH=$PATH:/sbin:/bin
 export HOME=/root TERM=dumb JITVM=1
 cd {cwd} || exit 125
 {env}

@@ -32,14 +32,14 @@
 #define JR_EXIT_USAGE 2
 #define JR_EXIT_GONE 3
 #define JR_POLL_MS 100
-#define JR_TAIL 4096		/* records kept for --on-threshold trace */
+#define JR_TAIL 4096 /* records kept for --on-threshold trace */
 
 static volatile sig_atomic_t jr_interrupted;
 
 struct jr_ctx {
 	struct jr_opts *o;
 	struct jr_model model;
-	struct jr_model window;	/* --top: the last second */
+	struct jr_model window; /* --top: the last second */
 	FILE *rec;
 	struct jr_rec *tail;
 	uint64_t nr_tail;
@@ -94,8 +94,10 @@ static int jr_sink(void *data, const struct jr_rec *r)
 static void jr_report_all(struct jr_ctx *c, const struct jr_sysinfo *sys)
 {
 	struct jr_report_opts ro = {
-		.unit = c->o->unit, .div = c->o->div,
-		.no_header = c->o->no_header, .with_zeros = c->o->with_zeros,
+		.unit = c->o->unit,
+		.div = c->o->div,
+		.no_header = c->o->no_header,
+		.with_zeros = c->o->with_zeros,
 		.cpu_set = c->o->have_cpus ? c->o->cpus : NULL,
 	};
 	FILE *f;
@@ -106,7 +108,8 @@ static void jr_report_all(struct jr_ctx *c, const struct jr_sysinfo *sys)
 	if (c->o->json) {
 		f = strcmp(c->o->json, "-") ? fopen(c->o->json, "w") : stdout;
 		if (!f)
-			jr_die(JR_EXIT_RUN, "%s: %s", c->o->json, strerror(errno));
+			jr_die(JR_EXIT_RUN, "%s: %s", c->o->json,
+			       strerror(errno));
 		ret = jr_report_json(f, &c->model, sys, &ro);
 		if ((f != stdout && fclose(f)) || ret)
 			jr_die(JR_EXIT_RUN, "%s: write failed", c->o->json);
@@ -151,8 +154,8 @@ static void jr_check_cpus(const struct jr_opts *o)
 		if (o->cpus[cpu] && !sampled[cpu])
 			jr_die(JR_EXIT_USAGE,
 			       "CPU %d is not sampled by jitmod (cpus=%s); "
-			       "write the list to " JR_PARAMS_DIR "/cpus", cpu,
-			       text);
+			       "write the list to " JR_PARAMS_DIR "/cpus",
+			       cpu, text);
 }
 
 static void jr_set_params(const struct jr_opts *o)
@@ -164,8 +167,9 @@ static void jr_set_params(const struct jr_opts *o)
 
 	for (i = 0; i < 3; i++)
 		if (vals[i] && jr_write_param(names[i], vals[i]))
-			jr_die(JR_EXIT_RUN, "cannot set jitmod's %s=%" PRIu64
-			       ": %s", names[i], vals[i], strerror(errno));
+			jr_die(JR_EXIT_RUN,
+			       "cannot set jitmod's %s=%" PRIu64 ": %s",
+			       names[i], vals[i], strerror(errno));
 }
 
 static void jr_preflight(const struct jr_opts *o)
@@ -189,7 +193,8 @@ static void jr_preflight(const struct jr_opts *o)
 			if (o->house[cpu])
 				CPU_SET(cpu, &set);
 		if (sched_setaffinity(0, sizeof(set), &set))
-			jr_die(JR_EXIT_USAGE, "-H: cannot pin to those CPUs: %s",
+			jr_die(JR_EXIT_USAGE,
+			       "-H: cannot pin to those CPUs: %s",
 			       strerror(errno));
 	}
 }
@@ -225,9 +230,11 @@ static void jr_top(struct jr_ctx *c, double elapsed, bool tty)
 			continue;
 		printf("%-4d %14" PRIu64 " %12" PRIu64 " %8.4f%% %12" PRIu64
 		       " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
-		       " %7" PRIu64 " %7" PRIu64 "\n", cpu, p->runtime_ns,
-		       p->noise_ns, p->runtime_ns ? 100.0 *
-		       (1.0 - (double)p->noise_ns / p->runtime_ns) : 0.0,
+		       " %7" PRIu64 " %7" PRIu64 "\n",
+		       cpu, p->runtime_ns, p->noise_ns,
+		       p->runtime_ns ? 100.0 * (1.0 - (double)p->noise_ns /
+							      p->runtime_ns) :
+				       0.0,
 		       p->max_gap_ns, hw, p->hist[JR_H_NMI].count,
 		       p->hist[JR_H_IRQ].count, p->hist[JR_H_SOFTIRQ].count,
 		       p->hist[JR_H_THREAD].count, p->lost);
@@ -255,10 +262,12 @@ static void jr_save_tail(struct jr_ctx *c, const char *path)
 
 		if (jr_source_key(r, key, sizeof(key), &h) < 0)
 			snprintf(key, sizeof(key), "%s",
-				 r->type == JR_GAP ? "gap" :
-				 r->type == JR_STOP ? "stop" : "summary");
-		fprintf(f, "%" PRIu64 " cpu=%u %s v0=%" PRIu64 " v1=%" PRIu64
-			"\n", r->ts_ns, r->cpu, key, r->v[0], r->v[1]);
+				 r->type == JR_GAP  ? "gap" :
+				 r->type == JR_STOP ? "stop" :
+						      "summary");
+		fprintf(f,
+			"%" PRIu64 " cpu=%u %s v0=%" PRIu64 " v1=%" PRIu64 "\n",
+			r->ts_ns, r->cpu, key, r->v[0], r->v[1]);
 	}
 	fclose(f);
 	fprintf(stderr, "jitread: saved the last events to %s\n", path);
@@ -268,10 +277,12 @@ static void jr_run_actions(struct jr_ctx *c)
 {
 	int i;
 
-	fprintf(stderr, "jitread: jitmod stopped: %s %" PRIu64 " ns > %" PRIu64
-		" ns on CPU %u\n", c->model.last_stop.cls ? "period noise" :
-		"single gap", c->model.last_stop.v[0],
-		c->model.last_stop.v[1], c->model.last_stop.cpu);
+	fprintf(stderr,
+		"jitread: jitmod stopped: %s %" PRIu64 " ns > %" PRIu64
+		" ns on CPU %u\n",
+		c->model.last_stop.cls ? "period noise" : "single gap",
+		c->model.last_stop.v[0], c->model.last_stop.v[1],
+		c->model.last_stop.cpu);
 	for (i = 0; i < c->o->nr_act; i++) {
 		const struct jr_action *a = &c->o->act[i];
 
@@ -335,7 +346,8 @@ static int jr_live(struct jr_ctx *c, struct jr_sysinfo *sys, int argc,
 			next_frame += 1;
 		} else if (tty && etty && !c->o->quiet &&
 			   c->o->mode == JR_MODE_HIST) {
-			fprintf(stderr, "\rjitread: %.0f s, %" PRIu64 " events ",
+			fprintf(stderr,
+				"\rjitread: %.0f s, %" PRIu64 " events ",
 				now - start, c->model.events);
 		}
 		usleep(JR_POLL_MS * 1000);

@@ -163,9 +163,10 @@ static int jr_parse_action(const char *text, struct jr_opts *o, char *err,
 		   a->sig > 0 && a->sig < NSIG && a->pid > 0) {
 		a->kind = JR_ACT_SIGNAL;
 	} else {
-		snprintf(err, errlen,
-			 "bad --on-threshold '%s' (stop, trace[=FILE], exec=CMD, signal=SIG,PID)",
-			 text);
+		snprintf(
+			err, errlen,
+			"bad --on-threshold '%s' (stop, trace[=FILE], exec=CMD, signal=SIG,PID)",
+			text);
 		return -EINVAL;
 	}
 	o->nr_act++;
@@ -173,9 +174,20 @@ static int jr_parse_action(const char *text, struct jr_opts *o, char *err,
 }
 
 enum {
-	OPT_HIST = 256, OPT_TOP, OPT_PRECISION, OPT_BUCKET, OPT_ENTRIES,
-	OPT_NOHDR, OPT_ZEROS, OPT_JSON, OPT_CSV, OPT_HGRM, OPT_RECORD,
-	OPT_REPLAY, OPT_ONTHR, OPT_BUFKB,
+	OPT_HIST = 256,
+	OPT_TOP,
+	OPT_PRECISION,
+	OPT_BUCKET,
+	OPT_ENTRIES,
+	OPT_NOHDR,
+	OPT_ZEROS,
+	OPT_JSON,
+	OPT_CSV,
+	OPT_HGRM,
+	OPT_RECORD,
+	OPT_REPLAY,
+	OPT_ONTHR,
+	OPT_BUFKB,
 };
 
 static const struct option jr_longopts[] = {
@@ -250,7 +262,8 @@ int jr_parse_args(int argc, char **argv, struct jr_opts *o, char *err,
 				goto bad_value;
 			break;
 		case 'T':
-			if (jr_parse_u64(optarg, 1, 1000000000, &o->threshold_ns))
+			if (jr_parse_u64(optarg, 1, 1000000000,
+					 &o->threshold_ns))
 				goto bad_value;
 			break;
 		case 's':
@@ -258,7 +271,8 @@ int jr_parse_args(int argc, char **argv, struct jr_opts *o, char *err,
 				goto bad_value;
 			break;
 		case 'S':
-			if (jr_parse_u64(optarg, 1, 60000000, &o->stop_total_us))
+			if (jr_parse_u64(optarg, 1, 60000000,
+					 &o->stop_total_us))
 				goto bad_value;
 			break;
 		case 'q':
@@ -325,7 +339,8 @@ int jr_parse_args(int argc, char **argv, struct jr_opts *o, char *err,
 				 argv[optind - 1]);
 			return -EINVAL;
 		default:
-			snprintf(err, errlen, "unknown option '%s' (see --help)",
+			snprintf(err, errlen,
+				 "unknown option '%s' (see --help)",
 				 argv[optind - 1]);
 			return -EINVAL;
 		}
@@ -336,8 +351,9 @@ int jr_parse_args(int argc, char **argv, struct jr_opts *o, char *err,
 	}
 	if (o->replay && (o->record || o->mode == JR_MODE_TOP ||
 			  o->threshold_ns || o->stop_us || o->stop_total_us)) {
-		snprintf(err, errlen,
-			 "--replay reads a file: no --record, --top, -T, -s or -S");
+		snprintf(
+			err, errlen,
+			"--replay reads a file: no --record, --top, -T, -s or -S");
 		return -EINVAL;
 	}
 	return 0;

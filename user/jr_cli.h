@@ -16,7 +16,7 @@ enum jr_mode { JR_MODE_HIST, JR_MODE_TOP };
 
 struct jr_action {
 	enum { JR_ACT_STOP, JR_ACT_TRACE, JR_ACT_EXEC, JR_ACT_SIGNAL } kind;
-	const char *arg;	/* file or command */
+	const char *arg; /* file or command */
 	int sig;
 	int pid;
 };
@@ -28,8 +28,8 @@ struct jr_opts {
 	const char *cpus_text;
 	unsigned char house[JR_MAX_CPUS];
 	bool have_house;
-	uint64_t duration_s;	/* 0: until SIGINT */
-	uint64_t threshold_ns;	/* 0: leave the module's */
+	uint64_t duration_s; /* 0: until SIGINT */
+	uint64_t threshold_ns; /* 0: leave the module's */
 	uint64_t stop_us;
 	uint64_t stop_total_us;
 	bool quiet;

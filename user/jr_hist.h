@@ -22,11 +22,11 @@
 
 struct jr_hist {
 	int precision;
-	int sub_mag;		/* log2 of the sub-bucket count */
+	int sub_mag; /* log2 of the sub-bucket count */
 	int nr_counts;
-	uint64_t *counts;	/* NULL until the first value */
+	uint64_t *counts; /* NULL until the first value */
 	uint64_t count;
-	uint64_t clamped;	/* values above the trackable range */
+	uint64_t clamped; /* values above the trackable range */
 	uint64_t min;
 	uint64_t max;
 	long double sum;
@@ -36,10 +36,10 @@ struct jr_hist {
 struct jr_hist_iter {
 	const struct jr_hist *h;
 	int idx;
-	uint64_t value_lo;	/* lowest value of the slot */
-	uint64_t value_hi;	/* highest value of the slot */
-	uint64_t count;		/* values in the slot */
-	uint64_t cumulative;	/* values in this slot and below */
+	uint64_t value_lo; /* lowest value of the slot */
+	uint64_t value_hi; /* highest value of the slot */
+	uint64_t count; /* values in the slot */
+	uint64_t cumulative; /* values in this slot and below */
 };
 
 void jr_hist_init(struct jr_hist *h, int precision);

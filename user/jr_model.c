@@ -15,13 +15,13 @@
 #include "jr_model.h"
 
 const char *const jr_hclass_names[JR_H_NR] = {
-	"gap", "irq", "softirq", "nmi", "thread", "hw:smi", "hw:steal",
-	"hw:unknown",
+	"gap",	  "irq",    "softirq",	"nmi",
+	"thread", "hw:smi", "hw:steal", "hw:unknown",
 };
 
 const char *const jr_softirq_names[10] = {
-	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET",
-	"SCHED", "HRTIMER", "RCU",
+	"HI",	    "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
+	"IRQ_POLL", "TASKLET", "SCHED",	 "HRTIMER", "RCU",
 };
 
 int jr_model_init(struct jr_model *m, int precision, uint64_t bucket_ns,
@@ -123,7 +123,7 @@ static int jr_hash_grow(struct jr_cpu *c)
 	int cap = c->hash_cap ? c->hash_cap * 2 : 64, i;
 	int *h;
 
-	while (cap < 2 * (c->nr_src + 1))	/* keep it at most half full */
+	while (cap < 2 * (c->nr_src + 1)) /* keep it at most half full */
 		cap *= 2;
 	h = malloc(cap * sizeof(*h));
 	if (!h)
@@ -177,8 +177,7 @@ static struct jr_source *jr_source_get(struct jr_cpu *c, const char *key,
 	return s;
 }
 
-static int jr_lin_add(struct jr_model *m, struct jr_cpu *c, int h,
-		      uint64_t ns)
+static int jr_lin_add(struct jr_model *m, struct jr_cpu *c, int h, uint64_t ns)
 {
 	uint64_t b = ns / m->bucket_ns;
 

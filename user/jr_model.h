@@ -30,7 +30,7 @@ extern const char *const jr_softirq_names[10];
 
 /* struct jr_source - one named cause of noise on one CPU. */
 struct jr_source {
-	char key[64];		/* "irq:local_timer", "thread:comm[pid]" */
+	char key[64]; /* "irq:local_timer", "thread:comm[pid]" */
 	int hcls;
 	uint64_t count;
 	uint64_t total_ns;
@@ -41,17 +41,17 @@ struct jr_source {
 struct jr_cpu {
 	bool seen;
 	struct jr_hist hist[JR_H_NR];
-	uint64_t *lin[JR_H_NR];	/* entries + 1 (over) linear buckets */
+	uint64_t *lin[JR_H_NR]; /* entries + 1 (over) linear buckets */
 	struct jr_source *src;
 	int nr_src, cap_src;
-	int *src_hash;		/* open addressing into src, -1 empty */
+	int *src_hash; /* open addressing into src, -1 empty */
 	int hash_cap;
 	uint64_t periods;
 	uint64_t runtime_ns;
 	uint64_t noise_ns;
 	uint64_t max_gap_ns;
 	uint64_t iterations;
-	uint64_t resolution_ps;	/* smallest seen; 0 = none */
+	uint64_t resolution_ps; /* smallest seen; 0 = none */
 	uint64_t lost;
 	uint64_t stops;
 	uint64_t events;
@@ -62,7 +62,7 @@ struct jr_model {
 	uint64_t bucket_ns;
 	int entries;
 	int nr_cpus;
-	struct jr_cpu *cpu;	/* nr_cpus entries, grown on demand */
+	struct jr_cpu *cpu; /* nr_cpus entries, grown on demand */
 	uint64_t events;
 	uint64_t stops;
 	struct jr_rec last_stop;

@@ -34,7 +34,8 @@ static void jr_json_hist(FILE *out, const struct jr_hist *h)
 {
 	int i;
 
-	fprintf(out, "{\"count\": %" PRIu64 ", \"min_ns\": %" PRIu64
+	fprintf(out,
+		"{\"count\": %" PRIu64 ", \"min_ns\": %" PRIu64
 		", \"mean_ns\": %.3f, \"max_ns\": %" PRIu64
 		", \"clamped\": %" PRIu64 ", \"percentiles_ns\": {",
 		h->count, h->count ? h->min : 0, jr_hist_mean(h), h->max,
@@ -47,12 +48,15 @@ static void jr_json_hist(FILE *out, const struct jr_hist *h)
 
 static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu)
 {
-	double avail = c->runtime_ns ?
-		100.0 * (1.0 - (double)c->noise_ns / c->runtime_ns) : 0;
+	double avail =
+		c->runtime_ns ?
+			100.0 * (1.0 - (double)c->noise_ns / c->runtime_ns) :
+			0;
 	int h, i;
 
 	jr_cpu_sort_sources(c);
-	fprintf(out, "    {\"cpu\": %d, \"summary\": {\"periods\": %" PRIu64
+	fprintf(out,
+		"    {\"cpu\": %d, \"summary\": {\"periods\": %" PRIu64
 		", \"runtime_ns\": %" PRIu64 ", \"noise_ns\": %" PRIu64
 		", \"avail_pct\": %.6f, \"max_single_ns\": %" PRIu64
 		", \"resolution_ps\": %" PRIu64 ", \"lost_events\": %" PRIu64
@@ -71,7 +75,8 @@ static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu)
 
 		fprintf(out, "%s\n       {\"source\": ", i ? "," : "");
 		jr_json_str(out, s->key);
-		fprintf(out, ", \"class\": \"%s\", \"count\": %" PRIu64
+		fprintf(out,
+			", \"class\": \"%s\", \"count\": %" PRIu64
 			", \"total_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64
 			", \"max_ns\": %" PRIu64 ", \"avg_ns\": %.3f}",
 			jr_hclass_names[s->hcls], s->count, s->total_ns,
@@ -80,8 +85,7 @@ static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu)
 	fprintf(out, "]}");
 }
 
-int jr_report_json(FILE *out, struct jr_model *m,
-		   const struct jr_sysinfo *sys,
+int jr_report_json(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 		   const struct jr_report_opts *o)
 {
 	int cpu, h, n = 0;
@@ -98,9 +102,10 @@ int jr_report_json(FILE *out, struct jr_model *m,
 	jr_json_str(out, sys->params);
 	fprintf(out, ", \"jitread_argv\": ");
 	jr_json_str(out, sys->argv);
-	fprintf(out, "},\n  \"precision\": %d, \"events\": %" PRIu64
-		", \"stops\": %" PRIu64 ",\n  \"cpus\": [\n", m->precision,
-		m->events, m->stops);
+	fprintf(out,
+		"},\n  \"precision\": %d, \"events\": %" PRIu64
+		", \"stops\": %" PRIu64 ",\n  \"cpus\": [\n",
+		m->precision, m->events, m->stops);
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		if (!jr_cpu_wanted(m, o, cpu))
 			continue;
@@ -147,9 +152,11 @@ int jr_report_csv(const char *dir, struct jr_model *m,
 		ret = -errno;
 		goto out;
 	}
-	fprintf(p, "cpu,class,count,mean_ns,min_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,p99.99_ns,p99.999_ns,p99.9999_ns,max_ns\n");
+	fprintf(p,
+		"cpu,class,count,mean_ns,min_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,p99.99_ns,p99.999_ns,p99.9999_ns,max_ns\n");
 	fprintf(s, "cpu,source,class,count,total_ns,min_ns,max_ns,avg_ns\n");
-	fprintf(u, "cpu,periods,runtime_ns,noise_ns,max_single_ns,resolution_ps,lost_events,stops\n");
+	fprintf(u,
+		"cpu,periods,runtime_ns,noise_ns,max_single_ns,resolution_ps,lost_events,stops\n");
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		struct jr_cpu *c = &m->cpu[cpu];
 
@@ -159,8 +166,8 @@ int jr_report_csv(const char *dir, struct jr_model *m,
 			const struct jr_hist *hs = &c->hist[h];
 
 			fprintf(p, "%d,%s,%" PRIu64 ",%.3f,%" PRIu64, cpu,
-				jr_hclass_names[h], hs->count,
-				jr_hist_mean(hs), hs->count ? hs->min : 0);
+				jr_hclass_names[h], hs->count, jr_hist_mean(hs),
+				hs->count ? hs->min : 0);
 			for (i = 0; i < 7; i++)
 				fprintf(p, ",%" PRIu64,
 					jr_hist_percentile(hs, jr_pcts[i]));
@@ -171,16 +178,19 @@ int jr_report_csv(const char *dir, struct jr_model *m,
 			const struct jr_source *x = &c->src[i];
 
 			fprintf(s, "%d,", cpu);
-			jr_json_str(s, x->key);	/* a quoted CSV field */
-			fprintf(s, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%.3f\n", jr_hclass_names[x->hcls],
-				x->count, x->total_ns, x->min_ns, x->max_ns,
+			jr_json_str(s, x->key); /* a quoted CSV field */
+			fprintf(s,
+				",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				",%" PRIu64 ",%.3f\n",
+				jr_hclass_names[x->hcls], x->count, x->total_ns,
+				x->min_ns, x->max_ns,
 				(double)x->total_ns / x->count);
 		}
-		fprintf(u, "%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", cpu,
-			c->periods, c->runtime_ns, c->noise_ns, c->max_gap_ns,
-			c->resolution_ps, c->lost, c->stops);
+		fprintf(u,
+			"%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			cpu, c->periods, c->runtime_ns, c->noise_ns,
+			c->max_gap_ns, c->resolution_ps, c->lost, c->stops);
 	}
 out:
 	if (p && fclose(p) && !ret)

@@ -46,8 +46,8 @@ int jr_parse_header(const void *buf, size_t len, struct jr_file_hdr *hdr,
 		    char *err, size_t errlen)
 {
 	if (len < sizeof(*hdr)) {
-		snprintf(err, errlen, "truncated header (%zu of %zu bytes)", len,
-			 sizeof(*hdr));
+		snprintf(err, errlen, "truncated header (%zu of %zu bytes)",
+			 len, sizeof(*hdr));
 		return -EINVAL;
 	}
 	memcpy(hdr, buf, sizeof(*hdr));
@@ -62,8 +62,8 @@ int jr_parse_header(const void *buf, size_t len, struct jr_file_hdr *hdr,
 		return -EINVAL;
 	}
 	if (hdr->rec_size != sizeof(struct jr_rec)) {
-		snprintf(err, errlen, "record size %u, want %zu",
-			 hdr->rec_size, sizeof(struct jr_rec));
+		snprintf(err, errlen, "record size %u, want %zu", hdr->rec_size,
+			 sizeof(struct jr_rec));
 		return -EINVAL;
 	}
 	if (!jr_cstr_ok(hdr->sys.kernel, sizeof(hdr->sys.kernel)) ||
@@ -78,8 +78,8 @@ int jr_parse_header(const void *buf, size_t len, struct jr_file_hdr *hdr,
 }
 
 /* jr_reader_attach - read the header of an open stream; f stays open. */
-int jr_reader_attach(struct jr_reader *rd, FILE *f, const char *name,
-		     char *err, size_t errlen)
+int jr_reader_attach(struct jr_reader *rd, FILE *f, const char *name, char *err,
+		     size_t errlen)
 {
 	char buf[sizeof(struct jr_file_hdr)];
 	size_t n;
@@ -145,7 +145,8 @@ int jr_read(struct jr_reader *rd, struct jr_rec *r, char *err, size_t errlen)
 	if (n == 0 && feof(rd->f))
 		return 0;
 	if (n != sizeof(*r)) {
-		snprintf(err, errlen, "truncated: record %llu has %zu of %zu bytes",
+		snprintf(err, errlen,
+			 "truncated: record %llu has %zu of %zu bytes",
 			 (unsigned long long)rd->index, n, sizeof(*r));
 		return -EINVAL;
 	}

@@ -25,7 +25,7 @@ enum jr_type {
 	JR_THREAD,
 	JR_SUMMARY,
 	JR_STOP,
-	JR_LOST,	/* v[0] events lost on cpu, as the ring buffer said */
+	JR_LOST, /* v[0] events lost on cpu, as the ring buffer said */
 	JR_NR_TYPES,
 };
 
@@ -59,8 +59,8 @@ struct jr_sysinfo {
 	char kernel[65];
 	char cpu_model[96];
 	char cmdline[480];
-	char params[256];	/* jitmod's parameters, "k=v k=v" */
-	char argv[82];		/* jitread's own command line */
+	char params[256]; /* jitmod's parameters, "k=v k=v" */
+	char argv[82]; /* jitread's own command line */
 	uint64_t tsc_khz;
 };
 
@@ -77,7 +77,7 @@ _Static_assert(sizeof(struct jr_file_hdr) == 1024, "header is 1024 bytes");
 struct jr_reader {
 	FILE *f;
 	const char *path;
-	uint64_t index;		/* records read so far */
+	uint64_t index; /* records read so far */
 	struct jr_file_hdr hdr;
 };
 
@@ -85,8 +85,8 @@ int jr_writer_open(FILE **f, const char *path, const struct jr_sysinfo *sys);
 int jr_write(FILE *f, const struct jr_rec *r);
 int jr_reader_open(struct jr_reader *rd, const char *path, char *err,
 		   size_t errlen);
-int jr_reader_attach(struct jr_reader *rd, FILE *f, const char *name,
-		     char *err, size_t errlen);
+int jr_reader_attach(struct jr_reader *rd, FILE *f, const char *name, char *err,
+		     size_t errlen);
 int jr_read(struct jr_reader *rd, struct jr_rec *r, char *err, size_t errlen);
 int jr_rec_check(const struct jr_rec *r, char *err, size_t errlen);
 int jr_parse_header(const void *buf, size_t len, struct jr_file_hdr *hdr,

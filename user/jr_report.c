@@ -52,7 +52,8 @@ static void jr_pct_table(FILE *out, struct jr_model *m,
 	int cpu, h, i;
 
 	fprintf(out, "\n# percentiles per CPU and class (%s)\n", o->unit);
-	fprintf(out, "%-4s %-10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n",
+	fprintf(out,
+		"%-4s %-10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n",
 		"CPU", "class", "mean", "min", "50%", "90%", "99%", "99.9%",
 		"99.99%", "99.999%", "99.9999%", "max", "count");
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
@@ -67,7 +68,8 @@ static void jr_pct_table(FILE *out, struct jr_model *m,
 			jr_val(out, o, jr_hist_mean(hs));
 			jr_val(out, o, hs->count ? (double)hs->min : 0);
 			for (i = 0; i < 7; i++)
-				jr_val(out, o, jr_hist_percentile(hs, jr_pcts[i]));
+				jr_val(out, o,
+				       jr_hist_percentile(hs, jr_pcts[i]));
 			jr_val(out, o, (double)hs->max);
 			fprintf(out, " %10" PRIu64 "\n", hs->count);
 		}
@@ -75,8 +77,8 @@ static void jr_pct_table(FILE *out, struct jr_model *m,
 	for (h = 0; h < JR_H_NR; h++) {
 		struct jr_hist all;
 
-		if (jr_merge_cpus(m, o, h, &all) || (!all.count &&
-						     !o->with_zeros)) {
+		if (jr_merge_cpus(m, o, h, &all) ||
+		    (!all.count && !o->with_zeros)) {
 			jr_hist_free(&all);
 			continue;
 		}
@@ -145,7 +147,8 @@ static void jr_bucket_table(FILE *out, struct jr_model *m,
 	fprintf(out, "\n%-10s", "avg:");
 	for (cpu = 0; cpu < m->nr_cpus; cpu++)
 		if (jr_cpu_wanted(m, o, cpu))
-			jr_val(out, o, jr_hist_mean(&m->cpu[cpu].hist[JR_H_GAP]));
+			jr_val(out, o,
+			       jr_hist_mean(&m->cpu[cpu].hist[JR_H_GAP]));
 	fprintf(out, "\n%-10s", "max:");
 	for (cpu = 0; cpu < m->nr_cpus; cpu++)
 		if (jr_cpu_wanted(m, o, cpu))
@@ -205,12 +208,14 @@ static void jr_summary(FILE *out, struct jr_model *m,
 
 	fprintf(out, "\n# per-CPU summary (%s)\n", o->unit);
 	fprintf(out, "%-4s %8s %14s %12s %9s %12s %10s %8s %6s\n", "CPU",
-		"periods", "runtime", "noise", "%avail", "max-single",
-		"res-ps", "lost", "stops");
+		"periods", "runtime", "noise", "%avail", "max-single", "res-ps",
+		"lost", "stops");
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		const struct jr_cpu *c = &m->cpu[cpu];
 		double avail = c->runtime_ns ?
-			100.0 * (1.0 - (double)c->noise_ns / c->runtime_ns) : 0;
+				       100.0 * (1.0 - (double)c->noise_ns /
+							      c->runtime_ns) :
+				       0;
 
 		if (!jr_cpu_wanted(m, o, cpu))
 			continue;
@@ -224,8 +229,7 @@ static void jr_summary(FILE *out, struct jr_model *m,
 	}
 }
 
-void jr_report_text(FILE *out, struct jr_model *m,
-		    const struct jr_sysinfo *sys,
+void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 		    const struct jr_report_opts *o)
 {
 	uint64_t lost = 0;

@@ -14,20 +14,18 @@
 #define JR_JSON_VERSION 1
 
 struct jr_report_opts {
-	const char *unit;	/* "ns" or "us" */
-	double div;		/* ns per unit */
+	const char *unit; /* "ns" or "us" */
+	double div; /* ns per unit */
 	bool no_header;
 	bool with_zeros;
-	const unsigned char *cpu_set;	/* NULL: every CPU seen */
+	const unsigned char *cpu_set; /* NULL: every CPU seen */
 };
 
 extern const double jr_pcts[7];
 
-void jr_report_text(FILE *out, struct jr_model *m,
-		    const struct jr_sysinfo *sys,
+void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 		    const struct jr_report_opts *o);
-int jr_report_json(FILE *out, struct jr_model *m,
-		   const struct jr_sysinfo *sys,
+int jr_report_json(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 		   const struct jr_report_opts *o);
 int jr_report_csv(const char *dir, struct jr_model *m,
 		  const struct jr_report_opts *o);

@@ -20,9 +20,12 @@
 #include "jr_trace.h"
 
 static const char *const jr_event_names[JR_NR_TYPES] = {
-	[JR_GAP] = "gap",		[JR_IRQ] = "irq_noise",
-	[JR_SOFTIRQ] = "softirq_noise",	[JR_NMI] = "nmi_noise",
-	[JR_THREAD] = "thread_noise",	[JR_SUMMARY] = "summary",
+	[JR_GAP] = "gap",
+	[JR_IRQ] = "irq_noise",
+	[JR_SOFTIRQ] = "softirq_noise",
+	[JR_NMI] = "nmi_noise",
+	[JR_THREAD] = "thread_noise",
+	[JR_SUMMARY] = "summary",
 	[JR_STOP] = "stop",
 };
 
@@ -67,7 +70,7 @@ static void jr_load_kallsyms(void)
 			jr_syms = n;
 		}
 		jr_syms[jr_nr_syms].addr = addr;
-		name[JR_NAME_LEN - 1] = '\0';	/* keep what fits */
+		name[JR_NAME_LEN - 1] = '\0'; /* keep what fits */
 		memcpy(jr_syms[jr_nr_syms].name, name, JR_NAME_LEN);
 		jr_nr_syms++;
 	}
@@ -176,8 +179,8 @@ static int jr_decode(int type, struct tep_event *ev, struct tep_record *rec,
 	return jr_rec_check(r, NULL, 0) ? -EINVAL : 0;
 }
 
-static int jr_on_record(struct tep_event *ev, struct tep_record *rec,
-			int cpu, void *ctx)
+static int jr_on_record(struct tep_event *ev, struct tep_record *rec, int cpu,
+			void *ctx)
 {
 	struct jr_stream *s = ctx;
 	struct jr_rec r;
@@ -197,8 +200,7 @@ static uint64_t jr_lost_now(struct jr_stream *s, int cpu)
 {
 	char file[64], *text, *p;
 	uint64_t lost = 0;
-	static const char *const keys[] = { "\noverrun: ",
-					    "\ncommit overrun: ",
+	static const char *const keys[] = { "\noverrun: ", "\ncommit overrun: ",
 					    "\ndropped events: " };
 	size_t i;
 
@@ -207,7 +209,7 @@ static uint64_t jr_lost_now(struct jr_stream *s, int cpu)
 	if (!text)
 		return 0;
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		p = strstr(text, keys[i]);	/* "entries:" is line 1 */
+		p = strstr(text, keys[i]); /* "entries:" is line 1 */
 		if (p)
 			lost += strtoull(p + strlen(keys[i]), NULL, 10);
 	}
@@ -221,8 +223,8 @@ int jr_stream_drain(struct jr_stream *s)
 	struct jr_rec r;
 	int cpu, ret;
 
-	ret = tracefs_iterate_raw_events(s->tep, s->inst, NULL, 0,
-					 jr_on_record, s);
+	ret = tracefs_iterate_raw_events(s->tep, s->inst, NULL, 0, jr_on_record,
+					 s);
 	if (s->sink_err)
 		return s->sink_err;
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {

@@ -23,7 +23,7 @@ struct jr_stream {
 	jr_sink_fn sink;
 	void *ctx;
 	int nr_cpus;
-	uint64_t *lost_seen;	/* per CPU, from per_cpu/cpuN/stats */
+	uint64_t *lost_seen; /* per CPU, from per_cpu/cpuN/stats */
 	int sink_err;
 	char name[64];
 };

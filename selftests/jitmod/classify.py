@@ -103,9 +103,28 @@ def check_one(cls, d_us, evs, pid):
     if d_us >= 200 and gap.f["class"] != want_cls:
         raise jt.Fail(f"{cls} {d_us}us: gap filed as {gap.f['class']}, "
                       f"want {want_cls}: {gap}")
+    name = (src.f.get("name") or src.f.get("comm") or
+            src.f.get("handler") or src.f.get("vec"))
     return (f"{cls:8s} D={d_us:5d}us net={dur / 1000:8.1f}us "
-            f"(+{(dur - d_ns) / 1000:.1f}) gap={gap.ns('duration_ns') / 1000:.1f}us "
-            f"class={gap.f['class']} src={src.f.get('name') or src.f.get('comm') or src.f.get('handler') or src.f.get('vec')}")
+            f"(+{(dur - d_ns) / 1000:.1f}) "
+            f"gap={gap.ns('duration_ns') / 1000:.1f}us "
+            f"class={gap.f['class']} src={name}")
+
+
+def settle(inst, tag, cls, d_us):
+    """Wait until the injection's own event and the gap that closes it are
+    in the trace: the write returns when the handler is done, but under
+    TCG the host may stall the sampled vCPU before its exit tracepoint."""
+    ev_name, is_src = CLASSES[cls if cls in CLASSES else "thread"][1::2]
+    pid = int(jt.read(f"{jt.INJECT_PARAMS}/last_pid"))
+
+    def seen():
+        evs = windows(jt.parse_trace(inst.text()), tag).get(tag, [])
+        src = [i for i, e in enumerate(evs) if e.name == ev_name and
+               is_src(e, pid) and e.ns("duration_ns") >= d_us * 1000]
+        return bool(src) and any(e.name == "gap" for e in evs[src[0]:])
+
+    jt.wait_for(seen, 5, step=0.05)
 
 
 def run_class(inst, cls):
@@ -121,7 +140,7 @@ def run_class(inst, cls):
                 inst.clear()
                 inst.marker(tag)
                 jt.inject(cls, d_us)
-                time.sleep(0.05 + d_us / 1e6)
+                settle(inst, tag, cls, d_us)
                 inst.marker("jitinject done")
                 evs = windows(jt.parse_trace(inst.text()), tag).get(tag)
                 if evs is None:
@@ -144,7 +163,7 @@ def check_nest(inst, d_us):
         inst.clear()
         inst.marker(tag)
         jt.inject("nest", d_us)
-        time.sleep(0.05 + 2 * d_us / 1e6)
+        settle(inst, tag, "nest", d_us)
         inst.marker("jitinject done")
         evs = windows(jt.parse_trace(inst.text()), tag)[tag]
         if not any(e.name == "summary" for e in evs):

@@ -61,8 +61,8 @@ def body():
                           f"largest: {big}")
         g = gaps[0]
         jt.log(f"cpu {cpu}: {g}")
-        quiet = all(g.num(k) == 0 for k in ("irq", "softirq", "nmi",
-                                             "thread"))
+        quiet = all(g.num(k) == 0
+                    for k in ("irq", "softirq", "nmi", "thread"))
         if quiet and not g.f["class"].startswith("hw:"):
             raise jt.Fail(f"cpu {cpu}: a gap with no interference filed as "
                           f"{g.f['class']}")

@@ -11,6 +11,7 @@
  - --top prints a frame a second with a row for the CPU;
  - -s with --on-threshold: the stop saves the last events and runs the
    command, and the run ends;
+ - SIGTERM ends a run with its report and removes the instance;
  - a reader killed with SIGKILL leaves its instance behind; the next
    jitread removes it and works;
  - rmmod under a live reader: jitread says so in one line and exits 3.
@@ -142,6 +143,22 @@ def on_threshold(jr, tmp):
     jt.write(f"{jt.JIT_PARAMS}/enable", 1)
 
 
+def terminated_reader(jr):
+    """SIGTERM ends a run cleanly: report, exit 0, instance removed."""
+    p = subprocess.Popen([jr, "-d", "1h", "-c", str(CPU)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    if not jt.wait_for(reading, 20):
+        p.kill()
+        raise jt.Fail("jitread made no instance")
+    time.sleep(1.5)
+    p.terminate()
+    out, err = p.communicate(timeout=30)
+    if p.returncode or "per-CPU summary" not in out or instances():
+        raise jt.Fail(f"SIGTERM: exit {p.returncode}, instances "
+                      f"{instances()}: {err.strip()}")
+
+
 def killed_reader(jr):
     p = subprocess.Popen([jr, "-q", "-d", "1h"], stderr=subprocess.DEVNULL)
     if not jt.wait_for(lambda: f"jitread-{p.pid}" in instances(), 10):
@@ -192,6 +209,7 @@ def body():
     live_attribution(jr, tmp)
     top_view(jr)
     on_threshold(jr, tmp)
+    terminated_reader(jr)
     killed_reader(jr)
     rmmod_under_reader(jr)
 

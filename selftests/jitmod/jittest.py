@@ -17,6 +17,7 @@ TRACEFS = "/sys/kernel/tracing"
 HERE = os.path.dirname(os.path.abspath(__file__))
 INJECT_PARAMS = "/sys/module/jitinject/parameters"
 JIT_PARAMS = "/sys/module/jitmod/parameters"
+CMD_TIMEOUT_S = 60
 
 # "  task-pid  [cpu] flags  ts: event: body"
 TRACE_LINE = re.compile(r"^\s*(?P<task>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]"
@@ -65,14 +66,39 @@ def bad_dmesg_pattern():
     return re.compile(m.group(1))
 
 
-def sh(cmd, check=True):
-    """Run a command; return (rc, output)."""
-    p = subprocess.run(cmd, shell=isinstance(cmd, str), text=True,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       check=False)
+def dump_blocked_tasks():
+    """Ask the kernel to log every task in D state (sysrq w)."""
+    try:
+        write("/proc/sysrq-trigger", "w")
+    except OSError:
+        return
+    time.sleep(0.5)
+    out = subprocess.run(["dmesg"], capture_output=True, text=True,
+                         check=False).stdout
+    for line in out.splitlines()[-80:]:
+        log(f"dmesg: {line}")
+
+
+def sh(cmd, check=True, timeout=CMD_TIMEOUT_S):
+    """Run a command; return (rc, output).
+
+    A command stuck in the kernel (D state) cannot be killed, so on the
+    time limit the blocked tasks go to the kernel log and the test fails
+    without waiting for it: a hang becomes a diagnosable failure instead
+    of eating the suite's time.
+    """
+    p = subprocess.Popen(cmd, shell=isinstance(cmd, str), text=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        dump_blocked_tasks()
+        raise Fail(f"'{cmd}' still running after {timeout} s; blocked "
+                   "tasks are in the kernel log")
     if check and p.returncode:
-        raise Fail(f"'{cmd}' failed ({p.returncode}): {p.stdout.strip()}")
-    return p.returncode, p.stdout
+        raise Fail(f"'{cmd}' failed ({p.returncode}): {out.strip()}")
+    return p.returncode, out
 
 
 def write(path, value):
@@ -231,6 +257,10 @@ def run(body):
         code = KSFT_FAIL
     finally:
         for m in ("jitinject", "jitmod"):
-            if loaded(m) and rmmod(m, check=False)[0]:
-                log(f"cleanup: rmmod {m} failed")
+            try:
+                if loaded(m) and rmmod(m, check=False)[0]:
+                    log(f"cleanup: rmmod {m} failed")
+            except Fail as e:
+                log(f"cleanup: {e}")
+                code = KSFT_FAIL
     return code

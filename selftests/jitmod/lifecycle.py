@@ -81,7 +81,7 @@ def cycles_under_injection():
                 return
             n += 1
 
-    th = threading.Thread(target=injector)
+    th = threading.Thread(target=injector, daemon=True)
     th.start()
     try:
         for i in range(CYCLES):
@@ -95,7 +95,11 @@ def cycles_under_injection():
                 raise jt.Fail(f"cycle {i}: sampler threads left: {left}")
     finally:
         stop.set()
-        th.join()
+        th.join(jt.CMD_TIMEOUT_S)
+        if th.is_alive():
+            jt.dump_blocked_tasks()
+            raise jt.Fail("an injection hung; blocked tasks are in the "
+                          "kernel log")
     if errors:
         raise jt.Fail(f"injector failed: {errors[0]}")
     jt.log(f"{CYCLES} load/unload cycles under injection")
