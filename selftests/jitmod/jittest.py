@@ -79,6 +79,28 @@ def dump_blocked_tasks():
         log(f"dmesg: {line}")
 
 
+def diagnose(cpu):
+    """Log what the sampler on cpu is doing, for a failure report."""
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            if read(f"/proc/{pid}/comm") != f"jitmod/{cpu}":
+                continue
+            st = read(f"/proc/{pid}/stat").split()
+            log(f"jitmod/{cpu} pid {pid} state {st[2]} wchan "
+                f"{read(f'/proc/{pid}/wchan')} utime+stime "
+                f"{int(st[13]) + int(st[14])}")
+            for line in read(f"/proc/{pid}/stack").splitlines()[:8]:
+                log(f"  {line}")
+        except OSError:
+            continue
+    for name in ("parameters/enable", "parameters/period_us",
+                 "parameters/runtime_us"):
+        try:
+            log(f"{name}: {read('/sys/module/jitmod/' + name)}")
+        except OSError:
+            pass
+
+
 def sh(cmd, check=True, timeout=CMD_TIMEOUT_S):
     """Run a command; return (rc, output).
 

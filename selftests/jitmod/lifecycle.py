@@ -33,7 +33,8 @@ def rmmod_under_reader():
             reader = subprocess.Popen(["cat", f"{inst.path}/trace_pipe"],
                                       stdout=f)
         try:
-            if not jt.wait_for(lambda: "summary:" in jt.read(out), 10):
+            if not jt.wait_for(lambda: "summary:" in jt.read(out), 30):
+                jt.diagnose(CPU)
                 raise jt.Fail("the trace_pipe reader saw no summary")
             t0 = time.monotonic()
             jt.rmmod("jitmod")
@@ -49,7 +50,8 @@ def rmmod_under_reader():
             os.unlink(out)
     jt.insmod("jitmod", cpus=CPU, period_us=200000, runtime_us=100000)
     with jt.Instance("lifecycle2") as inst:
-        if not jt.wait_for(lambda: "summary:" in inst.text(), 10):
+        if not jt.wait_for(lambda: "summary:" in inst.text(), 30):
+            jt.diagnose(CPU)
             raise jt.Fail("no summary after reloading")
     jt.rmmod("jitmod")
 
