@@ -231,10 +231,7 @@ static void jr_top(struct jr_ctx *c, double elapsed, bool tty)
 		printf("%-4d %14" PRIu64 " %12" PRIu64 " %8.4f%% %12" PRIu64
 		       " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
 		       " %7" PRIu64 " %7" PRIu64 "\n",
-		       cpu, p->runtime_ns, p->noise_ns,
-		       p->runtime_ns ? 100.0 * (1.0 - (double)p->noise_ns /
-							      p->runtime_ns) :
-				       0.0,
+		       cpu, p->runtime_ns, p->noise_ns, jr_cpu_avail_pct(p),
 		       p->max_gap_ns, hw, p->hist[JR_H_NMI].count,
 		       p->hist[JR_H_IRQ].count, p->hist[JR_H_SOFTIRQ].count,
 		       p->hist[JR_H_THREAD].count, p->lost);

@@ -276,3 +276,11 @@ void jr_cpu_sort_sources(struct jr_cpu *c)
 	c->hash_cap = 0;
 	jr_hash_grow(c);
 }
+
+/* jr_cpu_avail_pct - % of the sampled time the CPU was the sampler's. */
+double jr_cpu_avail_pct(const struct jr_cpu *c)
+{
+	if (!c->runtime_ns)
+		return 0.0;
+	return 100.0 * (1.0 - (double)c->noise_ns / c->runtime_ns);
+}

@@ -74,5 +74,6 @@ void jr_model_free(struct jr_model *m);
 int jr_model_add(struct jr_model *m, const struct jr_rec *r);
 int jr_source_key(const struct jr_rec *r, char *buf, size_t len, int *hcls);
 void jr_cpu_sort_sources(struct jr_cpu *c);
+double jr_cpu_avail_pct(const struct jr_cpu *c);
 
 #endif /* JR_MODEL_H */

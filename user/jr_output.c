@@ -48,10 +48,7 @@ static void jr_json_hist(FILE *out, const struct jr_hist *h)
 
 static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu)
 {
-	double avail =
-		c->runtime_ns ?
-			100.0 * (1.0 - (double)c->noise_ns / c->runtime_ns) :
-			0;
+	double avail = jr_cpu_avail_pct(c);
 	int h, i;
 
 	jr_cpu_sort_sources(c);

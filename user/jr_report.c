@@ -46,10 +46,26 @@ static void jr_val(FILE *out, const struct jr_report_opts *o, double ns)
 		fprintf(out, " %10.3f", ns / o->div);
 }
 
+/* jr_pct_row - one line of the percentile table. */
+static void jr_pct_row(FILE *out, const struct jr_report_opts *o,
+		       const char *label, int h, const struct jr_hist *hs)
+{
+	int i;
+
+	fprintf(out, "%-4s %-10s", label, jr_hclass_names[h]);
+	jr_val(out, o, jr_hist_mean(hs));
+	jr_val(out, o, hs->count ? (double)hs->min : 0);
+	for (i = 0; i < 7; i++)
+		jr_val(out, o, jr_hist_percentile(hs, jr_pcts[i]));
+	jr_val(out, o, (double)hs->max);
+	fprintf(out, " %10" PRIu64 "\n", hs->count);
+}
+
 static void jr_pct_table(FILE *out, struct jr_model *m,
 			 const struct jr_report_opts *o)
 {
-	int cpu, h, i;
+	char label[16];
+	int cpu, h;
 
 	fprintf(out, "\n# percentiles per CPU and class (%s)\n", o->unit);
 	fprintf(out,
@@ -64,14 +80,8 @@ static void jr_pct_table(FILE *out, struct jr_model *m,
 
 			if (!hs->count && !o->with_zeros)
 				continue;
-			fprintf(out, "%-4d %-10s", cpu, jr_hclass_names[h]);
-			jr_val(out, o, jr_hist_mean(hs));
-			jr_val(out, o, hs->count ? (double)hs->min : 0);
-			for (i = 0; i < 7; i++)
-				jr_val(out, o,
-				       jr_hist_percentile(hs, jr_pcts[i]));
-			jr_val(out, o, (double)hs->max);
-			fprintf(out, " %10" PRIu64 "\n", hs->count);
+			snprintf(label, sizeof(label), "%d", cpu);
+			jr_pct_row(out, o, label, h, hs);
 		}
 	}
 	for (h = 0; h < JR_H_NR; h++) {
@@ -82,13 +92,7 @@ static void jr_pct_table(FILE *out, struct jr_model *m,
 			jr_hist_free(&all);
 			continue;
 		}
-		fprintf(out, "%-4s %-10s", "all", jr_hclass_names[h]);
-		jr_val(out, o, jr_hist_mean(&all));
-		jr_val(out, o, all.count ? (double)all.min : 0);
-		for (i = 0; i < 7; i++)
-			jr_val(out, o, jr_hist_percentile(&all, jr_pcts[i]));
-		jr_val(out, o, (double)all.max);
-		fprintf(out, " %10" PRIu64 "\n", all.count);
+		jr_pct_row(out, o, "all", h, &all);
 		jr_hist_free(&all);
 	}
 }
@@ -212,10 +216,7 @@ static void jr_summary(FILE *out, struct jr_model *m,
 		"lost", "stops");
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		const struct jr_cpu *c = &m->cpu[cpu];
-		double avail = c->runtime_ns ?
-				       100.0 * (1.0 - (double)c->noise_ns /
-							      c->runtime_ns) :
-				       0;
+		double avail = jr_cpu_avail_pct(c);
 
 		if (!jr_cpu_wanted(m, o, cpu))
 			continue;
