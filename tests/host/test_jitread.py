@@ -139,6 +139,26 @@ class JitreadReplay(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertIn("lost 17", out)
 
+    def test_json_reader_refuses_unknown_versions(self):
+        import sys
+        sys.path.insert(0, os.path.join(jrrec.TOP, "scripts"))
+        import jrjson
+        self.replay_json([jrrec.gap(1, 5000)])
+        path = os.path.join(self.dir, "r.json")
+        self.assertEqual(jrjson.load(path)["cpus"][0]["cpu"], 1)
+        with open(path) as f:
+            data = json.load(f)
+        for bad, want in ((dict(data, file_version=2), "file_version 2"),
+                          ({"cpus": []}, "no file_version")):
+            with open(path, "w") as f:
+                json.dump(bad, f)
+            with self.assertRaisesRegex(jrjson.ReportError, want):
+                jrjson.load(path)
+        with open(path, "w") as f:
+            f.write("{truncated")
+        with self.assertRaises(jrjson.ReportError):
+            jrjson.load(path)
+
     def test_json_system_block_and_version(self):
         d = self.replay_json([jrrec.gap(1, 5000)])
         self.assertEqual(d["file_version"], 1)

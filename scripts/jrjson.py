@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Read jitread's JSON report, refusing versions this code does not know.
+
+Every Python consumer of `jitread --json` (plots, comparisons) loads it
+through load(), so a format change is caught in one place.  As a command:
+`jrjson.py FILE` checks a file and prints a one-line summary per CPU.
+"""
+
+import json
+import sys
+
+SUPPORTED_VERSIONS = (1,)
+
+
+class ReportError(Exception):
+    """A file that is not a jitread report this code can read."""
+
+
+def load(path):
+    """The report as a dict; ReportError for anything unreadable."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError) as e:
+        raise ReportError(f"{path}: {e}") from e
+    if not isinstance(data, dict) or "file_version" not in data:
+        raise ReportError(f"{path}: not a jitread report (no file_version)")
+    if data["file_version"] not in SUPPORTED_VERSIONS:
+        raise ReportError(f"{path}: file_version {data['file_version']!r} "
+                          f"is not supported (this reader knows "
+                          f"{', '.join(map(str, SUPPORTED_VERSIONS))})")
+    for key in ("system", "cpus"):
+        if key not in data:
+            raise ReportError(f"{path}: report lacks '{key}'")
+    return data
+
+
+def main():
+    """Check each file given; exit 1 on the first bad one."""
+    if len(sys.argv) < 2:
+        print("usage: jrjson.py REPORT.json...", file=sys.stderr)
+        return 2
+    for path in sys.argv[1:]:
+        try:
+            data = load(path)
+        except ReportError as e:
+            print(f"jrjson: {e}", file=sys.stderr)
+            return 1
+        for cpu in data["cpus"]:
+            s = cpu["summary"]
+            print(f"{path}: cpu {cpu['cpu']}: {s['avail_pct']:.4f}% "
+                  f"available, max single {s['max_single_ns']} ns, "
+                  f"{len(cpu['sources'])} sources")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
