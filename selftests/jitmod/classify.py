@@ -118,7 +118,8 @@ def check_one(cls, d_us, evs, pid):
 def settle(inst, tag, cls, d_us):
     """Wait until the injection's own event and the gap that closes it are
     in the trace: the write returns when the handler is done, but under
-    TCG the host may stall the sampled vCPU before its exit tracepoint."""
+    TCG the host may stall the sampled vCPU before its exit tracepoint.
+    Returns the injector thread's pid (last_pid), which the checks use."""
     ev_name, is_src = CLASSES[cls if cls in CLASSES else "thread"][1::2]
     pid = int(jt.read(f"{jt.INJECT_PARAMS}/last_pid"))
 
@@ -129,6 +130,7 @@ def settle(inst, tag, cls, d_us):
         return bool(src) and any(e.name == "gap" for e in evs[src[0]:])
 
     jt.wait_for(seen, 5, step=0.05)
+    return pid
 
 
 def run_class(inst, cls):
@@ -144,7 +146,7 @@ def run_class(inst, cls):
                 inst.clear()
                 inst.marker(tag)
                 jt.inject(cls, d_us)
-                settle(inst, tag, cls, d_us)
+                pid = settle(inst, tag, cls, d_us)
                 inst.marker("jitinject done")
                 evs = windows(jt.parse_trace(inst.text()), tag).get(tag)
                 if evs is None:
@@ -152,7 +154,6 @@ def run_class(inst, cls):
                 if any(e.name == "summary" for e in evs):
                     jt.log(f"{tag}: crossed a period boundary; again")
                     continue
-                pid = int(jt.read(f"{jt.INJECT_PARAMS}/last_pid"))
                 jt.log(check_one(cls, d_us, evs, pid))
                 break
             else:
@@ -167,12 +168,11 @@ def check_nest(inst, d_us):
         inst.clear()
         inst.marker(tag)
         jt.inject("nest", d_us)
-        settle(inst, tag, "nest", d_us)
+        pid = settle(inst, tag, "nest", d_us)
         inst.marker("jitinject done")
         evs = windows(jt.parse_trace(inst.text()), tag)[tag]
         if not any(e.name == "summary" for e in evs):
             break
-    pid = int(jt.read(f"{jt.INJECT_PARAMS}/last_pid"))
     thr = [e for e in evs if e.name == "thread_noise" and
            CLASSES["thread"][3](e, pid)]
     irqs = [e for e in evs if e.name == "irq_noise" and

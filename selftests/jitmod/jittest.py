@@ -267,8 +267,8 @@ def run(body):
         body()
         _, dmesg = sh("dmesg")
         since = dmesg[dmesg.rfind(mark):]
-        bad = [ln for ln in since.splitlines()
-               if bad_dmesg_pattern().search(ln)]
+        pattern = bad_dmesg_pattern()
+        bad = [ln for ln in since.splitlines() if pattern.search(ln)]
         if bad:
             raise Fail("kernel log: " + " | ".join(bad[:3]))
     except Skip as e:
