@@ -10,7 +10,7 @@ through load(), so a format change is caught in one place.  As a command:
 import json
 import sys
 
-SUPPORTED_VERSIONS = (1,)
+SUPPORTED_VERSIONS = (1, 2)
 
 
 class ReportError(Exception):

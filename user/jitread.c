@@ -27,14 +27,12 @@
 #include "jr_report.h"
 #include "jr_sys.h"
 #include "jr_trace.h"
+#include "jr_usermode.h"
 
-#define JR_EXIT_RUN 1
-#define JR_EXIT_USAGE 2
-#define JR_EXIT_GONE 3
 #define JR_POLL_MS 100
 #define JR_TAIL 4096 /* records kept for --on-threshold trace */
 
-static volatile sig_atomic_t jr_interrupted;
+volatile sig_atomic_t jr_interrupted;
 
 struct jr_ctx {
 	struct jr_opts *o;
@@ -51,10 +49,7 @@ static void jr_on_signal(int sig)
 	jr_interrupted = sig;
 }
 
-static void jr_die(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3), noreturn));
-
-static void jr_die(int code, const char *fmt, ...)
+void jr_die(int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -158,7 +153,7 @@ static void jr_check_cpus(const struct jr_opts *o)
 			       cpu, text);
 }
 
-static void jr_set_params(const struct jr_opts *o)
+void jr_set_params(const struct jr_opts *o)
 {
 	static const char *const names[] = { "threshold_ns", "stop_us",
 					     "stop_total_us" };
@@ -172,7 +167,7 @@ static void jr_set_params(const struct jr_opts *o)
 			       names[i], vals[i], strerror(errno));
 }
 
-static void jr_preflight(const struct jr_opts *o)
+void jr_preflight(const struct jr_opts *o)
 {
 	if (geteuid() != 0)
 		jr_die(JR_EXIT_RUN,
@@ -387,7 +382,11 @@ int main(int argc, char **argv)
 		jr_die(JR_EXIT_USAGE, "%s", err);
 	jr_model_init(&c.model, o.precision, o.bucket_ns, o.entries);
 	jr_model_init(&c.window, o.precision, o.bucket_ns, o.entries);
-	if (o.replay)
+	if (o.mode == JR_MODE_USER)
+		ret = jr_run_user(&o, &sys, argc, argv);
+	else if (o.mode == JR_MODE_COMPARE)
+		ret = jr_run_compare(&o, &sys, argc, argv);
+	else if (o.replay)
 		ret = jr_replay(&c);
 	else
 		ret = jr_live(&c, &sys, argc, argv);

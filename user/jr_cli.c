@@ -12,12 +12,16 @@
 
 #include "jr_cli.h"
 #include "jr_hist.h"
+#include "jr_pipe.h"
+#include "jr_usamp.h"
 
 void jr_usage(FILE *out)
 {
 	fprintf(out,
 		"usage: jitread [--hist | --top] [options]\n"
 		"       jitread --replay FILE [report options]\n"
+		"       jitread --user -c CPUS [options]    (no module needed)\n"
+		"       jitread --compare [-c CPUS] [options]\n"
 		"\n"
 		"Reads the jitmod:* events from a tracefs instance of its own and reports\n"
 		"per-CPU noise: percentiles per class, a bucket histogram, the noise\n"
@@ -46,6 +50,25 @@ void jr_usage(FILE *out)
 		"  --hgrm DIR           HdrHistogram .hgrm per CPU and class\n"
 		"  --record FILE        save every event for --replay\n"
 		"  --replay FILE        analyse a recording; no root, no module\n"
+		"\n"
+		"Userspace side (--user) and kernel-vs-user comparison (--compare):\n"
+		"  --user               sample the CPUs from a user thread each, then run\n"
+		"                       the three-thread pipeline; BPF classifies the gaps\n"
+		"  --compare            alternate jitmod and the user side on the same CPUs\n"
+		"  --rounds R           --compare: R kernel and R user phases (default 2)\n"
+		"  --phase D            --compare: length of each phase (default 10s)\n"
+		"  --work MODE          user sampler: none (the gap loop, default), usleep,\n"
+		"                       nanosleep, memwalk, arith, kill, gettime\n"
+		"  --fifo PRIO          run the user threads SCHED_FIFO at PRIO (1-99)\n"
+		"  --max-gaps N         user gaps kept per CPU and phase (default 1000000)\n"
+		"  --no-pipeline        skip the pipeline\n"
+		"  --wait STRATEGY      pipeline waits: spin (default), yield, sleep;\n"
+		"                       only yield and sleep may share a CPU\n"
+		"  --interval-us US     pipeline publication interval (default 10)\n"
+		"  --ring N             pipeline ring slots, a power of two (default 4096)\n"
+		"  --warmup-ms MS       pipeline warm-up left out of the figures (default 1000)\n"
+		"  --input FILE         pipeline messages: 8-byte payloads (default: generated)\n"
+		"  --journal FILE       pipeline journal (default: a temporary file, removed)\n"
 		"  -h, --help           this text\n");
 }
 
@@ -188,6 +211,20 @@ enum {
 	OPT_REPLAY,
 	OPT_ONTHR,
 	OPT_BUFKB,
+	OPT_USER,
+	OPT_COMPARE,
+	OPT_ROUNDS,
+	OPT_PHASE,
+	OPT_WORK,
+	OPT_FIFO,
+	OPT_MAXGAPS,
+	OPT_NOPIPE,
+	OPT_WAIT,
+	OPT_INTERVAL,
+	OPT_RING,
+	OPT_WARMUP,
+	OPT_INPUT,
+	OPT_JOURNAL,
 };
 
 static const struct option jr_longopts[] = {
@@ -213,9 +250,104 @@ static const struct option jr_longopts[] = {
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "replay", required_argument, NULL, OPT_REPLAY },
 	{ "on-threshold", required_argument, NULL, OPT_ONTHR },
+	{ "user", no_argument, NULL, OPT_USER },
+	{ "compare", no_argument, NULL, OPT_COMPARE },
+	{ "rounds", required_argument, NULL, OPT_ROUNDS },
+	{ "phase", required_argument, NULL, OPT_PHASE },
+	{ "work", required_argument, NULL, OPT_WORK },
+	{ "fifo", required_argument, NULL, OPT_FIFO },
+	{ "max-gaps", required_argument, NULL, OPT_MAXGAPS },
+	{ "no-pipeline", no_argument, NULL, OPT_NOPIPE },
+	{ "wait", required_argument, NULL, OPT_WAIT },
+	{ "interval-us", required_argument, NULL, OPT_INTERVAL },
+	{ "ring", required_argument, NULL, OPT_RING },
+	{ "warmup-ms", required_argument, NULL, OPT_WARMUP },
+	{ "input", required_argument, NULL, OPT_INPUT },
+	{ "journal", required_argument, NULL, OPT_JOURNAL },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* jr_parse_user_opt - the --user/--compare options; -EINVAL: bad value. */
+static int jr_parse_user_opt(int c, const char *arg, struct jr_opts *o)
+{
+	uint64_t v = 0;
+	int i;
+
+	switch (c) {
+	case OPT_USER:
+		o->mode = JR_MODE_USER;
+		return 0;
+	case OPT_COMPARE:
+		o->mode = JR_MODE_COMPARE;
+		return 0;
+	case OPT_NOPIPE:
+		o->no_pipeline = true;
+		return 0;
+	case OPT_INPUT:
+		o->input = arg;
+		return 0;
+	case OPT_JOURNAL:
+		o->journal = arg;
+		return 0;
+	case OPT_PHASE:
+		return jr_parse_duration(arg, &o->phase_s);
+	case OPT_WORK:
+		o->work = jr_usamp_parse_work(arg);
+		return o->work < 0 ? -EINVAL : 0;
+	case OPT_WAIT:
+		for (i = 0; i < JR_WAIT_NR; i++)
+			if (!strcmp(arg, jr_wait_names[i]))
+				o->wait = i;
+		return strcmp(arg, jr_wait_names[o->wait]) ? -EINVAL : 0;
+	case OPT_ROUNDS:
+		return jr_parse_u64(arg, 1, 1000, &o->rounds);
+	case OPT_FIFO:
+		if (jr_parse_u64(arg, 1, 99, &v))
+			return -EINVAL;
+		o->fifo_prio = (int)v;
+		return 0;
+	case OPT_MAXGAPS:
+		return jr_parse_u64(arg, 1, 100000000, &o->max_gaps);
+	case OPT_INTERVAL:
+		if (jr_parse_u64(arg, 1, 1000000, &v))
+			return -EINVAL;
+		o->interval_ns = v * 1000;
+		return 0;
+	case OPT_RING:
+		if (jr_parse_u64(arg, 2, 1 << 24, &o->ring_size) ||
+		    (o->ring_size & (o->ring_size - 1)))
+			return -EINVAL;
+		return 0;
+	case OPT_WARMUP:
+		return jr_parse_u64(arg, 0, 3600000, &o->warmup_ms);
+	}
+	return -EINVAL;
+}
+
+/* jr_check_user_opts - what --user and --compare cannot be combined with. */
+static int jr_check_user_opts(const struct jr_opts *o, char *err, size_t errlen)
+{
+	const char *m = o->mode == JR_MODE_USER ? "--user" : "--compare";
+
+	if (o->mode != JR_MODE_USER && o->mode != JR_MODE_COMPARE)
+		return 0;
+	if (o->replay || o->record || o->nr_act || o->stop_us ||
+	    o->stop_total_us || o->hgrm) {
+		snprintf(
+			err, errlen,
+			"%s cannot be combined with --replay, --record, --hgrm, --on-threshold, -s or -S",
+			m);
+		return -EINVAL;
+	}
+	if (o->mode == JR_MODE_USER && !o->have_cpus) {
+		snprintf(
+			err, errlen,
+			"--user needs -c CPUS: the CPUs to sample from userspace");
+		return -EINVAL;
+	}
+	return 0;
+}
 
 /* jr_parse_args - fill o; 1 for --help, 0 to run, -EINVAL with err. */
 int jr_parse_args(int argc, char **argv, struct jr_opts *o, char *err,
@@ -231,6 +363,12 @@ int jr_parse_args(int argc, char **argv, struct jr_opts *o, char *err,
 	o->bucket_ns = 1000;
 	o->entries = 256;
 	o->buffer_kb = 8192;
+	o->interval_ns = 10000;
+	o->ring_size = 4096;
+	o->warmup_ms = 1000;
+	o->max_gaps = 1000000;
+	o->rounds = 2;
+	o->phase_s = 10;
 	opterr = 0;
 	optind = 1;
 	for (;;) {
@@ -334,6 +472,10 @@ int jr_parse_args(int argc, char **argv, struct jr_opts *o, char *err,
 			break;
 		case 'h':
 			return 1;
+		case OPT_USER ... OPT_JOURNAL:
+			if (jr_parse_user_opt(c, optarg, o))
+				goto bad_value;
+			break;
 		case ':':
 			snprintf(err, errlen, "option '%s' needs a value",
 				 argv[optind - 1]);
@@ -356,7 +498,7 @@ int jr_parse_args(int argc, char **argv, struct jr_opts *o, char *err,
 			"--replay reads a file: no --record, --top, -T, -s or -S");
 		return -EINVAL;
 	}
-	return 0;
+	return jr_check_user_opts(o, err, errlen);
 
 bad_value:
 	if (li >= 0)

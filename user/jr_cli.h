@@ -12,7 +12,7 @@
 
 #define JR_MAX_ACTIONS 8
 
-enum jr_mode { JR_MODE_HIST, JR_MODE_TOP };
+enum jr_mode { JR_MODE_HIST, JR_MODE_TOP, JR_MODE_USER, JR_MODE_COMPARE };
 
 struct jr_action {
 	enum { JR_ACT_STOP, JR_ACT_TRACE, JR_ACT_EXEC, JR_ACT_SIGNAL } kind;
@@ -48,6 +48,19 @@ struct jr_opts {
 	const char *replay;
 	struct jr_action act[JR_MAX_ACTIONS];
 	int nr_act;
+	/* --user and --compare */
+	int work; /* enum jr_work */
+	int wait; /* enum jr_wait */
+	int fifo_prio;
+	bool no_pipeline;
+	uint64_t interval_ns;
+	uint64_t ring_size;
+	uint64_t warmup_ms;
+	uint64_t max_gaps;
+	uint64_t rounds;
+	uint64_t phase_s;
+	const char *input;
+	const char *journal;
 };
 
 int jr_parse_cpus(const char *text, unsigned char *set, char *err,

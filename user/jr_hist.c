@@ -81,15 +81,24 @@ uint64_t jr_hist_highest_equiv(const struct jr_hist *h, uint64_t v)
 	return jr_hist_lowest_equiv(h, v) + (1ULL << b) - 1;
 }
 
-int jr_hist_record(struct jr_hist *h, uint64_t v)
+/* jr_hist_alloc - allocate and touch the counts now, not at the first value. */
+int jr_hist_alloc(struct jr_hist *h)
 {
-	uint64_t top = (1ULL << JR_HIST_MAX_LOG2) - 1;
-
 	if (!h->counts) {
 		h->counts = calloc(h->nr_counts, sizeof(*h->counts));
 		if (!h->counts)
 			return -ENOMEM;
 	}
+	memset(h->counts, 0, h->nr_counts * sizeof(*h->counts));
+	return 0;
+}
+
+int jr_hist_record(struct jr_hist *h, uint64_t v)
+{
+	uint64_t top = (1ULL << JR_HIST_MAX_LOG2) - 1;
+
+	if (!h->counts && jr_hist_alloc(h))
+		return -ENOMEM;
 	if (v > top) {
 		h->clamped++;
 		v = top;

@@ -44,6 +44,7 @@ struct jr_hist_iter {
 
 void jr_hist_init(struct jr_hist *h, int precision);
 void jr_hist_free(struct jr_hist *h);
+int jr_hist_alloc(struct jr_hist *h);
 int jr_hist_record(struct jr_hist *h, uint64_t value_ns);
 int jr_hist_merge(struct jr_hist *dst, const struct jr_hist *src);
 uint64_t jr_hist_percentile(const struct jr_hist *h, double pct);

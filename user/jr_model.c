@@ -44,6 +44,7 @@ static void jr_cpu_free(struct jr_cpu *c)
 	}
 	free(c->src);
 	free(c->src_hash);
+	free(c->tl);
 }
 
 void jr_model_free(struct jr_model *m)
@@ -209,6 +210,38 @@ static void jr_add_summary(struct jr_cpu *c, const struct jr_rec *r)
 		c->resolution_ps = r->v[4];
 }
 
+/* jr_gap_hclass - the histogram class a gap record is filed under. */
+int jr_gap_hclass(const struct jr_rec *r)
+{
+	if (r->cls >= JIT_NOISE_HW_SMI && r->cls <= JIT_NOISE_HW_UNKNOWN)
+		return JR_H_SMI + (r->cls - JIT_NOISE_HW_SMI);
+	if (r->cls >= 0 && r->cls < JIT_NOISE_HW_SMI)
+		return JR_H_IRQ + r->cls;
+	return JR_H_UNKNOWN;
+}
+
+/* jr_tl_add - keep the first JR_TL_MAX gaps per CPU for the timeline. */
+static int jr_tl_add(struct jr_model *m, struct jr_cpu *c,
+		     const struct jr_rec *r)
+{
+	if (!m->t0_ns || r->ts_ns < m->t0_ns)
+		m->t0_ns = r->ts_ns;
+	if (c->nr_tl == JR_TL_MAX) {
+		c->tl_dropped++;
+		return 0;
+	}
+	if (!c->tl) {
+		c->tl = malloc(JR_TL_MAX * sizeof(*c->tl));
+		if (!c->tl)
+			return -ENOMEM;
+	}
+	c->tl[c->nr_tl].ts_ns = r->ts_ns;
+	c->tl[c->nr_tl].dur_ns = r->v[0];
+	c->tl[c->nr_tl].cls = jr_gap_hclass(r);
+	c->nr_tl++;
+	return 0;
+}
+
 /* jr_model_add - fold one record in; -ENOMEM is the only failure. */
 int jr_model_add(struct jr_model *m, const struct jr_rec *r)
 {
@@ -236,6 +269,8 @@ int jr_model_add(struct jr_model *m, const struct jr_rec *r)
 		return 0;
 	case JR_GAP:
 		ret = jr_count(m, c, JR_H_GAP, r->v[0]);
+		if (!ret)
+			ret = jr_tl_add(m, c, r);
 		break;
 	default:
 		break;

@@ -38,8 +38,20 @@ struct jr_source {
 	uint64_t max_ns;
 };
 
+/* struct jr_tl_gap - one gap on the timeline the plots draw. */
+struct jr_tl_gap {
+	uint64_t ts_ns;
+	uint64_t dur_ns;
+	int cls; /* enum jr_hclass */
+};
+
+#define JR_TL_MAX 20000 /* gaps kept per CPU for the timeline */
+
 struct jr_cpu {
 	bool seen;
+	struct jr_tl_gap *tl;
+	uint32_t nr_tl;
+	uint64_t tl_dropped;
 	struct jr_hist hist[JR_H_NR];
 	uint64_t *lin[JR_H_NR]; /* entries + 1 (over) linear buckets */
 	struct jr_source *src;
@@ -65,6 +77,7 @@ struct jr_model {
 	struct jr_cpu *cpu; /* nr_cpus entries, grown on demand */
 	uint64_t events;
 	uint64_t stops;
+	uint64_t t0_ns; /* earliest gap timestamp; timeline origin */
 	struct jr_rec last_stop;
 };
 
@@ -72,6 +85,7 @@ int jr_model_init(struct jr_model *m, int precision, uint64_t bucket_ns,
 		  int entries);
 void jr_model_free(struct jr_model *m);
 int jr_model_add(struct jr_model *m, const struct jr_rec *r);
+int jr_gap_hclass(const struct jr_rec *r);
 int jr_source_key(const struct jr_rec *r, char *buf, size_t len, int *hcls);
 void jr_cpu_sort_sources(struct jr_cpu *c);
 double jr_cpu_avail_pct(const struct jr_cpu *c);

@@ -30,9 +30,11 @@ void jr_json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void jr_json_hist(FILE *out, const struct jr_hist *h)
+/* jr_json_hist - one histogram: exact figures, percentiles and every slot. */
+void jr_json_hist(FILE *out, const struct jr_hist *h)
 {
-	int i;
+	struct jr_hist_iter it;
+	int i, n = 0;
 
 	fprintf(out,
 		"{\"count\": %" PRIu64 ", \"min_ns\": %" PRIu64
@@ -43,10 +45,29 @@ static void jr_json_hist(FILE *out, const struct jr_hist *h)
 	for (i = 0; i < 7; i++)
 		fprintf(out, "%s\"%g\": %" PRIu64, i ? ", " : "", jr_pcts[i],
 			jr_hist_percentile(h, jr_pcts[i]));
-	fprintf(out, "}}");
+	fprintf(out, "}, \"slots\": [");
+	jr_hist_iter_init(&it, h);
+	while (jr_hist_iter_next(&it))
+		fprintf(out, "%s[%" PRIu64 ", %" PRIu64 "]", n++ ? ", " : "",
+			it.value_hi, it.count);
+	fprintf(out, "]}");
 }
 
-static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu)
+static void jr_json_timeline(FILE *out, const struct jr_cpu *c, uint64_t t0)
+{
+	uint32_t i;
+
+	fprintf(out,
+		",\n     \"timeline\": {\"dropped\": %" PRIu64 ", \"gaps\": [",
+		c->tl_dropped);
+	for (i = 0; i < c->nr_tl; i++)
+		fprintf(out, "%s[%" PRIu64 ", %" PRIu64 ", \"%s\"]",
+			i ? ", " : "", c->tl[i].ts_ns - t0, c->tl[i].dur_ns,
+			jr_hclass_names[c->tl[i].cls]);
+	fprintf(out, "]}");
+}
+
+static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu, uint64_t t0)
 {
 	double avail = jr_cpu_avail_pct(c);
 	int h, i;
@@ -79,36 +100,27 @@ static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu)
 			jr_hclass_names[s->hcls], s->count, s->total_ns,
 			s->min_ns, s->max_ns, (double)s->total_ns / s->count);
 	}
-	fprintf(out, "]}");
+	fprintf(out, "]");
+	jr_json_timeline(out, c, t0);
+	fprintf(out, "}");
 }
 
-int jr_report_json(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
-		   const struct jr_report_opts *o)
+/* jr_json_side - one side's members: events, per-CPU and all-CPU data. */
+int jr_json_side(FILE *out, struct jr_model *m, const char *side,
+		 const struct jr_report_opts *o)
 {
 	int cpu, h, n = 0;
 
-	fprintf(out, "{\n  \"file_version\": %d,\n  \"system\": {\"kernel\": ",
-		JR_JSON_VERSION);
-	jr_json_str(out, sys->kernel);
-	fprintf(out, ", \"cmdline\": ");
-	jr_json_str(out, sys->cmdline);
-	fprintf(out, ", \"cpu_model\": ");
-	jr_json_str(out, sys->cpu_model);
-	fprintf(out, ", \"tsc_khz\": %" PRIu64 ", \"module_params\": ",
-		sys->tsc_khz);
-	jr_json_str(out, sys->params);
-	fprintf(out, ", \"jitread_argv\": ");
-	jr_json_str(out, sys->argv);
 	fprintf(out,
-		"},\n  \"precision\": %d, \"events\": %" PRIu64
-		", \"stops\": %" PRIu64 ",\n  \"cpus\": [\n",
-		m->precision, m->events, m->stops);
+		"\"side\": \"%s\", \"events\": %" PRIu64 ", \"stops\": %" PRIu64
+		",\n  \"cpus\": [\n",
+		side, m->events, m->stops);
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		if (!jr_cpu_wanted(m, o, cpu))
 			continue;
 		if (n++)
 			fprintf(out, ",\n");
-		jr_json_cpu(out, &m->cpu[cpu], cpu);
+		jr_json_cpu(out, &m->cpu[cpu], cpu, m->t0_ns);
 	}
 	fprintf(out, "\n  ],\n  \"all_cpus\": {");
 	for (h = 0; h < JR_H_NR; h++) {
@@ -123,8 +135,47 @@ int jr_report_json(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 		jr_json_hist(out, &all);
 		jr_hist_free(&all);
 	}
-	fprintf(out, "}\n}\n");
+	fprintf(out, "}");
+	return 0;
+}
+
+/*
+ * jr_report_json_doc - the whole report.  The primary side's members sit
+ * at the top level (as in file_version 1); extra() adds the user side,
+ * the sampler, the pipeline and the comparison.
+ */
+int jr_report_json_doc(FILE *out, const char *mode, struct jr_model *m,
+		       const char *side, const struct jr_sysinfo *sys,
+		       const struct jr_report_opts *o,
+		       int (*extra)(FILE *out, void *ctx), void *ctx)
+{
+	fprintf(out, "{\n  \"file_version\": %d, \"mode\": \"%s\",\n",
+		JR_JSON_VERSION, mode);
+	fprintf(out, "  \"system\": {\"kernel\": ");
+	jr_json_str(out, sys->kernel);
+	fprintf(out, ", \"cmdline\": ");
+	jr_json_str(out, sys->cmdline);
+	fprintf(out, ", \"cpu_model\": ");
+	jr_json_str(out, sys->cpu_model);
+	fprintf(out, ", \"tsc_khz\": %" PRIu64 ", \"module_params\": ",
+		sys->tsc_khz);
+	jr_json_str(out, sys->params);
+	fprintf(out, ", \"jitread_argv\": ");
+	jr_json_str(out, sys->argv);
+	fprintf(out, "},\n  \"precision\": %d, ", m->precision);
+	if (jr_json_side(out, m, side, o))
+		return -ENOMEM;
+	if (extra && extra(out, ctx))
+		return -ENOMEM;
+	fprintf(out, "\n}\n");
 	return ferror(out) ? -EIO : 0;
+}
+
+int jr_report_json(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
+		   const struct jr_report_opts *o)
+{
+	return jr_report_json_doc(out, "kernel", m, "kernel", sys, o, NULL,
+				  NULL);
 }
 
 static FILE *jr_open_in(const char *dir, const char *name)

@@ -46,13 +46,22 @@ static void jr_val(FILE *out, const struct jr_report_opts *o, double ns)
 		fprintf(out, " %10.3f", ns / o->div);
 }
 
+/* jr_pct_header - the percentile table's column heads. */
+void jr_pct_header(FILE *out, const char *c1, const char *c2, int w2)
+{
+	fprintf(out,
+		"%-4s %-*s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n",
+		c1, w2, c2, "mean", "min", "50%", "90%", "99%", "99.9%",
+		"99.99%", "99.999%", "99.9999%", "max", "count");
+}
+
 /* jr_pct_row - one line of the percentile table. */
-static void jr_pct_row(FILE *out, const struct jr_report_opts *o,
-		       const char *label, int h, const struct jr_hist *hs)
+void jr_pct_row(FILE *out, const struct jr_report_opts *o, const char *label,
+		const char *name, int w2, const struct jr_hist *hs)
 {
 	int i;
 
-	fprintf(out, "%-4s %-10s", label, jr_hclass_names[h]);
+	fprintf(out, "%-4s %-*s", label, w2, name);
 	jr_val(out, o, jr_hist_mean(hs));
 	jr_val(out, o, hs->count ? (double)hs->min : 0);
 	for (i = 0; i < 7; i++)
@@ -68,10 +77,7 @@ static void jr_pct_table(FILE *out, struct jr_model *m,
 	int cpu, h;
 
 	fprintf(out, "\n# percentiles per CPU and class (%s)\n", o->unit);
-	fprintf(out,
-		"%-4s %-10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n",
-		"CPU", "class", "mean", "min", "50%", "90%", "99%", "99.9%",
-		"99.99%", "99.999%", "99.9999%", "max", "count");
+	jr_pct_header(out, "CPU", "class", 10);
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		if (!jr_cpu_wanted(m, o, cpu))
 			continue;
@@ -81,7 +87,7 @@ static void jr_pct_table(FILE *out, struct jr_model *m,
 			if (!hs->count && !o->with_zeros)
 				continue;
 			snprintf(label, sizeof(label), "%d", cpu);
-			jr_pct_row(out, o, label, h, hs);
+			jr_pct_row(out, o, label, jr_hclass_names[h], 10, hs);
 		}
 	}
 	for (h = 0; h < JR_H_NR; h++) {
@@ -92,7 +98,7 @@ static void jr_pct_table(FILE *out, struct jr_model *m,
 			jr_hist_free(&all);
 			continue;
 		}
-		jr_pct_row(out, o, "all", h, &all);
+		jr_pct_row(out, o, "all", jr_hclass_names[h], 10, &all);
 		jr_hist_free(&all);
 	}
 }
@@ -241,8 +247,11 @@ void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 			lost += m->cpu[cpu].lost;
 	if (!o->no_header) {
 		fprintf(out, "# jitread report; times in %s\n", o->unit);
+		if (o->title)
+			fprintf(out, "# %s\n", o->title);
 		fprintf(out, "# kernel %s, TSC %" PRIu64 " kHz, jitmod %s\n",
-			sys->kernel, sys->tsc_khz, sys->params);
+			sys->kernel, sys->tsc_khz,
+			sys->params[0] ? sys->params : "not loaded");
 		fprintf(out, "# events %" PRIu64 ", lost %" PRIu64 "%s\n",
 			m->events, lost,
 			lost ? " (the ring buffer overflowed: raise its size)" :

@@ -14,8 +14,6 @@ struct tracefs_instance;
 struct tep_handle;
 struct tep_event;
 
-typedef int (*jr_sink_fn)(void *ctx, const struct jr_rec *r);
-
 struct jr_stream {
 	struct tracefs_instance *inst;
 	struct tep_handle *tep;

@@ -148,7 +148,7 @@ class JitreadReplay(unittest.TestCase):
         self.assertEqual(jrjson.load(path)["cpus"][0]["cpu"], 1)
         with open(path) as f:
             data = json.load(f)
-        for bad, want in ((dict(data, file_version=2), "file_version 2"),
+        for bad, want in ((dict(data, file_version=3), "file_version 3"),
                           ({"cpus": []}, "no file_version")):
             with open(path, "w") as f:
                 json.dump(bad, f)
@@ -161,7 +161,8 @@ class JitreadReplay(unittest.TestCase):
 
     def test_json_system_block_and_version(self):
         d = self.replay_json([jrrec.gap(1, 5000)])
-        self.assertEqual(d["file_version"], 1)
+        self.assertEqual(d["file_version"], 2)
+        self.assertEqual((d["mode"], d["side"]), ("kernel", "kernel"))
         for k in ("kernel", "cmdline", "cpu_model", "tsc_khz",
                   "module_params", "jitread_argv"):
             self.assertIn(k, d["system"])
