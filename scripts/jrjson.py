@@ -36,6 +36,19 @@ def load(path):
     return data
 
 
+def sides(data):
+    """{"kernel": side, "user": side}, with whichever sides the report has.
+
+    A side is a dict with "cpus" and "all_cpus".  In file_version 2 the
+    primary side sits at the top level and names itself in "side"; a
+    --compare report adds the user side under "user".
+    """
+    out = {data.get("side", "kernel"): data}
+    if isinstance(data.get("user"), dict):
+        out["user"] = data["user"]
+    return out
+
+
 def main():
     """Check each file given; exit 1 on the first bad one."""
     if len(sys.argv) < 2:

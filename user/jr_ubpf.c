@@ -91,8 +91,10 @@ int jr_ubpf_open(struct jr_ubpf *b)
 	libbpf_set_print(jr_quiet_print);
 	vmlinux = btf__load_vmlinux_btf();
 	if (!vmlinux) {
-		snprintf(b->why, sizeof(b->why),
-			 "the kernel has no BTF (/sys/kernel/btf/vmlinux)");
+		snprintf(
+			b->why, sizeof(b->why),
+			"cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
+			strerror(errno));
 		return -ENOENT;
 	}
 	b->skel = jr_ubpf_bpf__open();

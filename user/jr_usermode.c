@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "jr_sys.h"
@@ -76,13 +77,30 @@ static void jr_prepare(struct jr_udoc *d, struct jr_ubpf *b,
 		       struct jr_sysinfo *sys)
 {
 	struct sigaction sa = { .sa_handler = jr_on_stop };
+	struct rlimit rl;
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+
+	/*
+	 * With a finite RLIMIT_MEMLOCK, MCL_FUTURE turns the samplers' own
+	 * allocations into ENOMEM once the limit is reached; lock only when
+	 * the limit cannot bite.
+	 */
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur != RLIM_INFINITY) {
+		if (geteuid() != 0)
+			fprintf(stderr,
+				"jitread: memory not locked (RLIMIT_MEMLOCK); page faults may add noise\n");
+		else
+			setrlimit(RLIMIT_MEMLOCK,
+				  &(struct rlimit){ RLIM_INFINITY,
+						    RLIM_INFINITY });
+	}
+	if (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur == RLIM_INFINITY &&
+	    mlockall(MCL_CURRENT | MCL_FUTURE))
 		fprintf(stderr,
-			"jitread: mlockall: %s; page faults may add noise (run as root or raise RLIMIT_MEMLOCK)\n",
+			"jitread: mlockall: %s; page faults may add noise\n",
 			strerror(errno));
 	d->info.tsc_khz = jr_tsc_khz();
 	if (!d->info.tsc_khz)

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Plot a jitread JSON report (jitread --json): kernel vs user.
+
+    jitplot.py REPORT.json [-o DIR] [--format png,svg]
+
+writes, for whatever the report holds:
+  percentiles.*  gap percentile distribution, log x = 1/(1-p), log y,
+                 one line per side (the HdrHistogram / perf-workshop chart)
+  noise.*        noise time per class and per top source, per side
+  timeline.*     every kept gap per CPU over time, coloured by class
+  pipeline.*     the four pipeline latency distributions
+
+Each plot_* function returns its Figure; the tests read the plotted data
+back from the Figure's artists and compare it with the JSON.
+"""
+
+import argparse
+import os
+import sys
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import jrjson  # noqa: E402
+
+CLASSES = ("irq", "softirq", "nmi", "thread", "hw:smi", "hw:steal",
+           "hw:unknown")
+COLOURS = dict(zip(CLASSES, ("tab:red", "tab:orange", "tab:purple",
+                             "tab:blue", "tab:brown", "tab:pink",
+                             "tab:gray")))
+TOP_SOURCES = 8
+
+
+def percentile_points(hist):
+    """(x, y) of a histogram's distribution: x = 1/(1-p), y = ns.
+
+    One point per slot, at the slot's highest value and the fraction of
+    values at or below it.  The last slot (p = 1) is placed at x = count,
+    where HdrHistogram's plots end.
+    """
+    total = hist["count"]
+    xs, ys, cum = [], [], 0
+    for value, count in hist.get("slots", []):
+        cum += count
+        p = cum / total
+        xs.append(1.0 / (1.0 - p) if cum < total else float(total))
+        ys.append(value)
+    return xs, ys
+
+
+def _log_x_axis(ax):
+    ticks = [1, 10, 100, 1000, 10000, 100000, 1000000]
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(ticks)
+    ax.set_xticklabels(["0%", "90%", "99%", "99.9%", "99.99%", "99.999%",
+                        "99.9999%"])
+    ax.set_xlabel("percentile")
+    ax.grid(True, which="both", alpha=0.3)
+
+
+def plot_percentiles(data):
+    """Gap distribution per side, all CPUs merged."""
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for name, side in jrjson.sides(data).items():
+        hist = side["all_cpus"]["gap"]
+        if hist["count"]:
+            xs, ys = percentile_points(hist)
+            ax.plot(xs, ys, marker=".", label=f"{name} ({hist['count']} "
+                    "gaps)")
+    _log_x_axis(ax)
+    ax.set_ylabel("gap (ns)")
+    ax.set_title("gap percentile distribution, all CPUs")
+    ax.legend()
+    return fig
+
+
+def class_totals(side):
+    """{class: total ns} over every CPU of one side."""
+    out = dict.fromkeys(CLASSES, 0)
+    for cpu in side["cpus"]:
+        for s in cpu["sources"]:
+            out[s["class"]] += s["total_ns"]
+    return out
+
+
+def top_sources(side, n=TOP_SOURCES):
+    """[(source, total ns)], largest first, summed over CPUs."""
+    tot = {}
+    for cpu in side["cpus"]:
+        for s in cpu["sources"]:
+            tot[s["source"]] = tot.get(s["source"], 0) + s["total_ns"]
+    return sorted(tot.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+
+
+def plot_noise(data):
+    """Noise time per class (left) and per top source (right), per side."""
+    sides = jrjson.sides(data)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 5))
+    width = 0.8 / len(sides)
+    for i, (name, side) in enumerate(sides.items()):
+        tot = class_totals(side)
+        xs = [k + i * width for k in range(len(CLASSES))]
+        left.bar(xs, [tot[c] / 1e3 for c in CLASSES], width, label=name)
+    left.set_xticks([k + width * (len(sides) - 1) / 2
+                     for k in range(len(CLASSES))])
+    left.set_xticklabels(CLASSES, rotation=30)
+    left.set_ylabel("noise (us)")
+    left.set_title("noise time per class")
+    left.legend()
+    labels, vals, cols = [], [], []
+    for i, (name, side) in enumerate(sides.items()):
+        for src, total in top_sources(side):
+            labels.append(f"{name}: {src}")
+            vals.append(total / 1e3)
+            cols.append(f"C{i}")
+    right.barh(range(len(vals)), vals, color=cols)
+    right.set_yticks(range(len(vals)))
+    right.set_yticklabels(labels, fontsize=7)
+    right.invert_yaxis()
+    right.set_xlabel("noise (us)")
+    right.set_title("top sources")
+    fig.tight_layout()
+    return fig
+
+
+def plot_timeline(data):
+    """Every kept gap: x = time in the run, y = duration, one row per CPU."""
+    rows = [(name, cpu) for name, side in jrjson.sides(data).items()
+            for cpu in side["cpus"]]
+    fig, axes = plt.subplots(max(len(rows), 1), 1, sharex=True,
+                             figsize=(10, 1.8 * max(len(rows), 1)),
+                             squeeze=False)
+    for ax, (name, cpu) in zip(axes[:, 0], rows):
+        gaps = cpu.get("timeline", {}).get("gaps", [])
+        for cls in CLASSES:
+            pts = [(t / 1e9, d) for t, d, c in gaps if c == cls]
+            if pts:
+                ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=4,
+                           color=COLOURS[cls], label=cls)
+        ax.set_yscale("log")
+        ax.set_ylabel(f"{name}\nCPU {cpu['cpu']} (ns)", fontsize=8)
+        if gaps:
+            ax.legend(fontsize=6, loc="upper right", markerscale=2)
+    axes[-1, 0].set_xlabel("time in run (s)")
+    fig.suptitle("gaps over time")
+    return fig
+
+
+def plot_pipeline(data):
+    """The four pipeline histograms as percentile distributions."""
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for name, hist in data["pipeline"]["histograms"].items():
+        if hist["count"]:
+            xs, ys = percentile_points(hist)
+            ax.plot(xs, ys, marker=".", label=name)
+    _log_x_axis(ax)
+    ax.set_ylabel("latency (ns)")
+    p = data["pipeline"]
+    ax.set_title(f"pipeline, wait {p['wait']}"
+                 f"{', shared CPUs' if p['shared'] else ''}")
+    ax.legend()
+    return fig
+
+
+def plots_for(data):
+    """[(name, function)] that this report has data for."""
+    out = [("percentiles", plot_percentiles), ("noise", plot_noise),
+           ("timeline", plot_timeline)]
+    if "pipeline" in data:
+        out.append(("pipeline", plot_pipeline))
+    return out
+
+
+def main():
+    """Parse arguments, write every plot, print the paths."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("report")
+    ap.add_argument("-o", "--out", default="out")
+    ap.add_argument("--format", default="png,svg")
+    args = ap.parse_args()
+    formats = [f for f in args.format.split(",") if f]
+    for f in formats:
+        if f not in ("png", "svg"):
+            ap.error(f"unknown format '{f}' (png, svg)")
+    try:
+        data = jrjson.load(args.report)
+    except jrjson.ReportError as e:
+        print(f"jitplot: {e}", file=sys.stderr)
+        return 1
+    os.makedirs(args.out, exist_ok=True)
+    for name, fn in plots_for(data):
+        fig = fn(data)
+        for f in formats:
+            path = os.path.join(args.out, f"{name}.{f}")
+            fig.savefig(path, dpi=100)
+            print(path)
+        plt.close(fig)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: GPL-2.0
+"""jitread --user natively: the pipeline loses nothing, BPF names a known
+interference, the clock alignment holds, bad input is refused, and the
+plots show what the JSON holds."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+from tests.host import jrrec
+
+sys.path.insert(0, os.path.join(jrrec.TOP, "scripts"))
+import jitplot  # noqa: E402
+import jrjson  # noqa: E402
+
+MASK = (1 << 64) - 1
+CPU = 1  # this machine has CPUs 0 and 1; the tests use 1
+
+
+def mix(total, payload):
+    """The journal checksum, written independently of jr_pipe.c."""
+    return ((total * 0x100000001b3) & MASK) ^ payload
+
+
+def read_journal(path):
+    """(header entries, header checksum, entries) from a journal file."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    assert raw[:8] == b"JRJRNL01", "bad journal magic"
+    n = int.from_bytes(raw[8:16], "little")
+    csum = int.from_bytes(raw[16:24], "little")
+    body = raw[64:]
+    ents = [tuple(int.from_bytes(body[i + k:i + k + 8], "little")
+                  for k in (0, 8, 16, 24))
+            for i in range(0, len(body), 32)]
+    return n, csum, ents
+
+
+def usable():
+    if not os.access(jrrec.JITREAD, os.X_OK):
+        return "user/jitread not built (make user)"
+    if os.cpu_count() < 2:
+        return "needs CPU 1"
+    if os.geteuid() != 0:
+        return "BPF and SCHED_FIFO need root"
+    return None
+
+
+@unittest.skipIf(usable(), usable())
+class UserSide(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.dir = cls.tmp.name
+        cls.journal = os.path.join(cls.dir, "journal.bin")
+        cls.json = os.path.join(cls.dir, "user.json")
+        cls.rc, cls.out, cls.err = jrrec.jitread(
+            "--user", "-c", str(CPU), "-d", "2s", "--wait", "yield",
+            "--warmup-ms", "200", "--journal", cls.journal, "--json",
+            cls.json, "--interval-us", "20")
+        if cls.rc == 0:
+            cls.data = jrjson.load(cls.json)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_pipeline_loses_nothing(self):
+        self.assertEqual(self.rc, 0, self.err)
+        p = self.data["pipeline"]
+        self.assertTrue(p["verified"], p["verdict"])
+        self.assertTrue(p["shared"])
+        n = p["produced"]
+        # 2.2 s at one message per 20 us is 110k; sharing a CPU slows it
+        self.assertGreater(n, 10000)
+        self.assertLessEqual(n, 2.2e9 / 20000 + 1)
+        self.assertEqual(p["consumed"], [n, n])
+        hn, hsum, ents = read_journal(self.journal)
+        self.assertEqual((hn, len(ents)), (n, n))
+        self.assertEqual([e[0] for e in ents], list(range(n)))
+        total = 0
+        for e in ents:
+            total = mix(total, e[1])
+        self.assertEqual(total, hsum)
+        self.assertIn(f"{hsum:016x}", p["verdict"])
+        # warm-up messages are journalled but left out of the figures
+        for name, h in p["histograms"].items():
+            want = n - p["warmup_messages"] - ("inter" in name)
+            self.assertEqual(h["count"], want, name)
+        self.assertIn("SHARED CPUs", self.out)
+        self.assertIn("journaller transit", self.out)
+
+    def test_sampler_and_alignment(self):
+        self.assertEqual(self.rc, 0, self.err)
+        s = self.data["sampler"]
+        self.assertTrue(s["bpf"]["ok"], s["bpf"]["why"])
+        self.assertEqual(s["bpf"]["drops"], 0)
+        # ns per cycle times kHz is 1e6 when the two clocks agree
+        self.assertAlmostEqual(s["align"]["ns_per_cyc"] * s["tsc_khz"] / 1e6,
+                               1.0, delta=0.002)
+        self.assertLess(s["align"]["err_ns"], 1000)
+        self.assertLess(s["ns_per_iter"], 100)
+        cpu = self.data["cpus"][0]
+        self.assertEqual(cpu["cpu"], CPU)
+        self.assertEqual(cpu["summary"]["periods"], 1)
+        gaps = cpu["classes"]["gap"]["count"]
+        filed = sum(cpu["classes"][c]["count"]
+                    for c in ("hw:smi", "hw:steal", "hw:unknown"))
+        self.assertEqual(gaps, s["gaps"])
+        self.assertGreater(gaps, filed - 1)
+
+    def test_bpf_names_a_fifo_spinner(self):
+        """A SCHED_FIFO thread on the CPU spinning 5 ms every 300 ms."""
+        spin = subprocess.Popen([
+            sys.executable, "-c",
+            "import os, time\n"
+            "open('/proc/self/comm', 'w').write('jrspin')\n"
+            f"os.sched_setaffinity(0, {{{CPU}}})\n"
+            "os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(50))\n"
+            "while True:\n"
+            "    time.sleep(0.3)\n"
+            "    t = time.perf_counter()\n"
+            "    while time.perf_counter() - t < 0.005:\n"
+            "        pass\n"])
+        try:
+            time.sleep(0.5)
+            out = os.path.join(self.dir, "spin.json")
+            rc, _, err = jrrec.jitread("--user", "-c", str(CPU), "-d", "3s",
+                                       "--no-pipeline", "-q", "--json", out)
+        finally:
+            spin.kill()
+            spin.wait()
+        self.assertEqual(rc, 0, err)
+        cpu = jrjson.load(out)["cpus"][0]
+        key = f"thread:jrspin[{spin.pid}]"
+        src = [s for s in cpu["sources"] if s["source"] == key]
+        self.assertTrue(src, [s["source"] for s in cpu["sources"]])
+        self.assertGreaterEqual(src[0]["count"], 5)
+        self.assertGreaterEqual(src[0]["min_ns"], 4_000_000)
+        # each spin is a gap filed as thread, at least as long as the spin
+        long = [g for g in cpu["timeline"]["gaps"] if g[1] >= 5_000_000]
+        self.assertGreaterEqual(len(long), 5)
+        self.assertTrue(all(g[2] == "thread" for g in long), long)
+
+    def test_work_modes(self):
+        mins = {}
+        for mode in ("gettime", "usleep", "arith", "memwalk", "kill",
+                     "nanosleep"):
+            out = os.path.join(self.dir, f"{mode}.json")
+            rc, _, err = jrrec.jitread("--user", "-c", str(CPU), "-d", "1",
+                                       "--no-pipeline", "-q", "--work", mode,
+                                       "--json", out, "-T", "1000000")
+            self.assertEqual(rc, 0, f"{mode}: {err}")
+            s = jrjson.load(out)["sampler"]
+            self.assertEqual(s["work"], mode)
+            self.assertGreater(s["work_hist"]["count"], 100, mode)
+            mins[mode] = s["work_hist"]["min_ns"]
+        self.assertGreaterEqual(mins["usleep"], 1000)
+        self.assertGreaterEqual(mins["nanosleep"], 1000)
+        self.assertLess(mins["gettime"], mins["usleep"])
+
+    def test_unprivileged_runs_unclassified(self):
+        out = os.path.join(self.dir, "nobody.json")
+        os.chmod(self.dir, 0o777)
+        p = subprocess.run(
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+             jrrec.JITREAD, "--user", "-c", str(CPU), "-d", "1",
+             "--no-pipeline", "-q", "--json", out],
+            capture_output=True, text=True, check=False, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = [x for x in p.stderr.splitlines() if "unclassified" in x]
+        self.assertEqual(len(lines), 1, p.stderr)
+        d = jrjson.load(out)
+        self.assertFalse(d["sampler"]["bpf"]["ok"])
+        for g in d["cpus"][0]["timeline"]["gaps"]:
+            self.assertEqual(g[2], "hw:unknown")
+
+    def test_plots_show_the_json(self):
+        self.assertEqual(self.rc, 0, self.err)
+        d = self.data
+        fig = jitplot.plot_percentiles(d)
+        line = fig.axes[0].lines[0]
+        gap = d["all_cpus"]["gap"]
+        ys = list(line.get_ydata())
+        self.assertEqual(ys[-1], gap["slots"][-1][0])
+        self.assertEqual(len(ys), len(gap["slots"]))
+        xs = list(line.get_xdata())
+        p50 = next(y for x, y in zip(xs, ys) if x >= 2.0)
+        self.assertEqual(p50, gap["percentiles_ns"]["50"])
+        fig = jitplot.plot_noise(d)
+        heights = [b.get_height() for b in fig.axes[0].patches]
+        want = dict.fromkeys(jitplot.CLASSES, 0)
+        for s in d["cpus"][0]["sources"]:
+            want[s["class"]] += s["total_ns"] / 1e3
+        self.assertEqual(heights, [want[c] for c in jitplot.CLASSES])
+        fig = jitplot.plot_timeline(d)
+        n = sum(len(c.get_offsets()) for c in fig.axes[0].collections)
+        self.assertEqual(n, len(d["cpus"][0]["timeline"]["gaps"]))
+        fig = jitplot.plot_pipeline(d)
+        self.assertEqual(len(fig.axes[0].lines), 4)
+        pdir = os.path.join(self.dir, "plots")
+        p = subprocess.run([sys.executable, os.path.join(
+            jrrec.TOP, "scripts", "jitplot.py"), self.json, "-o", pdir],
+            capture_output=True, text=True, check=False)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        import matplotlib.image
+        img = matplotlib.image.imread(os.path.join(pdir, "percentiles.png"))
+        self.assertEqual(img.shape[:2], (500, 900))
+        self.assertTrue(os.path.getsize(os.path.join(pdir, "noise.svg")))
+
+
+@unittest.skipIf(not os.access(jrrec.JITREAD, os.X_OK), "make user")
+class UserErrors(unittest.TestCase):
+    def expect(self, args, code, text):
+        rc, _, err = jrrec.jitread(*args)
+        self.assertEqual(rc, code, err)
+        self.assertIn(text, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+
+    def test_refused(self):
+        c = ["--user", "-c", "1"]
+        self.expect(c + ["-d", "1"], 2, "needs 3 CPUs to busy-spin")
+        self.expect(c + ["--work", "bogus"], 2, "--work")
+        self.expect(c + ["--wait", "lazy"], 2, "--wait")
+        self.expect(c + ["--ring", "1000"], 2, "--ring")
+        self.expect(c + ["--fifo", "0"], 2, "--fifo")
+        self.expect(c + ["--rounds", "0"], 2, "--rounds")
+        self.expect(["--user"], 2, "needs -c")
+        self.expect(["--user", "-c", "4000", "--no-pipeline"], 2,
+                    "not online")
+        self.expect(c + ["--replay", "x"], 2, "cannot be combined")
+        self.expect(["--compare", "--record", "x"], 2, "cannot be combined")
+
+    def test_bad_input_file(self):
+        with tempfile.NamedTemporaryFile() as f:
+            f.write(b"abc")
+            f.flush()
+            self.expect(["--user", "-c", "1", "--wait", "yield", "-d", "1",
+                         "--input", f.name, "-q"], 1, "8-byte message")
+
+
+if __name__ == "__main__":
+    unittest.main()
