@@ -32,6 +32,7 @@ help:
 	@echo "make man          build/man/jitread.1 from Documentation/jitread.rst"
 	@echo "make fuzz         libFuzzer on the replay decoder and JSON writer (FUZZ_SECONDS=60)"
 	@echo "make bench-reader jitread replay throughput on 10 M events (BENCH_EVENTS)"
+	@echo "make bench-user   user sampler vs oslat ns/iteration; pipeline transit"
 
 deps:
 	@bash scripts/deps.sh
@@ -112,6 +113,9 @@ fuzz:
 bench-reader: user modules-all
 	@$(PYTHON) scripts/bench_reader.py
 
+bench-user: user
+	@$(PYTHON) scripts/bench_user.py
+
 # jitread(1) from its reStructuredText source.
 man: $(BUILD)/man/jitread.1
 $(BUILD)/man/jitread.1: Documentation/jitread.rst
@@ -124,4 +128,4 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all help deps module user modules-all ksft check demo checkpatch man fuzz bench-reader clean
+.PHONY: all help deps module user modules-all ksft check demo checkpatch man fuzz bench-reader bench-user clean

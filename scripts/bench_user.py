@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench-user: the user sampler against oslat, and the pipeline.
+
+1. Resolution: on one CPU (BENCH_CPU, default 1), alternate runs of
+   `jitread --user --no-pipeline` and `oslat -c CPU -D D` (rt-tests),
+   BENCH_ROUNDS times each, and compare ns per loop iteration: jitread's
+   runtime / iterations, oslat's duration / samples (its loop reads the
+   time once per sample).  The goal is a ratio <= 0.5.
+2. Pipeline: one `jitread --user` run with the pipeline; prints transit
+   min/p50/p99/max per consumer.  With fewer than 4 CPUs the threads share
+   CPUs (--wait yield), and the figures say so.
+
+A benchmark, not a test: it prints figures and the machine and exits 0
+whatever the speed (1 only if a tool is missing or fails).
+"""
+
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+JITREAD = os.path.join(TOP, "user", "jitread")
+GOAL = 0.5
+
+
+def jitread_ns_per_iter(cpu, secs, tmp):
+    out = os.path.join(tmp, "s.json")
+    subprocess.run([JITREAD, "--user", "-c", str(cpu), "-d", str(secs),
+                    "--no-pipeline", "-q", "--json", out], check=True)
+    with open(out) as f:
+        return json.load(f)["sampler"]["ns_per_iter"]
+
+
+def oslat_ns_per_iter(cpu, secs):
+    p = subprocess.run(["oslat", "-c", str(cpu), "-D", str(secs), "-q"],
+                       capture_output=True, text=True, check=True)
+    m = re.search(r"Total samples:\s+(\d+)", p.stdout)
+    if not m:
+        raise RuntimeError(f"oslat output not understood: {p.stdout[-300:]}")
+    return secs * 1e9 / int(m.group(1))
+
+
+def machine():
+    model = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return (f"{platform.node()}: {os.cpu_count()} CPUs, {model}, kernel "
+            f"{platform.release()}, native (not TCG)")
+
+
+def main():
+    cpu = int(os.environ.get("BENCH_CPU", "1"))
+    rounds = int(os.environ.get("BENCH_ROUNDS", "3"))
+    secs = int(os.environ.get("BENCH_SECONDS", "5"))
+    for tool in (JITREAD, shutil.which("oslat")):
+        if not tool or not os.access(tool, os.X_OK):
+            print("bench-user: needs user/jitread and oslat (make deps "
+                  "user)", file=sys.stderr)
+            return 1
+    print(f"# {machine()}")
+    print(f"# CPU {cpu}, {rounds} alternating rounds of {secs} s each")
+    with tempfile.TemporaryDirectory() as tmp:
+        jr, os_ = [], []
+        for r in range(rounds):
+            jr.append(jitread_ns_per_iter(cpu, secs, tmp))
+            os_.append(oslat_ns_per_iter(cpu, secs))
+            print(f"round {r + 1}: jitread {jr[-1]:.2f} ns/iter, oslat "
+                  f"{os_[-1]:.2f} ns/iter")
+        ratio = (sum(jr) / rounds) / (sum(os_) / rounds)
+        print(f"user sampler / oslat ns per iteration: {ratio:.3f} "
+              f"(goal <= {GOAL}: {'met' if ratio <= GOAL else 'NOT met'})")
+        ncpu = os.cpu_count()
+        cpus = "1-3" if ncpu >= 4 else "0-1"
+        wait = "spin" if ncpu >= 4 else "yield"
+        out = os.path.join(tmp, "p.json")
+        subprocess.run([JITREAD, "--user", "-c", cpus, "-d", str(secs),
+                        "--wait", wait, "-q", "--json", out], check=True)
+        with open(out) as f:
+            p = json.load(f)["pipeline"]
+    print(f"# pipeline on CPUs {cpus}, wait {wait}"
+          f"{' (shared CPUs)' if p['shared'] else ''}, "
+          f"{p['produced']} messages, {p['verdict'].split(':')[0]}")
+    for name, h in p["histograms"].items():
+        if "transit" in name:
+            print(f"{name}: min {h['min_ns']} ns, p50 "
+                  f"{h['percentiles_ns']['50']} ns, p99 "
+                  f"{h['percentiles_ns']['99']} ns, max {h['max_ns']} ns")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
