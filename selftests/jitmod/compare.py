@@ -33,8 +33,8 @@ def body():
         raise jt.Fail(f"jitread --compare exit {rc}: {text[-600:]}")
     with open(out) as f:
         d = json.load(f)
-    if (d["mode"], d["side"], d["user"]["side"]) != ("compare", "kernel",
-                                                      "user"):
+    kinds = (d["mode"], d["side"], d["user"]["side"])
+    if kinds != ("compare", "kernel", "user"):
         raise jt.Fail("report is not a comparison")
     k = [c for c in d["cpus"] if c["cpu"] == CPU]
     u = [c for c in d["user"]["cpus"] if c["cpu"] == CPU]
