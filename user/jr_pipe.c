@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "jr_pipe.h"
+#include "jr_sys.h"
 #include "jr_tsc.h"
 
 #define JR_LINE 64
@@ -129,23 +130,6 @@ static void jr_store(struct jr_seq *s, uint64_t v)
 	__atomic_store_n(&s->v, v, __ATOMIC_RELEASE);
 }
 
-static int jr_pin(int cpu, int prio)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		return -errno;
-	if (prio) {
-		struct sched_param sp = { .sched_priority = prio };
-
-		if (sched_setscheduler(0, SCHED_FIFO, &sp))
-			return -errno;
-	}
-	return 0;
-}
-
 static void *jr_producer(void *arg)
 {
 	struct jr_pipe *p = arg;
@@ -156,7 +140,8 @@ static void *jr_producer(void *arg)
 	uint64_t size = p->mask + 1;
 	struct jr_slot *s;
 
-	p->err[JR_PRODUCER] = jr_pin(cfg->cpu[JR_PRODUCER], cfg->fifo_prio);
+	p->err[JR_PRODUCER] =
+		jr_pin_self(cfg->cpu[JR_PRODUCER], cfg->fifo_prio);
 	while (!jr_load(&p->go))
 		jr_wait_once(cfg->wait);
 	if (p->err[JR_PRODUCER])
@@ -169,10 +154,7 @@ static void *jr_producer(void *arg)
 		if (now >= end || *cfg->stop)
 			break;
 		if (now < next) {
-			if (cfg->wait == JR_WAIT_SPIN)
-				__builtin_ia32_pause();
-			else
-				jr_wait_once(cfg->wait);
+			jr_wait_once(cfg->wait);
 			continue;
 		}
 		/* fell far behind (a long gap): do not burst to catch up */
@@ -286,7 +268,7 @@ static void *jr_consumer(void *arg)
 	int who = (int)(long)((void **)arg)[1];
 	int pt = who ? JR_JOURNALLER : JR_ACCUMULATOR;
 
-	p->err[pt] = jr_pin(p->cfg->cpu[pt], p->cfg->fifo_prio);
+	p->err[pt] = jr_pin_self(p->cfg->cpu[pt], p->cfg->fifo_prio);
 	while (!jr_load(&p->go))
 		jr_wait_once(p->cfg->wait);
 	if (!p->err[pt])

@@ -2,9 +2,11 @@
 /*
  * jr_sys.c - what jitread knows about the machine and about jitmod.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -41,6 +43,24 @@ int jr_write_param(const char *name, unsigned long long v)
 	if (fclose(f) && !ret)
 		ret = -errno;
 	return ret;
+}
+
+/* jr_pin_self - bind the calling thread to cpu; SCHED_FIFO if prio > 0. */
+int jr_pin_self(int cpu, int fifo_prio)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -errno;
+	if (fifo_prio) {
+		struct sched_param sp = { .sched_priority = fifo_prio };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			return -errno;
+	}
+	return 0;
 }
 
 bool jr_module_loaded(void)

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "jr_tsc.h"
+#include "jr_sys.h"
 #include "jr_usamp.h"
 
 #define JR_STOP_POLL_MASK 1023
@@ -140,32 +141,15 @@ static void jr_work_loop(struct jr_usamp *u)
 	} while (t1 < end && !*u->stop);
 	u->end_tsc = t1;
 	u->iters = iters;
-	u->min_cyc = min + (sink & 0); /* keep sink live */
-	__asm__ volatile("" : : "r"(sink));
-}
-
-static int jr_pin_self(struct jr_usamp *u)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(u->cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		return -errno;
-	if (u->fifo_prio) {
-		struct sched_param sp = { .sched_priority = u->fifo_prio };
-
-		if (sched_setscheduler(0, SCHED_FIFO, &sp))
-			return -errno;
-	}
-	return 0;
+	u->min_cyc = min;
+	__asm__ volatile("" : : "r"(sink)); /* keep the work's result live */
 }
 
 static void *jr_usamp_main(void *arg)
 {
 	struct jr_usamp *u = arg;
 
-	u->err = jr_pin_self(u);
+	u->err = jr_pin_self(u->cpu, u->fifo_prio);
 	u->tid = (pid_t)syscall(SYS_gettid);
 	if (u->err)
 		return NULL;

@@ -195,8 +195,10 @@ class UserSide(unittest.TestCase):
         heights = [b.get_height() for b in fig.axes[0].patches]
         want = dict.fromkeys(jitplot.CLASSES, 0)
         for s in d["cpus"][0]["sources"]:
-            want[s["class"]] += s["total_ns"] / 1e3
-        self.assertEqual(heights, [want[c] for c in jitplot.CLASSES])
+            want[s["class"]] += s["total_ns"]
+        self.assertEqual(len(heights), len(jitplot.CLASSES))
+        for got, c in zip(heights, jitplot.CLASSES):
+            self.assertAlmostEqual(got, want[c] / 1e3, places=6, msg=c)
         fig = jitplot.plot_timeline(d)
         n = sum(len(c.get_offsets()) for c in fig.axes[0].collections)
         self.assertEqual(n, len(d["cpus"][0]["timeline"]["gaps"]))
