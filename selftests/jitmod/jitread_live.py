@@ -98,7 +98,7 @@ def live_attribution(jr, tmp):
         raise jt.Fail(f"softirq:TIMER: {timer}")
     if cpu["summary"]["lost_events"]:
         raise jt.Fail(f"lost events: {cpu['summary']}")
-    if d["file_version"] != 1 or not d["system"]["tsc_khz"]:
+    if d["file_version"] != 2 or not d["system"]["tsc_khz"]:
         raise jt.Fail(f"system block: {d['system']}")
     rc, txt = jt.sh([jr, "--replay", rec, "-c", str(CPU), "-q", "--json",
                      out + ".2"], check=False)
