@@ -6,7 +6,7 @@
    `jitread --user --no-pipeline` and `oslat -c CPU -D D` (rt-tests),
    BENCH_ROUNDS times each, and compare ns per loop iteration: jitread's
    runtime / iterations, oslat's duration / samples (the sum of its
-   bucket counts; its loop reads the time once per sample).  The goal is a ratio <= 0.5.
+   bucket counts; its loop reads the time once per sample).
 2. Pipeline: one `jitread --user` run with the pipeline; prints transit
    min/p50/p99/max per consumer.  With fewer than 4 CPUs the threads share
    CPUs (--wait yield), and the figures say so.
