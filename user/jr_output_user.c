@@ -56,9 +56,11 @@ void jr_udoc_text(FILE *out, struct jr_udoc *d)
 	if (in->bpf_ok)
 		fprintf(out,
 			"# BPF: %" PRIu64 " of %" PRIu64
-			" gaps classified, %" PRIu64 " records, %" PRIu64
+			" gaps classified, %" PRIu64
+			" records in the sampling windows of %" PRIu64
+			" read, %" PRIu64
 			" dropped; TSC-to-monotonic error <= %.0f ns\n",
-			in->classified, in->gaps, in->bpf_records,
+			in->classified, in->gaps, in->bpf_records, in->bpf_seen,
 			in->bpf_drops, in->align_err_ns);
 	else
 		fprintf(out, "# BPF: off (%s): every gap is hw:unknown\n",
@@ -97,9 +99,10 @@ static void jr_json_sampler(FILE *out, const struct jr_udoc *d)
 		in->gaps_dropped, in->bpf_ok ? "true" : "false");
 	jr_json_str(out, in->bpf_why);
 	fprintf(out,
-		", \"records\": %" PRIu64 ", \"drops\": %" PRIu64
+		", \"records\": %" PRIu64 ", \"read\": %" PRIu64
+		", \"drops\": %" PRIu64
 		"},\n    \"align\": {\"ns_per_cyc\": %.9f, \"err_ns\": %.1f}",
-		in->bpf_records, in->bpf_drops, in->ns_per_cyc,
+		in->bpf_records, in->bpf_seen, in->bpf_drops, in->ns_per_cyc,
 		in->align_err_ns);
 	if (in->work != JR_WORK_NONE) {
 		fprintf(out, ",\n    \"work_hist\": ");

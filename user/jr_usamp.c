@@ -157,10 +157,12 @@ static void *jr_usamp_main(void *arg)
 		__builtin_ia32_pause();
 	if (*u->stop)
 		return NULL;
+	jr_tsc_pair(&u->pair[0]);
 	if (u->work == JR_WORK_NONE)
 		jr_gap_loop(u);
 	else
 		jr_work_loop(u);
+	jr_tsc_pair(&u->pair[1]);
 	return NULL;
 }
 

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "jr_hist.h"
+#include "jr_tsc.h"
 
 enum jr_work {
 	JR_WORK_NONE, /* the gap loop: time, time, time */
@@ -46,6 +47,7 @@ struct jr_usamp {
 	struct jr_ugap *gaps;
 	uint64_t nr_gaps, cap_gaps, dropped;
 	uint64_t iters, min_cyc, start_tsc, end_tsc, noise_cyc, max_cyc;
+	struct jr_tsc_pair pair[2]; /* on this CPU, before and after */
 	struct jr_hist work_hist; /* JR_WORK_* != NONE: every item, ns */
 	double ns_per_cyc;
 	int err; /* errno of a failed pin or policy change */

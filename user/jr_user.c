@@ -4,10 +4,11 @@
  * the BPF records.
  *
  * Alignment.  The sampler logs gaps in TSC cycles; BPF stamps its records
- * with bpf_ktime_get_ns(), which is CLOCK_MONOTONIC.  A TSC/monotonic pair
- * is read just before the samplers start and just after they stop
- * (jr_tsc.c), and the line through the two maps each gap's start and end
- * onto CLOCK_MONOTONIC, with an error bound of half the wider pair window.
+ * with bpf_ktime_get_ns(), which is CLOCK_MONOTONIC.  Each sampler thread
+ * reads a TSC/monotonic pair on its own CPU just before its loop and just
+ * after (jr_tsc.c), since TSCs need not agree across CPUs (under QEMU's
+ * TCG they do not), and the line through the two maps each gap's start
+ * and end onto CLOCK_MONOTONIC, with an error bound of half the wider pair window.
  * A record belongs to a gap when its arrival falls inside the mapped gap,
  * widened by twice that bound.  Nothing can arrive inside a gap without
  * stealing from it: the sampler read the TSC just before and just after.
@@ -171,15 +172,22 @@ static int jr_user_summary(const struct jr_usamp *u, double ns_per_cyc,
 }
 
 static int jr_user_collect(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
-			   struct jr_usamp *u, int n,
-			   const struct jr_tsc_map *map, jr_sink_fn sink,
+			   struct jr_usamp *u, int n, jr_sink_fn sink,
 			   void *ctx, struct jr_user_info *in)
 {
 	uint64_t drops = jr_ubpf_drops(b);
+	struct jr_tsc_map m;
+	const struct jr_tsc_map *map = &m;
 	int i, ret = 0;
 
 	qsort(b->recs, b->nr, sizeof(*b->recs), jr_rec_cmp);
+	in->bpf_seen += b->nr;
 	for (i = 0; !ret && i < n; i++) {
+		/* per CPU: a TSC need not agree across CPUs (it does not in TCG) */
+		jr_tsc_fit(&m, &u[i].pair[0], &u[i].pair[1]);
+		if (m.err_ns > in->align_err_ns)
+			in->align_err_ns = m.err_ns;
+		in->ns_per_cyc = m.ns_per_cyc;
 		ret = jr_user_align(&u[i], map, b->recs, b->nr, sink, ctx, in);
 		if (!ret)
 			ret = jr_user_summary(&u[i], map->ns_per_cyc,
@@ -210,8 +218,6 @@ int jr_user_phase(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
 		  struct jr_user_info *in, char *err, size_t errlen)
 {
 	struct jr_usamp *u;
-	struct jr_tsc_pair a, z;
-	struct jr_tsc_map map;
 	uint64_t end;
 	int cpu, n = 0, i, ret = 0;
 
@@ -247,7 +253,6 @@ int jr_user_phase(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
 		}
 	}
 	jr_ubpf_reset(b);
-	jr_tsc_pair(&a);
 	for (i = 0; i < n; i++)
 		jr_usamp_go(&u[i]);
 	end = jr_mono_ns() + duration_ns + 1000000000ULL;
@@ -265,16 +270,11 @@ int jr_user_phase(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
 			i++;
 		}
 	}
-	jr_tsc_pair(&z);
 	jr_ubpf_poll(b, 0);
-	jr_tsc_fit(&map, &a, &z);
-	if (map.err_ns > in->align_err_ns)
-		in->align_err_ns = map.err_ns;
-	in->ns_per_cyc = map.ns_per_cyc;
 	in->tsc_khz = cfg->tsc_khz;
 	in->phases++;
 	if (!ret)
-		ret = jr_user_collect(cfg, b, u, n, &map, sink, ctx, in);
+		ret = jr_user_collect(cfg, b, u, n, sink, ctx, in);
 	if (ret && !err[0])
 		snprintf(err, errlen, "%s", strerror(-ret));
 	n = -n; /* joined */
