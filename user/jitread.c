@@ -137,20 +137,18 @@ static int jr_replay(struct jr_ctx *c)
 /* jr_check_cpus - every CPU asked for must be sampled by jitmod. */
 static void jr_check_cpus(const struct jr_opts *o)
 {
-	unsigned char sampled[JR_MAX_CPUS];
-	char text[512], err[128];
+	char text[512];
 	int cpu;
 
-	if (!o->have_cpus ||
-	    jr_read_line(JR_PARAMS_DIR "/cpus", text, sizeof(text)) ||
-	    jr_parse_cpus(text, sampled, err, sizeof(err)))
+	if (!o->have_cpus)
 		return;
-	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++)
-		if (o->cpus[cpu] && !sampled[cpu])
-			jr_die(JR_EXIT_USAGE,
-			       "CPU %d is not sampled by jitmod (cpus=%s); "
-			       "write the list to " JR_PARAMS_DIR "/cpus",
-			       cpu, text);
+	cpu = jr_cpus_outside(o->cpus, JR_PARAMS_DIR "/cpus", text,
+			      sizeof(text));
+	if (cpu >= 0)
+		jr_die(JR_EXIT_USAGE,
+		       "CPU %d is not sampled by jitmod (cpus=%s); "
+		       "write the list to " JR_PARAMS_DIR "/cpus",
+		       cpu, text);
 }
 
 void jr_set_params(const struct jr_opts *o)

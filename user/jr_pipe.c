@@ -187,14 +187,18 @@ out:
 	return NULL;
 }
 
+/* jr_journal_len - the file's length with room for cap entries. */
+static size_t jr_journal_len(uint64_t cap)
+{
+	return sizeof(struct jr_journal_hdr) +
+	       cap * sizeof(struct jr_journal_entry);
+}
+
 /* jr_journal_grow - double the journal file; rare, off the common path. */
 static int jr_journal_grow(struct jr_pipe *p)
 {
 	uint64_t cap = p->journal_cap * 2;
-	size_t old = sizeof(struct jr_journal_hdr) +
-		     p->journal_cap * sizeof(struct jr_journal_entry);
-	size_t len = sizeof(struct jr_journal_hdr) +
-		     cap * sizeof(struct jr_journal_entry);
+	size_t old = jr_journal_len(p->journal_cap), len = jr_journal_len(cap);
 	void *m;
 
 	if (ftruncate(p->journal_fd, len))
@@ -338,8 +342,7 @@ static int jr_journal_open(struct jr_pipe *p, char *err, size_t errlen)
 
 	p->journal_cap =
 		ns / cfg->interval_ns + ns / cfg->interval_ns / 4 + 4096;
-	len = sizeof(struct jr_journal_hdr) +
-	      p->journal_cap * sizeof(struct jr_journal_entry);
+	len = jr_journal_len(p->journal_cap);
 	p->journal_fd = open(cfg->journal, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (p->journal_fd < 0 || ftruncate(p->journal_fd, len)) {
 		snprintf(err, errlen, "%s: %s", cfg->journal, strerror(errno));
@@ -361,8 +364,7 @@ static int jr_journal_open(struct jr_pipe *p, char *err, size_t errlen)
 static int jr_journal_close(struct jr_pipe *p)
 {
 	struct jr_journal_hdr *h = (void *)((char *)p->journal - sizeof(*h));
-	size_t len =
-		sizeof(*h) + p->journal_cap * sizeof(struct jr_journal_entry);
+	size_t len = jr_journal_len(p->journal_cap);
 	uint64_t n = p->res->consumed[1];
 	int ret = 0;
 
@@ -373,8 +375,7 @@ static int jr_journal_close(struct jr_pipe *p)
 	if (msync(h, len, MS_SYNC))
 		ret = -errno;
 	munmap(h, len);
-	if (ftruncate(p->journal_fd,
-		      sizeof(*h) + n * sizeof(struct jr_journal_entry)))
+	if (ftruncate(p->journal_fd, jr_journal_len(n)))
 		ret = -errno;
 	close(p->journal_fd);
 	return ret;

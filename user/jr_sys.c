@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "jr_cli.h"
 #include "jr_sys.h"
 
 /* jr_read_line - the first line of a file, without its newline. */
@@ -43,6 +44,27 @@ int jr_write_param(const char *name, unsigned long long v)
 	if (fclose(f) && !ret)
 		ret = -errno;
 	return ret;
+}
+
+/*
+ * jr_cpus_outside - the first CPU in want that the cpulist file at path
+ * leaves out, or -1 (also when the file cannot be read or parsed: nothing
+ * to check against).  text gets the file's list, for the caller's message.
+ */
+int jr_cpus_outside(const unsigned char *want, const char *path, char *text,
+		    size_t len)
+{
+	unsigned char have[JR_MAX_CPUS];
+	char err[128];
+	int cpu;
+
+	if (jr_read_line(path, text, len) ||
+	    jr_parse_cpus(text, have, err, sizeof(err)))
+		return -1;
+	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++)
+		if (want[cpu] && !have[cpu])
+			return cpu;
+	return -1;
 }
 
 /* jr_pin_self - bind the calling thread to cpu; SCHED_FIFO if prio > 0. */

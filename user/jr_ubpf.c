@@ -76,9 +76,6 @@ static void jr_skip_missing(struct jr_ubpf *b, struct btf *vmlinux)
 		snprintf(type, sizeof(type), "btf_trace_%s", tp + 1);
 		if (btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) < 0)
 			bpf_program__set_autoload(p, false);
-		else if (strstr(sec, "_entry") && !strstr(sec, "irq_handler") &&
-			 !strstr(sec, "softirq"))
-			b->nr_vectors++; /* an x86 vector's entry */
 	}
 }
 

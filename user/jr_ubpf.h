@@ -24,7 +24,6 @@ struct jr_ubpf {
 	size_t nr, cap;
 	bool ok;
 	bool oom;
-	int nr_vectors; /* vector tracepoints attached */
 	char why[200]; /* when !ok: the one line saying why */
 };
 

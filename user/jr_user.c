@@ -147,19 +147,28 @@ int jr_user_align(const struct jr_usamp *u, const struct jr_tsc_map *map,
 	return 0;
 }
 
-/* jr_user_summary - the phase's summary and loss, per CPU. */
-static int jr_user_summary(const struct jr_usamp *u, double ns_per_cyc,
-			   uint64_t bpf_drops, uint64_t ts, jr_sink_fn sink,
-			   void *ctx)
+/*
+ * jr_user_summary - the phase's summary and loss for one CPU; the summary
+ * also feeds the sampler's totals in the report.
+ */
+static int jr_user_summary(const struct jr_usamp *u,
+			   const struct jr_tsc_map *map, uint64_t bpf_drops,
+			   jr_sink_fn sink, void *ctx, struct jr_user_info *in)
 {
+	uint64_t ts = jr_tsc_to_mono(map, u->end_tsc);
 	struct jr_rec r = { .type = JR_SUMMARY, .cpu = u->cpu, .ts_ns = ts };
 	int ret;
 
-	r.v[0] = (u->end_tsc - u->start_tsc) * ns_per_cyc;
-	r.v[1] = u->noise_cyc * ns_per_cyc;
-	r.v[2] = u->max_cyc * ns_per_cyc;
+	r.v[0] = (u->end_tsc - u->start_tsc) * map->ns_per_cyc;
+	r.v[1] = u->noise_cyc * map->ns_per_cyc;
+	r.v[2] = u->max_cyc * map->ns_per_cyc;
 	r.v[3] = u->iters;
-	r.v[4] = u->min_cyc * ns_per_cyc * 1000;
+	r.v[4] = u->min_cyc * map->ns_per_cyc * 1000;
+	in->runtime_ns += r.v[0];
+	in->iterations += r.v[3];
+	if (!in->min_iter_ps || r.v[4] < in->min_iter_ps)
+		in->min_iter_ps = r.v[4];
+	in->gaps_dropped += u->dropped;
 	ret = sink(ctx, &r);
 	if (ret || !(u->dropped + bpf_drops))
 		return ret;
@@ -176,32 +185,22 @@ static int jr_user_collect(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
 			   void *ctx, struct jr_user_info *in)
 {
 	uint64_t drops = jr_ubpf_drops(b);
-	struct jr_tsc_map m;
-	const struct jr_tsc_map *map = &m;
+	struct jr_tsc_map map;
 	int i, ret = 0;
 
 	qsort(b->recs, b->nr, sizeof(*b->recs), jr_rec_cmp);
 	in->bpf_seen += b->nr;
 	for (i = 0; !ret && i < n; i++) {
 		/* per CPU: a TSC need not agree across CPUs (it does not in TCG) */
-		jr_tsc_fit(&m, &u[i].pair[0], &u[i].pair[1]);
-		if (m.err_ns > in->align_err_ns)
-			in->align_err_ns = m.err_ns;
-		in->ns_per_cyc = m.ns_per_cyc;
-		ret = jr_user_align(&u[i], map, b->recs, b->nr, sink, ctx, in);
+		jr_tsc_fit(&map, &u[i].pair[0], &u[i].pair[1]);
+		if (map.err_ns > in->align_err_ns)
+			in->align_err_ns = map.err_ns;
+		in->ns_per_cyc = map.ns_per_cyc;
+		ret = jr_user_align(&u[i], &map, b->recs, b->nr, sink, ctx, in);
 		if (!ret)
-			ret = jr_user_summary(&u[i], map->ns_per_cyc,
-					      i ? 0 : drops,
-					      jr_tsc_to_mono(map, u[i].end_tsc),
-					      sink, ctx);
-		in->iterations += u[i].iters;
-		in->runtime_ns +=
-			(u[i].end_tsc - u[i].start_tsc) * map->ns_per_cyc;
-		if (!in->min_iter_ps ||
-		    u[i].min_cyc * map->ns_per_cyc * 1000 < in->min_iter_ps)
-			in->min_iter_ps = u[i].min_cyc * map->ns_per_cyc * 1000;
-		in->gaps_dropped += u[i].dropped;
-		if (cfg->work != JR_WORK_NONE &&
+			ret = jr_user_summary(&u[i], &map, i ? 0 : drops, sink,
+					      ctx, in);
+		if (!ret && cfg->work != JR_WORK_NONE &&
 		    jr_hist_merge(&in->work_hist, &u[i].work_hist))
 			ret = -ENOMEM;
 	}
@@ -219,7 +218,8 @@ int jr_user_phase(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
 {
 	struct jr_usamp *u;
 	uint64_t end;
-	int cpu, n = 0, i, ret = 0;
+	bool joined = false;
+	int cpu, n = 0, i, ret = 0, pret;
 
 	u = calloc(JR_MAX_CPUS, sizeof(*u));
 	if (!u)
@@ -258,8 +258,9 @@ int jr_user_phase(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
 	end = jr_mono_ns() + duration_ns + 1000000000ULL;
 	for (i = 0; i < n;) {
 		/* drain the ring while the samplers run; join as they end */
-		ret = jr_ubpf_poll(b, JR_POLL_MS);
-		if (ret) {
+		pret = jr_ubpf_poll(b, JR_POLL_MS);
+		if (pret && !ret) {
+			ret = pret; /* the first failure is the one to report */
 			snprintf(err, errlen, "BPF ring: %s", strerror(-ret));
 			*cfg->stop = 1;
 		}
@@ -277,10 +278,10 @@ int jr_user_phase(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
 		ret = jr_user_collect(cfg, b, u, n, sink, ctx, in);
 	if (ret && !err[0])
 		snprintf(err, errlen, "%s", strerror(-ret));
-	n = -n; /* joined */
+	joined = true;
 out:
-	for (i = 0; i < (n < 0 ? -n : n); i++) {
-		if (n > 0) {
+	for (i = 0; i < n; i++) {
+		if (!joined) {
 			*cfg->stop = 1;
 			jr_usamp_go(&u[i]);
 			jr_usamp_join(&u[i]);
