@@ -127,8 +127,8 @@ def on_threshold(jr, tmp):
         p.kill()
         raise jt.Fail("jitread made no instance")
     time.sleep(0.5)
-    # An IPI that lands in the sampler's sleep (100 ms of each second)
-    # makes no gap: try again until jitread ends.
+    # An IPI that lands in the sampler's sleep makes no gap: try again
+    # until jitread ends.
     for _ in range(ATTEMPTS):
         jt.inject("ipi", 80000)
         try:
@@ -208,7 +208,10 @@ def rmmod_under_reader(jr):
 
 def body():
     jr = jitread_path()
-    jt.insmod("jitmod", cpus=CPU, threshold_ns=10000)
+    # runtime = period: each injection must be seen, so the sampler may
+    # sleep only its 100 us minimum a second, not the default 100 ms.
+    jt.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=1000000,
+              runtime_us=1000000)
     jt.insmod("jitinject", cpu=CPU)
     tmp = f"/tmp/jitread-live-{os.getpid()}"
     os.makedirs(tmp, exist_ok=True)
