@@ -8,16 +8,19 @@ command -v trace-cmd >/dev/null || jit_skip "trace-cmd not installed (make deps)
 
 dat=$(mktemp /tmp/jitmod-decode.XXXXXX)
 txt=$dat.txt
-# runtime = period: the sampler sleeps only 100 us a second, so an injection
-# seldom lands while it is not sampling; two of each make a miss unlikely.
-insmod "$JIT_KO" cpus=1 threshold_ns=10000 period_us=1000000 runtime_us=1000000 ||
-	jit_fail "insmod jitmod failed"
+# The default period: with runtime = period, trace-cmd's recorder for CPU 1
+# hardly runs on the rt kernel and its exit takes minutes.
+insmod "$JIT_KO" cpus=1 threshold_ns=10000 || jit_fail "insmod jitmod failed"
 insmod "$JIT_INJ_KO" cpu=1 || jit_fail "insmod jitinject failed"
-# trace-cmd runs the injections as its command, once recording is on.
+# trace-cmd runs the injections as its command, once recording is on.  The
+# sampler sleeps 100 ms a second, so each class is injected three times
+# 150 ms apart: one sleep can swallow at most one of them.
 trace-cmd record -q -B jitmod-decode-$$ -e jitmod -o "$dat" sh -c '
-	for c in hrtimer ipi softirq nmi thread hrtimer ipi softirq nmi thread; do
-		echo "$c 300" > /sys/module/jitinject/parameters/inject || exit 1
-		sleep 0.1
+	for c in hrtimer ipi softirq nmi thread; do
+		for i in 1 2 3; do
+			echo "$c 300" > /sys/module/jitinject/parameters/inject || exit 1
+			sleep 0.15
+		done
 	done
 	sleep 1.5' >"$txt" 2>&1 || jit_fail "trace-cmd record failed: $(cat "$txt")"
 trace-cmd report -i "$dat" > "$txt" 2>&1 || jit_fail "trace-cmd report failed"
