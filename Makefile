@@ -33,6 +33,7 @@ help:
 	@echo "make fuzz         libFuzzer on the replay decoder and JSON writer (FUZZ_SECONDS=60)"
 	@echo "make bench-reader jitread replay throughput on 10 M events (BENCH_EVENTS)"
 	@echo "make bench-user   user sampler vs oslat ns/iteration; pipeline transit"
+	@echo "make bench        everything against osnoise/oslat/trace-cmd in one run: bench/results.json"
 
 deps:
 	@bash scripts/deps.sh
@@ -58,9 +59,12 @@ modules-all:
 			--include=Makefile --exclude='*' module include $$out/; \
 		rsync -a --include='*.[ch]' --include=Kbuild --include=Makefile --exclude='*' \
 			selftests/jitmod/jitinject/ $$out/jitinject/; \
+		rsync -a --include='*.[ch]' --include=Kbuild --include=Makefile --exclude='*' \
+			bench/jitbench/ $$out/jitbench/; \
 		echo "  MODULE  $$rel"; \
 		$(MAKE) -s -C $$out/module KDIR=$$kd; \
 		$(MAKE) -s -C $$out/jitinject KDIR=$$kd 2>&1 | grep -v 'Skipping BTF' || true; \
+		$(MAKE) -s -C $$out/jitbench KDIR=$$kd 2>&1 | grep -v 'Skipping BTF' || true; \
 	done
 
 # The kselftest harness comes from Debian's kernel source, never the repo.
@@ -100,7 +104,7 @@ $(CHECKPATCH): | $(KSRC_TAR)
 # macro layout, which the kernel's own trace headers draw just the same.
 checkpatch: $(CHECKPATCH)
 	@$(CHECKPATCH) --no-tree --strict --terse --show-types \
-		-f $(filter-out %.mod.c,$(wildcard module/*.[ch] selftests/jitmod/jitinject/*.c)) \
+		-f $(filter-out %.mod.c,$(wildcard module/*.[ch] selftests/jitmod/jitinject/*.c bench/jitbench/*.c)) \
 		include/*.h \
 		| tee $(BUILD)/checkpatch.log
 	@! grep -qE ': (ERROR|WARNING):' $(BUILD)/checkpatch.log
@@ -116,6 +120,9 @@ bench-reader: user modules-all
 bench-user: user
 	@$(PYTHON) scripts/bench_user.py
 
+bench: user modules-all
+	@$(PYTHON) scripts/bench.py
+
 # jitread(1) from its reStructuredText source.
 man: $(BUILD)/man/jitread.1
 $(BUILD)/man/jitread.1: Documentation/jitread.rst
@@ -128,4 +135,4 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all help deps module user modules-all ksft check demo checkpatch man fuzz bench-reader bench-user clean
+.PHONY: all help deps module user modules-all ksft check demo checkpatch man fuzz bench-reader bench-user bench clean

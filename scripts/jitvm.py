@@ -174,6 +174,9 @@ def build_parser():
                    help="save the guest's full dmesg here")
     p.add_argument("--qmp", metavar="SOCKET",
                    help="expose a QMP monitor on this unix socket")
+    p.add_argument("--save", metavar="DIR",
+                   help="copy what the guest wrote to /run/jitvm/save "
+                        "into DIR")
     p.add_argument("-e", "--env", action="append", default=[],
                    metavar="NAME=VALUE", help="environment for the command")
     p.add_argument("-C", "--cwd", default=os.getcwd(),
@@ -382,8 +385,12 @@ def run(args):
         cmd = qemu_command(args, qemu, vmlinuz, initrd, outdir, accel)
         say(f"booting {release} ({args.vcpus} vCPUs, {accel.upper()}), "
             f"limit {args.timeout_s}s")
+        os.makedirs(os.path.join(outdir, "save"), mode=0o777)
         rc = _boot(cmd, outdir, args.timeout_s, say)
         _save_dmesg(args.dmesg, outdir)
+        if args.save:
+            shutil.copytree(os.path.join(outdir, "save"), args.save,
+                            dirs_exist_ok=True)
         return rc
     finally:
         shutil.rmtree(outdir, ignore_errors=True)

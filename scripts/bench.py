@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make bench: jitmod and jitread against the anchors, side by side, one run.
+
+Kernel figures come from one boot of Debian's rt kernel in QEMU, the only
+kernel here with the osnoise tracer (scripts/bench_guest.py does that half);
+user figures are native.  Every comparison is a ratio of two figures taken
+in this run; the ones taken under TCG say so, since only their ratios mean
+anything.  Writes the table to stdout, bench/results.json and
+bench/results.png (BENCH_OUT overrides the directory).
+
+Environment: BENCH_ROUNDS (3), BENCH_SECONDS (2, guest loops),
+BENCH_USER_SECONDS (5), BENCH_REPS (3 injections per class and duration),
+BENCH_IPIS (20000 per round), BENCH_READER_SECONDS (6).
+
+A benchmark, not a test: it exits 0 whatever the speed, 1 if a part could
+not run (each part that cannot run says why and the rest still run).
+"""
+
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import bench_report  # noqa: E402
+import bench_user  # noqa: E402
+import jitvm  # noqa: E402
+
+JITREAD = os.path.join(TOP, "user", "jitread")
+GUEST_VCPUS = 3
+
+
+def env_int(name, default):
+    return int(os.environ.get(name, default))
+
+
+def run_guest(save):
+    """The kernel half in the rt guest; its JSON, or raise with why not."""
+    _vmlinuz, release = jitvm.resolve_kernel("rt")
+    for sub in ("module/jitmod.ko", "jitinject/jitinject.ko",
+                "jitbench/jitbench.ko"):
+        if not os.path.exists(os.path.join(TOP, "build", "modules", release,
+                                           sub)):
+            raise RuntimeError(f"{sub} for {release} missing "
+                               "(make modules-all)")
+    env = [f"BENCH_{k}={os.environ[f'BENCH_{k}']}"
+           for k in ("ROUNDS", "SECONDS", "REPS", "IPIS", "READER_SECONDS")
+           if f"BENCH_{k}" in os.environ]
+    cmd = [sys.executable, os.path.join(TOP, "scripts", "jitvm.py"), "-q",
+           "-k", "rt", "-s", str(GUEST_VCPUS), "-t", "40m", "--save", save]
+    for e in env:
+        cmd += ["-e", e]
+    cmd += ["-C", TOP, "--", "python3",
+            os.path.join(TOP, "scripts", "bench_guest.py")]
+    print(f"# booting {release} ({GUEST_VCPUS} vCPUs) for the kernel "
+          "figures", flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    for line in p.stdout.splitlines():
+        if line.startswith("JITBENCH "):
+            return json.loads(line[len("JITBENCH "):])
+    raise RuntimeError(f"guest exit {p.returncode}: "
+                       f"{(p.stdout + p.stderr).strip()[-400:]}")
+
+
+def timed(cmd, runs):
+    """Median wall seconds of runs of cmd, output thrown away."""
+    walls = []
+    for _ in range(runs):
+        t0 = time.monotonic()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, check=True)
+        walls.append(time.monotonic() - t0)
+    return statistics.median(walls)
+
+
+def reader(save, runs=5):
+    """jitread --replay against trace-cmd report on the guest's captures."""
+    rec = os.path.join(save, "bench-reader.rec")
+    dat = os.path.join(save, "bench-reader.dat")
+    out = os.path.join(save, "replay.json")
+    subprocess.run([JITREAD, "--replay", rec, "-q", "--json", out],
+                   check=True)
+    with open(out) as f:
+        jr_events = json.load(f)["events"]
+    p = subprocess.run(["trace-cmd", "report", "-i", dat],
+                       capture_output=True, text=True, check=True)
+    tc_events = sum(1 for ln in p.stdout.splitlines()
+                    if bench_report.TC_EVENT.search(ln))
+    jr_s = timed(["taskset", "-c", "0", JITREAD, "--replay", rec, "-q",
+                  "--json", os.devnull], runs)
+    tc_s = timed(["taskset", "-c", "0", "trace-cmd", "report", "-i", dat],
+                 runs)
+    return {"jitread_events": jr_events, "jitread_s": jr_s,
+            "tracecmd_events": tc_events, "tracecmd_s": tc_s,
+            "runs": runs}
+
+
+def user_resolution(rounds, secs, tmp):
+    jr, osl = [], []
+    for _ in range(rounds):
+        jr.append(bench_user.jitread_ns_per_iter(1, secs, tmp))
+        osl.append(bench_user.oslat_ns_per_iter(1, secs))
+    return {"jitread_ns_per_iter": jr, "oslat_ns_per_iter": osl}
+
+
+def pipeline(secs, tmp):
+    ncpu = os.cpu_count()
+    cpus, wait = ("1-3", "spin") if ncpu >= 4 else ("0-1", "yield")
+    out = os.path.join(tmp, "p.json")
+    subprocess.run([JITREAD, "--user", "-c", cpus, "-d", str(secs),
+                    "--wait", wait, "-q", "--json", out], check=True)
+    with open(out) as f:
+        p = json.load(f)["pipeline"]
+    return {"cpus": cpus, "wait": wait, "shared": p["shared"],
+            "produced": p["produced"], "verdict": p["verdict"],
+            "transit": {k: {"min_ns": h["min_ns"],
+                            "p50_ns": h["percentiles_ns"]["50"],
+                            "p99_ns": h["percentiles_ns"]["99"],
+                            "p99.99_ns": h["percentiles_ns"].get("99.99"),
+                            "max_ns": h["max_ns"]}
+                        for k, h in p["histograms"].items()
+                        if "transit" in k}}
+
+
+def part(name, fn, res, failed):
+    """Run one part; a part that cannot run is reported, not fatal."""
+    try:
+        res[name] = fn()
+    except (RuntimeError, OSError, subprocess.CalledProcessError,
+            jitvm.MissingError, KeyError, ValueError) as e:
+        res[name] = {"skipped": str(e)}
+        failed.append(name)
+        print(f"# {name}: not run: {e}", file=sys.stderr, flush=True)
+
+
+def main():
+    if not os.access(JITREAD, os.X_OK):
+        print("bench: user/jitread missing (make user)", file=sys.stderr)
+        return 1
+    outdir = os.environ.get("BENCH_OUT", os.path.join(TOP, "bench"))
+    rounds = env_int("BENCH_ROUNDS", 3)
+    usecs = env_int("BENCH_USER_SECONDS", 5)
+    res = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
+           "host": bench_user.machine(), "file_version": 1}
+    failed = []
+    with tempfile.TemporaryDirectory() as tmp:
+        save = os.path.join(tmp, "guest")
+        os.makedirs(save)
+        part("guest", lambda: run_guest(save), res, failed)
+        if "skipped" not in res["guest"]:
+            part("reader", lambda: reader(save), res, failed)
+        part("user", lambda: user_resolution(rounds, usecs, tmp), res,
+             failed)
+        part("pipeline", lambda: pipeline(usecs, tmp), res, failed)
+    res["figures"] = bench_report.figures(res)
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, "results.json"), "w") as f:
+        json.dump(res, f, indent=1)
+        f.write("\n")
+    print(bench_report.text(res))
+    bench_report.plot(res, os.path.join(outdir, "results.png"))
+    print(f"# wrote {outdir}/results.json and results.png")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

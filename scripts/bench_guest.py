@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The guest half of `make bench`, run by scripts/bench.py in the rt kernel.
+
+One boot (3 vCPUs: CPU 0 drives, CPU 1 is sampled, CPU 2 takes the IPIs of
+the overhead test), so jitmod and the kernel's osnoise tracer are measured
+side by side on the same CPU:
+
+  resolution  ns per loop turn and the smallest gap seen, for jitbench's
+              bare rdtsc loop, jitmod and osnoise (counted by a kprobe, its
+              own cost measured on jitbench's probed loop and taken off)
+  agreement   one injection schedule (jitinject) seen by jitmod, then by
+              osnoise: which class each injection was filed under and its
+              net duration
+  overhead    the median time of a synchronous IPI to CPU 2 with no tracer,
+              with jitmod sampling CPU 1, and with osnoise sampling CPU 1
+  reader      jitmod's events recorded at once by jitread --record and by
+              trace-cmd record, saved for the host to replay
+
+Prints one line, "JITBENCH <json>", and saves the reader files to
+/run/jitvm/save.  Figures from here are TCG figures: relative only.
+"""
+
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "selftests", "jitmod"))
+import jittest as jt  # noqa: E402
+
+CPU, IPI_CPU = 1, 2
+BENCH = "/sys/module/jitbench/parameters"
+OSN = f"{jt.TRACEFS}/osnoise"
+SAVE = "/run/jitvm/save"
+JITREAD = os.path.join(TOP, "user", "jitread")
+# The osnoise loop calls it once per turn on PREEMPT_RCU kernels (all RT).
+OSNOISE_TURN = "rcu_momentary_eqs"
+CLASSES = ("hrtimer", "ipi", "softirq", "nmi", "thread")
+DURATIONS_US = (50, 200, 1000)
+OSN_EVENT = re.compile(r"^(?:(?P<src>.+?):(?P<id>-?\d+) )?start [\d.]+ "
+                       r"duration (?P<ns>\d+) ns")
+KV = re.compile(r"(\w+)=(\S+)")
+
+
+def env_int(name, default):
+    return int(os.environ.get(name, default))
+
+
+def bench_run(cmd):
+    """One jitbench measurement; its result as a dict of ints."""
+    jt.write(f"{BENCH}/run", cmd)
+    out = jt.read(f"{BENCH}/result")
+    return {k: (v if k == "mode" else int(v)) for k, v in KV.findall(out)}
+
+
+def loop(mode, ms):
+    r = bench_run(f"{mode} {ms}")
+    return {"ns_per_iter": r["runtime_ns"] / r["iterations"],
+            "min_delta_ns": r["min_delta_ps"] / 1000,
+            "iterations": r["iterations"]}
+
+
+def hits_per(seconds):
+    """Turns counted by the kprobe on CPU over seconds of wall time."""
+    h0, t0 = int(jt.read(f"{BENCH}/hits")), time.monotonic()
+    time.sleep(seconds)
+    h1, t1 = int(jt.read(f"{BENCH}/hits")), time.monotonic()
+    return (t1 - t0) * 1e9 / max(h1 - h0, 1)
+
+
+class Osnoise:
+    """The osnoise tracer on CPU, running without a sleep, like jitmod."""
+
+    def __init__(self, thresh_us, events=False):
+        jt.write(f"{OSN}/cpus", CPU)
+        jt.write(f"{OSN}/period_us", 1000000)
+        jt.write(f"{OSN}/runtime_us", 1000000)
+        jt.write(f"{jt.TRACEFS}/tracing_thresh", thresh_us)
+        jt.write(f"{jt.TRACEFS}/trace", "")
+        jt.write(f"{jt.TRACEFS}/events/osnoise/enable", 1 if events else 0)
+        jt.write(f"{jt.TRACEFS}/current_tracer", "osnoise")
+
+    def text(self):
+        return jt.read(f"{jt.TRACEFS}/trace")
+
+    def clear(self):
+        jt.write(f"{jt.TRACEFS}/trace", "")
+
+    def close(self):
+        jt.write(f"{jt.TRACEFS}/current_tracer", "nop")
+        jt.write(f"{jt.TRACEFS}/events/osnoise/enable", 0)
+        jt.write(f"{jt.TRACEFS}/tracing_thresh", 0)
+
+
+def jitmod_load(threshold_ns=10000):
+    jt.insmod("jitmod", cpus=CPU, threshold_ns=threshold_ns,
+              period_us=1000000, runtime_us=1000000)
+
+
+def jitmod_resolution(secs):
+    """ns per turn and smallest delta from jitmod's own summaries."""
+    jitmod_load()
+    with jt.Instance("bench", events=("jitmod/summary",)) as inst:
+        sums = []
+        end = time.monotonic() + secs + 30
+        while len(sums) < secs and time.monotonic() < end:
+            time.sleep(0.5)
+            sums = [e for e in jt.parse_trace(inst.text())
+                    if e.name == "summary" and e.cpu == CPU]
+    jt.rmmod("jitmod")
+    if not sums:
+        raise jt.Fail("jitmod wrote no summary")
+    run = sum(e.ns("runtime_ns") for e in sums)
+    it = sum(e.num("iterations") for e in sums)
+    return {"ns_per_iter": run / it,
+            "min_delta_ns": min(e.num("resolution_ps") for e in sums) / 1000,
+            "iterations": it}
+
+
+def osnoise_resolution(secs, probe_cost):
+    """osnoise's ns per turn: a kprobe counts its turns; its cost is known."""
+    jt.write(f"{BENCH}/probe", OSNOISE_TURN)
+    osn = Osnoise(1)
+    try:
+        time.sleep(0.5)
+        raw = hits_per(secs)
+    finally:
+        osn.close()
+        jt.write(f"{BENCH}/probe", "-")
+    return {"ns_per_iter_probed": raw, "ns_per_iter": raw - probe_cost,
+            "threshold_floor_ns": 1000}
+
+
+def resolution(rounds, secs):
+    """Rounds of bare, jitmod, probe calibration and osnoise, alternating."""
+    out = {k: [] for k in ("bare", "jitmod", "probe_cost", "osnoise")}
+    ms = secs * 1000
+    for _ in range(rounds):
+        out["bare"].append(loop("bare", ms))
+        out["jitmod"].append(jitmod_resolution(secs))
+        plain = loop("probed", ms)
+        jt.write(f"{BENCH}/probe", "jitbench_point")
+        probed = loop("probed", ms)
+        jt.write(f"{BENCH}/probe", "-")
+        cost = probed["ns_per_iter"] - plain["ns_per_iter"]
+        out["probe_cost"].append({"ns": cost,
+                                  "probed_ns_per_iter": probed["ns_per_iter"],
+                                  "plain_ns_per_iter": plain["ns_per_iter"]})
+        out["osnoise"].append(osnoise_resolution(secs, cost))
+    return out
+
+
+def jitmod_match(cls, events):
+    """The jitmod event an injection of cls should make, and its source."""
+    want = {
+        "hrtimer": ("irq_noise", lambda e: e.f.get("name") == "local_timer"),
+        "ipi": ("irq_noise",
+                lambda e: e.f.get("name") == "call_function_single"),
+        "softirq": ("softirq_noise", lambda e: "[TIMER]" in e.body),
+        "nmi": ("nmi_noise",
+                lambda e: e.f.get("handler", "").startswith("jinj_nmi")),
+        "thread": ("thread_noise",
+                   lambda e: e.f.get("comm") == f"jitinject/{CPU}"),
+    }[cls]
+    hits = [e for e in events if e.name == want[0] and want[1](e)]
+    return [(e.name, e.ns("duration_ns")) for e in hits]
+
+
+def osnoise_match(cls, events):
+    """The same for osnoise's events (on RT, softirqs are threads)."""
+    def src(e):
+        m = OSN_EVENT.match(e.body)
+        return (m["src"] or "").strip() if m else None
+
+    want = {
+        "hrtimer": ("irq_noise", lambda s: s == "local_timer"),
+        "ipi": ("irq_noise", lambda s: s == "call_function_single"),
+        "softirq": ("thread_noise",
+                    lambda s: s in (f"ktimers/{CPU}", f"ksoftirqd/{CPU}")),
+        "nmi": ("nmi_noise", lambda s: True),
+        "thread": ("thread_noise", lambda s: s == f"jitinject/{CPU}"),
+    }[cls]
+    out = []
+    for e in events:
+        m = OSN_EVENT.match(e.body)
+        if e.name == want[0] and m and want[1](src(e)):
+            out.append((e.name, int(m["ns"])))
+    if cls == "softirq":   # generic kernels: a real softirq_noise event
+        out += [(e.name, int(OSN_EVENT.match(e.body)["ns"]))
+                for e in events if e.name == "softirq_noise" and
+                OSN_EVENT.match(e.body) and "TIMER" in e.body]
+    return out
+
+
+def schedule(reps):
+    return [(c, d) for d in DURATIONS_US for c in CLASSES
+            for _ in range(reps)]
+
+
+def run_schedule(tool, reps, text, clear, match):
+    """Inject each (class, D); keep what the tool filed for it on CPU."""
+    rows = []
+    for cls, d in schedule(reps):
+        clear()
+        jt.inject(cls, d)
+        time.sleep(0.05)
+        ev = [e for e in jt.parse_trace(text()) if e.cpu == CPU]
+        found = match(cls, ev)
+        big = [ns for _, ns in found if ns >= d * 500]
+        rows.append({"tool": tool, "class": cls, "d_us": d,
+                     "seen": bool(big), "ns": max(big) if big else None,
+                     "smaller": len(found) - len(big)})
+    return rows
+
+
+def agreement(reps):
+    jt.insmod("jitinject", cpu=CPU)
+    rows = []
+    try:
+        jitmod_load()
+        with jt.Instance("agree") as inst:
+            rows += run_schedule("jitmod", reps, inst.text, inst.clear,
+                                 jitmod_match)
+        jt.rmmod("jitmod")
+        osn = Osnoise(10, events=True)
+        try:
+            rows += run_schedule("osnoise", reps, osn.text, osn.clear,
+                                 osnoise_match)
+        finally:
+            osn.close()
+    finally:
+        jt.rmmod("jitmod")
+        jt.rmmod("jitinject")
+    return rows
+
+
+def ipi_median(n):
+    r = bench_run(f"ipi {n}")
+    return {"median_ns": r["median_ns"], "min_ns": r["min_ns"],
+            "mean_ns": r["mean_ns"]}
+
+
+def overhead(rounds, n):
+    """IPIs to CPU 2 while CPU 1 spins: bare, under jitmod, under osnoise.
+
+    CPU 1 spins in every state (jitbench's bare loop stands in for the
+    tracers when none runs), so each state costs the host the same.
+    """
+    jt.write(f"{BENCH}/cpu", IPI_CPU)
+    out = {"none": [], "jitmod": [], "osnoise": []}
+    spin = ["taskset", "-c", str(CPU), sys.executable, "-c",
+            "while True: pass"]
+    try:
+        for _ in range(rounds):
+            p = subprocess.Popen(spin)
+            try:
+                time.sleep(0.2)
+                out["none"].append(ipi_median(n))
+            finally:
+                p.kill()
+                p.wait()
+            jitmod_load()
+            try:
+                time.sleep(0.2)
+                out["jitmod"].append(ipi_median(n))
+            finally:
+                jt.rmmod("jitmod")
+            osn = Osnoise(10)
+            try:
+                time.sleep(0.2)
+                out["osnoise"].append(ipi_median(n))
+            finally:
+                osn.close()
+    finally:
+        jt.write(f"{BENCH}/cpu", CPU)
+    return out
+
+
+def reader_capture(secs):
+    """jitmod's events recorded by jitread, then by trace-cmd, alike.
+
+    One after the other: jitread fails with EIO while a trace-cmd instance
+    records the same events (not yet understood), and trace-cmd record's
+    per-CPU recorder barely runs on a CPU that jitmod keeps busy on the rt
+    kernel, so trace-cmd fills its instance and extracts with sampling off.
+    """
+    jitmod_load(threshold_ns=1000)
+    rec, dat = "/tmp/bench-reader.rec", "/tmp/bench-reader.dat"
+    inst = f"jitbench-{os.getpid()}"
+    try:
+        jt.sh([JITREAD, "-c", str(CPU), "-d", f"{secs}s", "-q", "--record",
+               rec, "--json", "/dev/null"], timeout=secs + 60)
+        jt.sh(["trace-cmd", "start", "-B", inst, "-b", "8192", "-e",
+               "jitmod"], timeout=120)
+        time.sleep(secs)
+        jt.sh(["trace-cmd", "stop", "-B", inst])
+        jt.write(f"{jt.JIT_PARAMS}/enable", 0)
+        jt.sh(["trace-cmd", "extract", "-B", inst, "-o", dat], timeout=300)
+    finally:
+        jt.sh(["trace-cmd", "reset", "-B", inst], check=False)
+        if os.path.isdir(f"{jt.TRACEFS}/instances/{inst}"):
+            os.rmdir(f"{jt.TRACEFS}/instances/{inst}")
+        jt.rmmod("jitmod")
+    # extract names the instance's data after it
+    saved = [f for f in os.listdir("/tmp")
+             if f.startswith("bench-reader.dat")]
+    for f in [os.path.basename(rec)] + saved:
+        shutil.copy(os.path.join("/tmp", f), SAVE)
+    return {"rec": os.path.basename(rec), "dat": saved, "seconds": secs}
+
+
+def main():
+    jt.require(min_cpus=3)
+    rounds = env_int("BENCH_ROUNDS", 3)
+    secs = env_int("BENCH_SECONDS", 2)
+    jt.insmod("jitbench", cpu=CPU)
+    res = {"kernel": os.uname().release, "cpus": os.cpu_count(),
+           "rounds": rounds, "seconds": secs}
+    try:
+        res["resolution"] = resolution(rounds, secs)
+        res["agreement"] = agreement(env_int("BENCH_REPS", 3))
+        res["overhead"] = overhead(rounds + 2,
+                                   env_int("BENCH_IPIS", 20000))
+        res["reader"] = reader_capture(env_int("BENCH_READER_SECONDS", 6))
+    finally:
+        jt.rmmod("jitbench")
+    res["osnoise_turn_probe"] = OSNOISE_TURN
+    res["ipi_median_spread"] = {
+        k: statistics.pstdev(r["median_ns"] for r in v)
+        for k, v in res["overhead"].items()}
+    print("JITBENCH " + json.dumps(res), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (jt.Fail, jt.Skip, OSError) as e:
+        print(f"bench-guest: {e}", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,259 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make bench: turn the raw measurements into figures, a table and a plot.
+
+Kept apart from bench.py so that the arithmetic can be tested on canned
+inputs (tests/host/test_bench.py) without a guest.
+"""
+
+import re
+import statistics
+
+# a trace-cmd report line that is an event: "... [001] 12.345: gap: ..."
+TC_EVENT = re.compile(r"\[\d+\]\s+\d+\.\d+: \w+:")
+TCG = "TCG: relative only"
+NATIVE = "native"
+# What each tool files an injection under, and why they may differ.
+EXPLAIN = {
+    "hrtimer": "both time the local_timer vector from its entry to its exit "
+               "tracepoint; a difference is the cost of the other tracer's "
+               "hooks that run inside that window",
+    "ipi": "both time the call_function_single vector between the same "
+           "tracepoints; as for hrtimer",
+    "softirq": "on PREEMPT_RT softirqs run in threads: osnoise files the "
+               "TIMER softirq as thread noise of ktimers/N or ksoftirqd/N "
+               "(the whole thread run, switch included), jitmod as "
+               "softirq:TIMER, net of the thread that carries it",
+    "nmi": "jitmod's NMI window opens at its own first-in-chain NMI "
+           "handler and closes at the last nmi_handler tracepoint, so the "
+           "NMI entry and exit code stay in the gap's unexplained rest; "
+           "osnoise times from its nmi_enter hook to nmi_exit",
+    "thread": "both charge a preempting thread from the sched_switch away "
+              "from the sampler to the switch back",
+}
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def fig(fid, what, value, ref, goal=None, lower_is_better=True, where=TCG,
+        unit="ns", note=""):
+    r = ratio(value, ref)
+    met = None
+    if goal is not None and r is not None:
+        met = r <= goal if lower_is_better else r >= goal
+    return {"id": fid, "what": what, "value": value, "reference": ref,
+            "unit": unit, "ratio": r, "goal": goal,
+            "goal_kind": "<=" if lower_is_better else ">=", "met": met,
+            "where": where, "note": note}
+
+
+def resolution_figures(r):
+    bare = med(x["ns_per_iter"] for x in r["bare"])
+    jm = med(x["ns_per_iter"] for x in r["jitmod"])
+    osn = med(x["ns_per_iter"] for x in r["osnoise"])
+    cost = med(x["ns"] for x in r["probe_cost"])
+    jm_min = min(x["min_delta_ns"] for x in r["jitmod"])
+    bare_min = min(x["min_delta_ns"] for x in r["bare"])
+    floor = r["osnoise"][0]["threshold_floor_ns"]
+    osn_gap = max(floor, osn) if osn is not None else floor
+    return [
+        fig("kernel_ns_per_iter_vs_bare", "kernel loop ns/iteration: jitmod "
+            "/ bare rdtsc kthread", jm, bare, goal=1.2),
+        fig("kernel_ns_per_iter_vs_osnoise", "kernel loop ns/iteration: "
+            "jitmod / osnoise", jm, osn, goal=0.5,
+            note=f"osnoise's turns counted by a kprobe whose own cost, "
+                 f"{cost:.1f} ns a call, was measured and taken off"),
+        fig("kernel_min_gap_vs_bare", "smallest gap seen: jitmod / bare "
+            "kthread", jm_min, bare_min, goal=1.2),
+        fig("kernel_min_gap_vs_osnoise", "smallest detectable gap: jitmod "
+            "/ osnoise", jm_min, osn_gap, goal=0.5,
+            note=f"osnoise cannot go below its {floor} ns threshold "
+                 "(tracing_thresh is set in whole us); jitmod's threshold "
+                 "goes to 1 ns, so its floor is one loop turn"),
+    ]
+
+
+def agreement_rows(rows):
+    """(class, D) -> per tool: seen, of, median ns."""
+    out = {}
+    for r in rows:
+        k = (r["class"], r["d_us"])
+        t = out.setdefault(k, {}).setdefault(r["tool"], {"seen": 0, "of": 0,
+                                                         "ns": []})
+        t["of"] += 1
+        if r["seen"]:
+            t["seen"] += 1
+            t["ns"].append(r["ns"])
+    for k, tools in out.items():
+        for t in tools.values():
+            t["median_ns"] = med(t.pop("ns"))
+    return out
+
+
+def disagrees(d_us, a, b):
+    """Seen counts differ, or the medians differ by over 20 % of D."""
+    if a["seen"] != b["seen"]:
+        return True
+    if a["median_ns"] is None or b["median_ns"] is None:
+        return False
+    return abs(a["median_ns"] - b["median_ns"]) > 0.2 * d_us * 1000
+
+
+def agreement_figures(rows):
+    agg = agreement_rows(rows)
+    seen = {t: sum(v[t]["seen"] for v in agg.values() if t in v)
+            for t in ("jitmod", "osnoise")}
+    total = sum(v["jitmod"]["of"] for v in agg.values() if "jitmod" in v)
+    return [fig("agreement_seen", "injections filed under their class: "
+                "jitmod / osnoise", seen["jitmod"], seen["osnoise"],
+                goal=1.0, lower_is_better=False, unit="injections",
+                note=f"of {total} each")]
+
+
+def overhead_figures(o):
+    none = med(x["median_ns"] for x in o["none"])
+    jm = med(x["median_ns"] for x in o["jitmod"])
+    osn = med(x["median_ns"] for x in o["osnoise"])
+    add_j, add_o = jm - none, osn - none
+    note = (f"median IPI round trip: none {none:.0f} ns, jitmod {jm:.0f} ns, "
+            f"osnoise {osn:.0f} ns")
+    if add_o <= 0:
+        note += "; osnoise added nothing measurable, so no ratio"
+        add_o = None
+    return [fig("overhead_added_ipi", "cost added to an IPI on an unsampled "
+                "CPU: jitmod / osnoise", add_j, add_o, goal=1.5, note=note)]
+
+
+def user_figures(u):
+    jr = statistics.mean(u["jitread_ns_per_iter"])
+    osl = statistics.mean(u["oslat_ns_per_iter"])
+    return [fig("user_ns_per_iter_vs_oslat", "user sampler ns/iteration: "
+                "jitread / oslat", jr, osl, goal=0.5, where=NATIVE)]
+
+
+def reader_figures(r):
+    jr = r["jitread_events"] / r["jitread_s"]
+    tc = r["tracecmd_events"] / r["tracecmd_s"]
+    return [fig("reader_events_per_s_vs_tracecmd", "replay events/s: "
+                "jitread --replay / trace-cmd report", jr, tc, goal=1.0,
+                lower_is_better=False, where=NATIVE, unit="events/s",
+                note=f"{r['jitread_events']} and {r['tracecmd_events']} "
+                     "events of the same guest run, start-up included")]
+
+
+def figures(res):
+    out = []
+    g = res.get("guest", {})
+    if "resolution" in g:
+        out += resolution_figures(g["resolution"])
+    if "agreement" in g:
+        out += agreement_figures(g["agreement"])
+    if "overhead" in g:
+        out += overhead_figures(g["overhead"])
+    if "skipped" not in res.get("user", {"skipped": 1}):
+        out += user_figures(res["user"])
+    if "skipped" not in res.get("reader", {"skipped": 1}):
+        out += reader_figures(res["reader"])
+    return out
+
+
+def num(x, unit=""):
+    if x is None:
+        return "-"
+    return f"{x:,.1f}{unit}" if abs(x) < 100 else f"{x:,.0f}{unit}"
+
+
+def figure_table(figs):
+    lines = [f"{'figure':<58} {'jitmod':>11} {'reference':>11} "
+             f"{'ratio':>7} {'goal':>7} {'met':>4}  where"]
+    for f in figs:
+        goal = f"{f['goal_kind']}{f['goal']}" if f["goal"] else "-"
+        met = {None: "-", True: "yes", False: "NO"}[f["met"]]
+        r = f"{f['ratio']:.3f}" if f["ratio"] is not None else "-"
+        lines.append(f"{f['what']:<58} {num(f['value']):>11} "
+                     f"{num(f['reference']):>11} {r:>7} {goal:>7} "
+                     f"{met:>4}  {f['where']}")
+        if f["note"]:
+            lines.append(f"    {f['note']}")
+    return lines
+
+
+def agreement_table(rows):
+    agg = agreement_rows(rows)
+    lines = ["# agreement (TCG: relative only): each injection, the event "
+             "each tool filed it under, median net us",
+             f"{'class':<8} {'D us':>5} {'jitmod seen':>11} {'us':>8} "
+             f"{'osnoise seen':>12} {'us':>8}  note"]
+    explain = set()
+    for (cls, d), t in sorted(agg.items(), key=lambda kv: (kv[0][1],
+                                                           kv[0][0])):
+        a, b = t.get("jitmod"), t.get("osnoise")
+        if not a or not b:
+            continue
+        bad = disagrees(d, a, b)
+        if bad:
+            explain.add(cls)
+        lines.append(
+            f"{cls:<8} {d:>5} {a['seen']:>6}/{a['of']:<4} "
+            f"{num(ratio(a['median_ns'], 1000)):>8} "
+            f"{b['seen']:>7}/{b['of']:<4} "
+            f"{num(ratio(b['median_ns'], 1000)):>8}  "
+            f"{'differs: see ' + cls if bad else ''}")
+    for cls in sorted(explain):
+        lines.append(f"  {cls}: {EXPLAIN[cls]}")
+    return lines
+
+
+def text(res):
+    out = [f"# jitmod bench, {res['date']}", f"# host: {res['host']}"]
+    g = res.get("guest", {})
+    if "kernel" in g:
+        out.append(f"# guest: {g['kernel']}, {g['cpus']} vCPUs under "
+                   f"QEMU TCG, {g['rounds']} rounds of {g['seconds']} s")
+    out += figure_table(res["figures"])
+    if "agreement" in g:
+        out += agreement_table(g["agreement"])
+    p = res.get("pipeline", {})
+    if "transit" in p:
+        out.append(f"# pipeline (native) on CPUs {p['cpus']}, wait "
+                   f"{p['wait']}{', shared CPUs' if p['shared'] else ''}: "
+                   f"{p['produced']} messages, {p['verdict']}")
+        for k, h in p["transit"].items():
+            out.append(f"{k}: min {h['min_ns']} p50 {h['p50_ns']} p99 "
+                       f"{h['p99_ns']} max {h['max_ns']} ns")
+    for k, v in res.items():
+        if isinstance(v, dict) and "skipped" in v:
+            out.append(f"# {k}: not run: {v['skipped']}")
+    return "\n".join(out)
+
+
+def plot(res, path):
+    """One bar per ratio, with its goal; lower is better unless marked."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figs = [f for f in res["figures"] if f["ratio"] is not None]
+    fig_, ax = plt.subplots(figsize=(9, 0.6 * len(figs) + 1.5))
+    y = range(len(figs))
+    colours = ["tab:green" if f["met"] else "tab:red" if f["met"] is False
+               else "tab:grey" for f in figs]
+    ax.barh(list(y), [f["ratio"] for f in figs], color=colours)
+    for i, f in enumerate(figs):
+        if f["goal"]:
+            ax.plot([f["goal"]] * 2, [i - 0.4, i + 0.4], "k--")
+    ax.set_yticks(list(y))
+    ax.set_yticklabels([f"{f['what']} ({f['where']})" for f in figs],
+                       fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("ratio (dashed: goal)")
+    ax.set_title(f"jitmod bench {res['date']}")
+    fig_.tight_layout()
+    fig_.savefig(path, dpi=100)
+    plt.close(fig_)

@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make bench's arithmetic and matching, on canned inputs (no guest)."""
+
+import os
+import sys
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import bench_guest  # noqa: E402
+import bench_report  # noqa: E402
+import jittest  # noqa: E402  (bench_guest put selftests/jitmod on the path)
+
+
+def loop(ns, mn):
+    return {"ns_per_iter": ns, "min_delta_ns": mn, "iterations": 1}
+
+
+def guest():
+    res = {
+        "bare": [loop(40, 28), loop(44, 29), loop(42, 28)],
+        "jitmod": [loop(46, 30), loop(48, 31), loop(47, 30)],
+        "probe_cost": [{"ns": 150}, {"ns": 140}, {"ns": 160}],
+        "osnoise": [{"ns_per_iter": v, "threshold_floor_ns": 1000}
+                    for v in (170, 180, 175)],
+    }
+    agree = []
+    for tool, ns in (("jitmod", 210000), ("osnoise", 215000)):
+        for rep in range(3):
+            agree.append({"tool": tool, "class": "ipi", "d_us": 200,
+                          "seen": True, "ns": ns + rep})
+    # one NMI osnoise missed, and NMI durations 100 us apart
+    agree += [{"tool": "jitmod", "class": "nmi", "d_us": 200, "seen": True,
+               "ns": 205000}] * 2
+    agree += [{"tool": "osnoise", "class": "nmi", "d_us": 200, "seen": True,
+               "ns": 305000},
+              {"tool": "osnoise", "class": "nmi", "d_us": 200, "seen": False,
+               "ns": None}]
+    over = {"none": [{"median_ns": v} for v in (7000, 7100, 7050)],
+            "jitmod": [{"median_ns": v} for v in (7150, 7160, 7140)],
+            "osnoise": [{"median_ns": v} for v in (7200, 7250, 7300)]}
+    return {"kernel": "6.1.0-rt", "cpus": 3, "rounds": 3, "seconds": 2,
+            "resolution": res, "agreement": agree, "overhead": over}
+
+
+def results():
+    return {"date": "2026-11-21T00:00:00", "host": "test", "guest": guest(),
+            "user": {"jitread_ns_per_iter": [10, 11],
+                     "oslat_ns_per_iter": [25, 27]},
+            "reader": {"jitread_events": 1000, "jitread_s": 0.01,
+                       "tracecmd_events": 990, "tracecmd_s": 0.1},
+            "pipeline": {"skipped": "no"}}
+
+
+class Figures(unittest.TestCase):
+    def setUp(self):
+        self.res = results()
+        self.res["figures"] = bench_report.figures(self.res)
+        self.figs = {f["id"]: f for f in self.res["figures"]}
+
+    def test_ratios_are_of_medians(self):
+        f = self.figs["kernel_ns_per_iter_vs_bare"]
+        self.assertEqual((f["value"], f["reference"]), (47, 42))
+        self.assertAlmostEqual(f["ratio"], 47 / 42)
+        self.assertTrue(f["met"])
+        f = self.figs["kernel_ns_per_iter_vs_osnoise"]
+        self.assertAlmostEqual(f["ratio"], 47 / 175)
+        self.assertIn("150.0 ns", f["note"])
+
+    def test_smallest_gap_is_held_to_osnoise_floor(self):
+        f = self.figs["kernel_min_gap_vs_osnoise"]
+        self.assertEqual((f["value"], f["reference"]), (30, 1000))
+
+    def test_overhead_ratio_and_missed_goal(self):
+        f = self.figs["overhead_added_ipi"]
+        self.assertEqual((f["value"], f["reference"]), (100, 200))
+        self.assertTrue(f["met"])
+        self.res["guest"]["overhead"]["jitmod"] = [{"median_ns": 7500}]
+        f = bench_report.overhead_figures(self.res["guest"]["overhead"])[0]
+        self.assertFalse(f["met"])
+
+    def test_no_ratio_when_osnoise_adds_nothing(self):
+        o = self.res["guest"]["overhead"]
+        o["osnoise"] = [{"median_ns": 6900}]
+        f = bench_report.overhead_figures(o)[0]
+        self.assertIsNone(f["ratio"])
+        self.assertIn("nothing measurable", f["note"])
+
+    def test_higher_is_better_figures(self):
+        f = self.figs["reader_events_per_s_vs_tracecmd"]
+        self.assertAlmostEqual(f["ratio"], (1000 / 0.01) / (990 / 0.1))
+        self.assertTrue(f["met"])
+        f = self.figs["agreement_seen"]
+        self.assertEqual((f["value"], f["reference"]), (5, 4))
+        self.assertTrue(f["met"])
+
+    def test_text_flags_tcg_and_explains_each_disagreement(self):
+        t = bench_report.text(self.res)
+        row = [ln for ln in t.splitlines()
+               if ln.startswith("kernel loop ns/iteration: jitmod / bare")]
+        self.assertTrue(row and row[0].endswith(bench_report.TCG), t)
+        self.assertIn(bench_report.NATIVE, [ln for ln in t.splitlines()
+                                            if ln.startswith("user")][0])
+        self.assertIn("differs: see nmi", t)
+        self.assertNotIn("differs: see ipi", t)
+        self.assertIn(f"  nmi: {bench_report.EXPLAIN['nmi']}", t)
+        self.assertIn("# pipeline: not run: no", t)
+
+    def test_plot_draws_each_ratio(self):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.png")
+            captured = {}
+            real = plt.close
+            plt.close = lambda f=None: captured.setdefault(
+                "figs", []).append(f)
+            try:
+                bench_report.plot(self.res, path)
+            finally:
+                plt.close = real
+            self.assertGreater(os.path.getsize(path), 5000)
+        fig = [f for f in captured["figs"] if hasattr(f, "axes")][0]
+        bars = [p.get_width() for p in fig.axes[0].patches]
+        want = [f["ratio"] for f in bench_report.figures(self.res)
+                if f["ratio"] is not None]
+        self.assertEqual(len(bars), len(want))
+        for b, w in zip(bars, want):
+            self.assertAlmostEqual(b, w)
+
+
+JITMOD_TRACE = """\
+ jitmod/1-160 [001] ..... 10.000001: irq_noise: irq=-1 vector=251 \
+name=call_function_single duration_ns=201000
+ jitmod/1-160 [001] ..... 10.000002: irq_noise: irq=-1 vector=236 \
+name=local_timer duration_ns=7000
+ jitmod/1-160 [001] ..... 10.000003: nmi_noise: handler=jinj_nmi \
+duration_ns=52000
+ jitmod/1-160 [001] ..... 10.000004: softirq_noise: vec=1 [TIMER] \
+duration_ns=1004000
+ jitmod/1-160 [001] ..... 10.000005: thread_noise: comm=jitinject/1 \
+pid=99 duration_ns=50500
+"""
+OSNOISE_TRACE = """\
+ osnoise/1-170 [001] d.h.. 20.000001: irq_noise: call_function_single:251 \
+start 20.000000100 duration 202000 ns
+ osnoise/1-170 [001] d.h.. 20.000002: irq_noise: local_timer:236 start \
+20.000000200 duration 6000 ns
+ osnoise/1-170 [001] d.... 20.000003: nmi_noise: start 20.000000300 \
+duration 61000 ns
+ osnoise/1-170 [001] d.... 20.000004: thread_noise: ktimers/1:16 start \
+20.000000400 duration 1010000 ns
+ osnoise/1-170 [001] d.... 20.000005: thread_noise: jitinject/1:99 start \
+20.000000500 duration 51000 ns
+"""
+
+
+class Matching(unittest.TestCase):
+    def match(self, fn, trace, cls):
+        return fn(cls, jittest.parse_trace(trace))
+
+    def test_jitmod_events_by_class(self):
+        m = bench_guest.jitmod_match
+        self.assertEqual(self.match(m, JITMOD_TRACE, "ipi"),
+                         [("irq_noise", 201000)])
+        self.assertEqual(self.match(m, JITMOD_TRACE, "hrtimer"),
+                         [("irq_noise", 7000)])
+        self.assertEqual(self.match(m, JITMOD_TRACE, "nmi"),
+                         [("nmi_noise", 52000)])
+        self.assertEqual(self.match(m, JITMOD_TRACE, "softirq"),
+                         [("softirq_noise", 1004000)])
+        self.assertEqual(self.match(m, JITMOD_TRACE, "thread"),
+                         [("thread_noise", 50500)])
+
+    def test_osnoise_events_by_class(self):
+        m = bench_guest.osnoise_match
+        self.assertEqual(self.match(m, OSNOISE_TRACE, "ipi"),
+                         [("irq_noise", 202000)])
+        self.assertEqual(self.match(m, OSNOISE_TRACE, "nmi"),
+                         [("nmi_noise", 61000)])
+        self.assertEqual(self.match(m, OSNOISE_TRACE, "softirq"),
+                         [("thread_noise", 1010000)])
+        self.assertEqual(self.match(m, OSNOISE_TRACE, "thread"),
+                         [("thread_noise", 51000)])
+
+    def test_schedule_covers_every_class_and_duration(self):
+        s = bench_guest.schedule(2)
+        self.assertEqual(len(s), 2 * len(bench_guest.CLASSES) *
+                         len(bench_guest.DURATIONS_US))
+        self.assertEqual({c for c, _ in s}, set(bench_guest.CLASSES))
+
+    def test_tracecmd_event_lines_are_counted(self):
+        lines = ["cpus=3",
+                 "   jitmod/1-161   [001]    66.600254: gap: "
+                 "duration_ns=1026 class=hw:unknown",
+                 "CPU 1 is empty"]
+        self.assertEqual(sum(1 for ln in lines
+                             if bench_report.TC_EVENT.search(ln)), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
