@@ -234,7 +234,7 @@ static void jit_summarise(const struct jit_period *per)
 		      jit_cyc_to_ns(per->max_gap_cyc), per->counts,
 		      per->iterations,
 		      mul_u64_u32_div(per->min_delta_cyc, NSEC_PER_SEC,
-				      tsc_khz) / 1000);
+				      tsc_khz));
 	if (limit_ns && noise_ns > limit_ns && !READ_ONCE(jit_stopped))
 		jit_stop_all(JIT_STOP_TOTAL, noise_ns, limit_ns);
 }

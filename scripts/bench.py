@@ -11,7 +11,7 @@ bench/results.png (BENCH_OUT overrides the directory).
 
 Environment: BENCH_ROUNDS (3), BENCH_SECONDS (2, guest loops),
 BENCH_USER_SECONDS (5), BENCH_REPS (3 injections per class and duration),
-BENCH_IPIS (20000 per round), BENCH_READER_SECONDS (6).
+BENCH_IPIS (5000 per round), BENCH_READER_SECONDS (6).
 
 A benchmark, not a test: it exits 0 whatever the speed, 1 if a part could
 not run (each part that cannot run says why and the rest still run).

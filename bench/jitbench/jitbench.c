@@ -13,6 +13,9 @@
  *               notrace, noinline function) once per turn, so that a kprobe
  *               on it costs what a kprobe on a notrace function in another
  *               tracer's loop costs; the bench subtracts that cost
+ *   spin MS     the bare loop for MS ms in the background (the write
+ *               returns at once; "spin 0" stops it early): a CPU that
+ *               reads the TSC as often as jitmod does, without its hooks
  *   ipi N       N synchronous smp_call_function_single() calls to "cpu"
  *               with an empty function, timed one by one from the writer's
  *               CPU: what a tracer's interrupt hooks add to an interrupt
@@ -88,7 +91,7 @@ static int jb_loop_fn(void *arg)
 			min_delta = delta;
 		iters++;
 		prev = t;
-	} while (t - start < l->run_cyc);
+	} while (t - start < READ_ONCE(l->run_cyc));
 	l->iters = iters;
 	l->runtime_cyc = t - start;
 	l->min_delta_cyc = min_delta;
@@ -128,6 +131,40 @@ static int jb_run_loop(unsigned int cpu, unsigned int ms, bool probed)
 		  probed ? "probed" : "bare", cpu, l.iters,
 		  jb_cyc_to_ps(l.runtime_cyc) / 1000,
 		  jb_cyc_to_ps(l.min_delta_cyc));
+	return 0;
+}
+
+static struct jb_loop jb_spin;
+static struct task_struct *jb_spin_task;
+
+/* jb_spin_stop - end a background spin, if any. */
+static void jb_spin_stop(void)
+{
+	if (!jb_spin_task)
+		return;
+	WRITE_ONCE(jb_spin.run_cyc, 0);
+	kthread_stop(jb_spin_task);
+	put_task_struct(jb_spin_task);
+	jb_spin_task = NULL;
+}
+
+/* jb_spin_start - the bare loop on @cpu for @ms, without waiting for it. */
+static int jb_spin_start(unsigned int cpu, unsigned int ms)
+{
+	struct task_struct *t;
+
+	jb_spin_stop();
+	if (!ms)
+		return 0;
+	memset(&jb_spin, 0, sizeof(jb_spin));
+	jb_spin.run_cyc = (u64)ms * tsc_khz;
+	init_completion(&jb_spin.done);
+	t = kthread_create_on_cpu(jb_loop_fn, &jb_spin, cpu, "jitbench/%u");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	get_task_struct(t);
+	wake_up_process(t);
+	jb_spin_task = t;
 	return 0;
 }
 
@@ -178,8 +215,9 @@ static int jb_run_set(const char *val, const struct kernel_param *kp)
 	unsigned int arg, cpu;
 	int ret;
 
-	if (sscanf(val, "%7s %u", mode, &arg) != 2 || !arg) {
-		pr_err("run: want 'bare MS', 'probed MS' or 'ipi N'\n");
+	if (sscanf(val, "%7s %u", mode, &arg) != 2 ||
+	    (!arg && strcmp(mode, "spin"))) {
+		pr_err("run: want 'bare MS', 'probed MS', 'spin MS' or 'ipi N'\n");
 		return -EINVAL;
 	}
 	mutex_lock(&jb_lock);
@@ -189,6 +227,8 @@ static int jb_run_set(const char *val, const struct kernel_param *kp)
 	if (!cpu_online(cpu)) {
 		pr_err("run: cpu %u is offline\n", cpu);
 		ret = -EINVAL;
+	} else if (!strcmp(mode, "spin") && arg <= JB_MAX_MS) {
+		ret = jb_spin_start(cpu, arg);
 	} else if (!strcmp(mode, "ipi") && arg <= JB_MAX_IPIS) {
 		ret = jb_run_ipis(cpu, arg);
 	} else if (strcmp(mode, "ipi") && arg <= JB_MAX_MS &&
@@ -208,7 +248,7 @@ static const struct kernel_param_ops jb_run_ops = {
 	.set = jb_run_set,
 };
 module_param_cb(run, &jb_run_ops, NULL, 0200);
-MODULE_PARM_DESC(run, "write 'bare MS', 'probed MS' or 'ipi N' to measure");
+MODULE_PARM_DESC(run, "write 'bare MS', 'probed MS', 'spin MS' or 'ipi N'");
 
 static int jb_cpu_set(const char *val, const struct kernel_param *kp)
 {
@@ -294,6 +334,7 @@ MODULE_PARM_DESC(hits, "calls to the probed symbol on cpu so far");
 
 static void __exit jb_exit(void)
 {
+	jb_spin_stop();
 	if (jb_kp_on)
 		unregister_kprobe(&jb_kp);
 }

@@ -40,7 +40,8 @@ def guest():
                "ns": None}]
     over = {"none": [{"median_ns": v} for v in (7000, 7100, 7050)],
             "jitmod": [{"median_ns": v} for v in (7150, 7160, 7140)],
-            "osnoise": [{"median_ns": v} for v in (7200, 7250, 7300)]}
+            "osnoise": [{"median_ns": v} for v in (7200, 7250, 7300)],
+            "spin": [{"median_ns": v} for v in (7100, 7120, 7110)]}
     return {"kernel": "6.1.0-rt", "cpus": 3, "rounds": 3, "seconds": 2,
             "resolution": res, "agreement": agree, "overhead": over}
 
@@ -80,6 +81,12 @@ class Figures(unittest.TestCase):
         self.res["guest"]["overhead"]["jitmod"] = [{"median_ns": 7500}]
         f = bench_report.overhead_figures(self.res["guest"]["overhead"])[0]
         self.assertFalse(f["met"])
+
+    def test_hooks_figure_is_net_of_the_bare_loop(self):
+        f = self.figs["overhead_hooks_ipi"]
+        self.assertEqual((f["value"], f["reference"]), (40, 200))
+        self.assertIn("bare rdtsc loop 7110 ns",
+                      self.figs["overhead_added_ipi"]["note"])
 
     def test_no_ratio_when_osnoise_adds_nothing(self):
         o = self.res["guest"]["overhead"]
