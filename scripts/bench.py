@@ -6,8 +6,9 @@ Kernel figures come from one boot of Debian's rt kernel in QEMU, the only
 kernel here with the osnoise tracer (scripts/bench_guest.py does that half);
 user figures are native.  Every comparison is a ratio of two figures taken
 in this run; the ones taken under TCG say so, since only their ratios mean
-anything.  Writes the table to stdout, bench/results.json and
-bench/results.png (BENCH_OUT overrides the directory).
+anything.  Writes the table to stdout and bench/results.txt, the raw record to
+bench/results.json and a plot to bench/results.png (BENCH_OUT overrides
+the directory).
 
 Environment: BENCH_ROUNDS (3), BENCH_SECONDS (2, guest loops),
 BENCH_USER_SECONDS (5), BENCH_REPS (3 injections per class and duration),
@@ -163,9 +164,12 @@ def main():
     with open(os.path.join(outdir, "results.json"), "w") as f:
         json.dump(res, f, indent=1)
         f.write("\n")
-    print(bench_report.text(res))
+    table = bench_report.text(res)
+    with open(os.path.join(outdir, "results.txt"), "w") as f:
+        f.write(table + "\n")
+    print(table)
     bench_report.plot(res, os.path.join(outdir, "results.png"))
-    print(f"# wrote {outdir}/results.json and results.png")
+    print(f"# wrote {outdir}/results.json, results.txt and results.png")
     return 1 if failed else 0
 
 

@@ -164,7 +164,7 @@ def resolution(rounds, secs):
         out["bare"].append(loop("bare", ms))
         out["jitmod"].append(jitmod_resolution(secs))
         plain = loop("probed", ms)
-        optimized = probe("jitbench_point")
+        optimized = probe(OSNOISE_TURN)
         probed = loop("probed", ms)
         jt.write(f"{BENCH}/probe", "-")
         cost = probed["ns_per_iter"] - plain["ns_per_iter"]

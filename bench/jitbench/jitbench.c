@@ -9,10 +9,11 @@
  *   bare MS     a kthread pinned to "cpu" reads the TSC in a loop for MS ms,
  *               with interrupts on, and does nothing else: the floor that
  *               jitmod's sampling loop is measured against
- *   probed MS   the same loop, but it also calls jitbench_point() (an empty,
- *               notrace, noinline function) once per turn, so that a kprobe
- *               on it costs what a kprobe on a notrace function in another
- *               tracer's loop costs; the bench subtracts that cost
+ *   probed MS   the same loop, but each turn also calls rcu_momentary_eqs()
+ *               with interrupts off, as the osnoise tracer's loop does on
+ *               PREEMPT_RCU kernels: with and without a kprobe on it, this
+ *               gives the kprobe's cost, which the bench then takes off the
+ *               osnoise turns that the same kprobe counts
  *   spin MS     the bare loop for MS ms in the background (the write
  *               returns at once; "spin 0" stops it early): a CPU that
  *               reads the TSC as often as jitmod does, without its hooks
@@ -22,9 +23,8 @@
  *
  * Writing a symbol to "probe" puts a kprobe on it that counts the calls
  * made on "cpu" into "hits" (writing "-" removes it).  A kprobe of our own,
- * not a kprobe event: kprobe events refuse notrace functions, and the loops
- * worth counting (jitbench_point, the osnoise tracer's per-turn
- * rcu_momentary_eqs) call only notrace ones.
+ * not a kprobe event: kprobe events refuse notrace functions, and
+ * rcu_momentary_eqs() is one.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -36,6 +36,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -63,35 +64,31 @@ struct jb_loop {
 	struct completion done;
 };
 
-/*
- * jitbench_point - the kprobe target of the probed loop.  It does a little
- * work so that it is long enough for the kprobe on it to be optimized into
- * a jump, as one on a real function is.
- */
-static u64 jb_sink;
-
-noinline notrace void jitbench_point(void)
-{
-	WRITE_ONCE(jb_sink, READ_ONCE(jb_sink) * 3 + 1);
-}
-
 static int jb_loop_fn(void *arg)
 {
 	struct jb_loop *l = arg;
 	u64 start, prev, t, delta, min_delta = U64_MAX, iters = 0;
+	u64 run = READ_ONCE(l->run_cyc);
 
 	start = rdtsc();
 	prev = start;
 	do {
-		if (l->probed)
-			jitbench_point();
+		if (l->probed) {
+			/* one turn of osnoise's loop on PREEMPT_RCU kernels */
+			local_irq_disable();
+			rcu_momentary_eqs();
+			local_irq_enable();
+		}
 		t = rdtsc();
 		delta = t - prev;
 		if (delta < min_delta)
 			min_delta = delta;
 		iters++;
 		prev = t;
-	} while (t - start < READ_ONCE(l->run_cyc));
+		/* like jitmod, look outside the loop every 1024 turns */
+		if (unlikely(!(iters & 0x3ff)))
+			run = READ_ONCE(l->run_cyc);
+	} while (t - start < run);
 	l->iters = iters;
 	l->runtime_cyc = t - start;
 	l->min_delta_cyc = min_delta;
