@@ -23,8 +23,8 @@ def guest():
         "bare": [loop(40, 28), loop(44, 29), loop(42, 28)],
         "jitmod": [loop(46, 30), loop(48, 31), loop(47, 30)],
         "probe_cost": [{"ns": 150}, {"ns": 140}, {"ns": 160}],
-        "osnoise": [{"ns_per_iter": v, "threshold_floor_ns": 1000}
-                    for v in (170, 180, 175)],
+        "osnoise": [{"ns_per_iter": v, "ns_per_iter_probed": v + 150,
+                     "threshold_floor_ns": 1000} for v in (170, 180, 175)],
     }
     agree = []
     for tool, ns in (("jitmod", 210000), ("osnoise", 215000)):
@@ -69,6 +69,18 @@ class Figures(unittest.TestCase):
         f = self.figs["kernel_ns_per_iter_vs_osnoise"]
         self.assertAlmostEqual(f["ratio"], 47 / 175)
         self.assertIn("150.0 ns", f["note"])
+
+    def test_no_osnoise_ratio_when_the_calibration_fails(self):
+        r = self.res["guest"]["resolution"]
+        for x in r["osnoise"]:
+            x["ns_per_iter"] = -400
+        f = {f["id"]: f for f in bench_report.resolution_figures(r)}
+        f = f["kernel_ns_per_iter_vs_osnoise"]
+        self.assertIsNone(f["ratio"])
+        self.assertIsNone(f["met"])
+        self.assertIn("NOT judged", f["note"])
+        g = {f["id"]: f for f in bench_report.resolution_figures(r)}
+        self.assertEqual(g["kernel_min_gap_vs_osnoise"]["reference"], 1000)
 
     def test_smallest_gap_is_held_to_osnoise_floor(self):
         f = self.figs["kernel_min_gap_vs_osnoise"]
