@@ -102,33 +102,6 @@ def reader(save, runs=5):
             "runs": runs}
 
 
-def user_resolution(rounds, secs, tmp):
-    jr, osl = [], []
-    for _ in range(rounds):
-        jr.append(bench_user.jitread_ns_per_iter(1, secs, tmp))
-        osl.append(bench_user.oslat_ns_per_iter(1, secs))
-    return {"jitread_ns_per_iter": jr, "oslat_ns_per_iter": osl}
-
-
-def pipeline(secs, tmp):
-    ncpu = os.cpu_count()
-    cpus, wait = ("1-3", "spin") if ncpu >= 4 else ("0-1", "yield")
-    out = os.path.join(tmp, "p.json")
-    subprocess.run([JITREAD, "--user", "-c", cpus, "-d", str(secs),
-                    "--wait", wait, "-q", "--json", out], check=True)
-    with open(out) as f:
-        p = json.load(f)["pipeline"]
-    return {"cpus": cpus, "wait": wait, "shared": p["shared"],
-            "produced": p["produced"], "verdict": p["verdict"],
-            "transit": {k: {"min_ns": h["min_ns"],
-                            "p50_ns": h["percentiles_ns"]["50"],
-                            "p99_ns": h["percentiles_ns"]["99"],
-                            "p99.99_ns": h["percentiles_ns"].get("99.99"),
-                            "max_ns": h["max_ns"]}
-                        for k, h in p["histograms"].items()
-                        if "transit" in k}}
-
-
 def part(name, fn, res, failed):
     """Run one part; a part that cannot run is reported, not fatal."""
     try:
@@ -156,9 +129,10 @@ def main():
         part("guest", lambda: run_guest(save), res, failed)
         if "skipped" not in res["guest"]:
             part("reader", lambda: reader(save), res, failed)
-        part("user", lambda: user_resolution(rounds, usecs, tmp), res,
+        part("user", lambda: bench_user.resolution(1, rounds, usecs, tmp),
+             res, failed)
+        part("pipeline", lambda: bench_user.pipeline(usecs, tmp), res,
              failed)
-        part("pipeline", lambda: pipeline(usecs, tmp), res, failed)
     res["figures"] = bench_report.figures(res)
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, "results.json"), "w") as f:

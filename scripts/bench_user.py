@@ -47,6 +47,36 @@ def oslat_ns_per_iter(cpu, secs):
     return secs * 1e9 / sum(int(c) for c in counts)
 
 
+def resolution(cpu, rounds, secs, tmp, say=lambda r, jr, osl: None):
+    """Alternating jitread and oslat rounds: both ns/iteration lists."""
+    jr, osl = [], []
+    for r in range(rounds):
+        jr.append(jitread_ns_per_iter(cpu, secs, tmp))
+        osl.append(oslat_ns_per_iter(cpu, secs))
+        say(r, jr[-1], osl[-1])
+    return {"jitread_ns_per_iter": jr, "oslat_ns_per_iter": osl}
+
+
+def pipeline(secs, tmp):
+    """One pipeline run, spinning on 3 CPUs if there are 4, else sharing."""
+    ncpu = os.cpu_count()
+    cpus, wait = ("1-3", "spin") if ncpu >= 4 else ("0-1", "yield")
+    out = os.path.join(tmp, "p.json")
+    subprocess.run([JITREAD, "--user", "-c", cpus, "-d", str(secs),
+                    "--wait", wait, "-q", "--json", out], check=True)
+    with open(out) as f:
+        p = json.load(f)["pipeline"]
+    return {"cpus": cpus, "wait": wait, "shared": p["shared"],
+            "produced": p["produced"], "verdict": p["verdict"],
+            "transit": {k: {"min_ns": h["min_ns"],
+                            "p50_ns": h["percentiles_ns"]["50"],
+                            "p99_ns": h["percentiles_ns"]["99"],
+                            "p99.99_ns": h["percentiles_ns"].get("99.99"),
+                            "max_ns": h["max_ns"]}
+                        for k, h in p["histograms"].items()
+                        if "transit" in k}}
+
+
 def machine():
     model = "?"
     with open("/proc/cpuinfo") as f:
@@ -70,31 +100,20 @@ def main():
     print(f"# {machine()}")
     print(f"# CPU {cpu}, {rounds} alternating rounds of {secs} s each")
     with tempfile.TemporaryDirectory() as tmp:
-        jr, os_ = [], []
-        for r in range(rounds):
-            jr.append(jitread_ns_per_iter(cpu, secs, tmp))
-            os_.append(oslat_ns_per_iter(cpu, secs))
-            print(f"round {r + 1}: jitread {jr[-1]:.2f} ns/iter, oslat "
-                  f"{os_[-1]:.2f} ns/iter")
-        ratio = (sum(jr) / rounds) / (sum(os_) / rounds)
+        u = resolution(cpu, rounds, secs, tmp, lambda r, jr, osl: print(
+            f"round {r + 1}: jitread {jr:.2f} ns/iter, oslat {osl:.2f} "
+            "ns/iter"))
+        ratio = (sum(u["jitread_ns_per_iter"]) /
+                 sum(u["oslat_ns_per_iter"]))
         print(f"user sampler / oslat ns per iteration: {ratio:.3f} "
               f"(goal <= {GOAL}: {'met' if ratio <= GOAL else 'NOT met'})")
-        ncpu = os.cpu_count()
-        cpus = "1-3" if ncpu >= 4 else "0-1"
-        wait = "spin" if ncpu >= 4 else "yield"
-        out = os.path.join(tmp, "p.json")
-        subprocess.run([JITREAD, "--user", "-c", cpus, "-d", str(secs),
-                        "--wait", wait, "-q", "--json", out], check=True)
-        with open(out) as f:
-            p = json.load(f)["pipeline"]
-    print(f"# pipeline on CPUs {cpus}, wait {wait}"
+        p = pipeline(secs, tmp)
+    print(f"# pipeline on CPUs {p['cpus']}, wait {p['wait']}"
           f"{' (shared CPUs)' if p['shared'] else ''}, "
           f"{p['produced']} messages, {p['verdict'].split(':')[0]}")
-    for name, h in p["histograms"].items():
-        if "transit" in name:
-            print(f"{name}: min {h['min_ns']} ns, p50 "
-                  f"{h['percentiles_ns']['50']} ns, p99 "
-                  f"{h['percentiles_ns']['99']} ns, max {h['max_ns']} ns")
+    for name, h in p["transit"].items():
+        print(f"{name}: min {h['min_ns']} ns, p50 {h['p50_ns']} ns, p99 "
+              f"{h['p99_ns']} ns, max {h['max_ns']} ns")
     return 0
 
 

@@ -107,19 +107,31 @@ static u64 jb_cyc_to_ps(u64 cyc)
 	return mul_u64_u32_div(cyc, 1000000000U, tsc_khz);
 }
 
+/* jb_start - set @l up for @ms and start its loop on @cpu; caller puts it. */
+static struct task_struct *jb_start(struct jb_loop *l, unsigned int cpu,
+				    unsigned int ms)
+{
+	struct task_struct *t;
+
+	l->run_cyc = (u64)ms * tsc_khz;
+	init_completion(&l->done);
+	t = kthread_create_on_cpu(jb_loop_fn, l, cpu, "jitbench/%u");
+	if (IS_ERR(t))
+		return t;
+	get_task_struct(t);
+	wake_up_process(t);
+	return t;
+}
+
 /* jb_run_loop - run one loop on jb_cpu for @ms and publish its figures. */
 static int jb_run_loop(unsigned int cpu, unsigned int ms, bool probed)
 {
 	struct jb_loop l = { .probed = probed };
 	struct task_struct *t;
 
-	l.run_cyc = (u64)ms * tsc_khz;
-	init_completion(&l.done);
-	t = kthread_create_on_cpu(jb_loop_fn, &l, cpu, "jitbench/%u");
+	t = jb_start(&l, cpu, ms);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
-	get_task_struct(t);
-	wake_up_process(t);
 	wait_for_completion(&l.done);
 	kthread_stop(t);
 	put_task_struct(t);
@@ -154,13 +166,9 @@ static int jb_spin_start(unsigned int cpu, unsigned int ms)
 	if (!ms)
 		return 0;
 	memset(&jb_spin, 0, sizeof(jb_spin));
-	jb_spin.run_cyc = (u64)ms * tsc_khz;
-	init_completion(&jb_spin.done);
-	t = kthread_create_on_cpu(jb_loop_fn, &jb_spin, cpu, "jitbench/%u");
+	t = jb_start(&jb_spin, cpu, ms);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
-	get_task_struct(t);
-	wake_up_process(t);
 	jb_spin_task = t;
 	return 0;
 }
