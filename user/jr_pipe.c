@@ -141,7 +141,7 @@ static void *jr_producer(void *arg)
 	struct jr_slot *s;
 
 	p->err[JR_PRODUCER] =
-		jr_pin_self(cfg->cpu[JR_PRODUCER], cfg->fifo_prio);
+		jr_pin_self("jr-prod", cfg->cpu[JR_PRODUCER], cfg->fifo_prio);
 	while (!jr_load(&p->go))
 		jr_wait_once(cfg->wait);
 	if (p->err[JR_PRODUCER])
@@ -272,7 +272,8 @@ static void *jr_consumer(void *arg)
 	int who = (int)(long)((void **)arg)[1];
 	int pt = who ? JR_JOURNALLER : JR_ACCUMULATOR;
 
-	p->err[pt] = jr_pin_self(p->cfg->cpu[pt], p->cfg->fifo_prio);
+	p->err[pt] = jr_pin_self(who ? "jr-jrnl" : "jr-acc", p->cfg->cpu[pt],
+				 p->cfg->fifo_prio);
 	while (!jr_load(&p->go))
 		jr_wait_once(p->cfg->wait);
 	if (!p->err[pt])

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,11 +68,17 @@ int jr_cpus_outside(const unsigned char *want, const char *path, char *text,
 	return -1;
 }
 
-/* jr_pin_self - bind the calling thread to cpu; SCHED_FIFO if prio > 0. */
-int jr_pin_self(int cpu, int fifo_prio)
+/*
+ * jr_pin_self - name the calling thread "<name>/<cpu>" (as top, ps and the
+ * attribution tables show it), bind it to cpu, SCHED_FIFO if prio > 0.
+ */
+int jr_pin_self(const char *name, int cpu, int fifo_prio)
 {
+	char comm[16];
 	cpu_set_t set;
 
+	snprintf(comm, sizeof(comm), "%s/%d", name, cpu);
+	pthread_setname_np(pthread_self(), comm);
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))

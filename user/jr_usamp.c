@@ -149,7 +149,7 @@ static void *jr_usamp_main(void *arg)
 {
 	struct jr_usamp *u = arg;
 
-	u->err = jr_pin_self(u->cpu, u->fifo_prio);
+	u->err = jr_pin_self("jr-samp", u->cpu, u->fifo_prio);
 	u->tid = (pid_t)syscall(SYS_gettid);
 	if (u->err)
 		return NULL;

@@ -9,24 +9,19 @@ verified pipeline, the per-CPU comparison, and jitmod's enable put back.
 """
 
 import json
-import os
 import sys
 
 import jittest as jt
 
 CPU = 1
 ROUNDS = 2
-JITREAD = os.path.normpath(os.path.join(
-    os.path.dirname(jt.ko("jitmod")), "..", "..", "..", "..", "user",
-    "jitread"))
 
 
 def body():
-    if not os.access(JITREAD, os.X_OK):
-        raise jt.Fail(f"{JITREAD} missing (make user)")
+    jitread = jt.jitread()
     jt.insmod("jitmod", cpus=CPU, threshold_ns=10000)
     out = "/tmp/compare.json"
-    rc, text = jt.sh([JITREAD, "--compare", "--rounds", str(ROUNDS),
+    rc, text = jt.sh([jitread, "--compare", "--rounds", str(ROUNDS),
                       "--phase", "2s", "--wait", "yield", "--warmup-ms",
                       "100", "--json", out], check=False, timeout=240)
     if rc:

@@ -30,15 +30,6 @@ CPU = 1
 N = 4
 D_US = 300
 ATTEMPTS = 5
-JITREAD = os.path.join(os.path.dirname(jt.ko("jitmod")), "..", "..", "..",
-                       "..", "user", "jitread")
-
-
-def jitread_path():
-    path = os.path.normpath(JITREAD)
-    if not os.access(path, os.X_OK):
-        raise jt.Fail(f"{path} missing (make user)")
-    return path
 
 
 def instances():
@@ -207,7 +198,7 @@ def rmmod_under_reader(jr):
 
 
 def body():
-    jr = jitread_path()
+    jr = jt.jitread()
     # runtime = period: each injection must be seen, so the sampler may
     # sleep only its 100 us minimum a second, not the default 100 ms.
     jt.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=1000000,

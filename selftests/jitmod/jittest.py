@@ -39,7 +39,7 @@ def log(msg):
     print(f"# {msg}", flush=True)
 
 
-def _repo():
+def repo():
     """The checkout: tests run from build/ksft/jitmod or selftests/jitmod."""
     for up in ("../../..", "../.."):
         top = os.path.normpath(os.path.join(HERE, up))
@@ -52,10 +52,18 @@ def ko(name):
     """Path of jitmod.ko or jitinject.ko built for the running kernel."""
     sub = "module" if name == "jitmod" else name
     env = os.environ.get(f"{name.upper()}_KO")
-    path = env or os.path.join(_repo(), "build", "modules", os.uname().release,
+    path = env or os.path.join(repo(), "build", "modules", os.uname().release,
                                sub, f"{name}.ko")
     if not os.path.exists(path):
         raise Fail(f"{path} missing (make modules-all)")
+    return path
+
+
+def jitread():
+    """Path of user/jitread in the checkout; Fail if it was not built."""
+    path = os.path.join(repo(), "user", "jitread")
+    if not os.access(path, os.X_OK):
+        raise Fail(f"{path} missing (make user)")
     return path
 
 
