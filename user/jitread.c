@@ -315,6 +315,7 @@ static int jr_live(struct jr_ctx *c, struct jr_sysinfo *sys, int argc,
 	}
 	if (jr_stream_open(&s, c->o->buffer_kb, jr_sink, c, err, sizeof(err)))
 		jr_die(JR_EXIT_RUN, "%s", err);
+	jr_ready(c->o->ready_file);
 	start = jr_now();
 	next_frame = start + 1;
 	while (!jr_interrupted) {
@@ -378,6 +379,9 @@ int main(int argc, char **argv)
 	}
 	if (ret)
 		jr_die(JR_EXIT_USAGE, "%s", err);
+	if (jr_ready_clear(o.ready_file))
+		jr_die(JR_EXIT_RUN, "--ready-file %s: %s", o.ready_file,
+		       strerror(errno));
 	jr_model_init(&c.model, o.precision, o.bucket_ns, o.entries);
 	jr_model_init(&c.window, o.precision, o.bucket_ns, o.entries);
 	if (o.mode == JR_MODE_USER)

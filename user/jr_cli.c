@@ -37,6 +37,7 @@ void jr_usage(FILE *out)
 		"  --on-threshold A     when jitmod stops: stop | trace[=FILE] |\n"
 		"                       exec=CMD | signal=SIG,PID (repeatable)\n"
 		"  -H, --house LIST     pin jitread itself to these CPUs\n"
+		"  --ready-file FILE    create FILE once sampling has begun (for scripts)\n"
 		"  -q, --quiet          no status line, no text report\n"
 		"  -u, --unit ns|us     unit of the text tables (default ns)\n"
 		"  --precision N        histogram significant digits, 1-4 (default 3)\n"
@@ -210,6 +211,7 @@ enum {
 	OPT_RECORD,
 	OPT_REPLAY,
 	OPT_ONTHR,
+	OPT_READY,
 	OPT_BUFKB,
 	OPT_USER,
 	OPT_COMPARE,
@@ -250,6 +252,7 @@ static const struct option jr_longopts[] = {
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "replay", required_argument, NULL, OPT_REPLAY },
 	{ "on-threshold", required_argument, NULL, OPT_ONTHR },
+	{ "ready-file", required_argument, NULL, OPT_READY },
 	{ "user", no_argument, NULL, OPT_USER },
 	{ "compare", no_argument, NULL, OPT_COMPARE },
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
@@ -465,6 +468,9 @@ int jr_parse_args(int argc, char **argv, struct jr_opts *o, char *err,
 			break;
 		case OPT_REPLAY:
 			o->replay = optarg;
+			break;
+		case OPT_READY:
+			o->ready_file = optarg;
 			break;
 		case OPT_ONTHR:
 			if (jr_parse_action(optarg, o, err, errlen))

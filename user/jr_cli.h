@@ -46,6 +46,7 @@ struct jr_opts {
 	const char *hgrm;
 	const char *record;
 	const char *replay;
+	const char *ready_file;
 	struct jr_action act[JR_MAX_ACTIONS];
 	int nr_act;
 	/* --user and --compare */

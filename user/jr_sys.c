@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
@@ -90,6 +91,43 @@ int jr_pin_self(const char *name, int cpu, int fifo_prio)
 			return -errno;
 	}
 	return 0;
+}
+
+/*
+ * jr_ready_clear - remove a ready file left by an earlier run, and make
+ * sure that the file can be created, before any sampling starts.
+ */
+int jr_ready_clear(const char *path)
+{
+	int fd;
+
+	if (!path)
+		return 0;
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return unlink(path) ? -errno : 0;
+}
+
+/*
+ * jr_ready - create the --ready-file, holding our pid, the first time
+ * sampling begins; a script waits for it instead of guessing a delay.
+ */
+void jr_ready(const char *path)
+{
+	static bool done;
+	FILE *f;
+
+	if (!path || done)
+		return;
+	done = true;
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f))
+		fprintf(stderr, "jitread: --ready-file %s: %s\n", path,
+			strerror(errno));
 }
 
 bool jr_module_loaded(void)

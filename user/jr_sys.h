@@ -15,6 +15,8 @@
 int jr_read_line(const char *path, char *buf, size_t len);
 int jr_write_param(const char *name, unsigned long long v);
 bool jr_module_loaded(void);
+int jr_ready_clear(const char *path);
+void jr_ready(const char *path);
 int jr_pin_self(const char *name, int cpu, int fifo_prio);
 int jr_cpus_outside(const unsigned char *want, const char *path, char *text,
 		    size_t len);

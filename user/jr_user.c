@@ -27,6 +27,7 @@
 
 #include "jitmod_abi.h"
 #include "jr_trace.h"
+#include "jr_sys.h"
 #include "jr_user.h"
 
 #define JR_POLL_MS 50
@@ -255,6 +256,7 @@ int jr_user_phase(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
 	jr_ubpf_reset(b);
 	for (i = 0; i < n; i++)
 		jr_usamp_go(&u[i]);
+	jr_ready(cfg->ready_file);
 	end = jr_mono_ns() + duration_ns + 1000000000ULL;
 	for (i = 0; i < n;) {
 		/* drain the ring while the samplers run; join as they end */

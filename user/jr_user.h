@@ -25,6 +25,7 @@ struct jr_user_cfg {
 	uint64_t gaps_cap; /* per CPU per phase */
 	uint64_t tsc_khz;
 	volatile int *stop;
+	const char *ready_file; /* created once the samplers go */
 };
 
 /* struct jr_user_info - what the report says about the user side. */

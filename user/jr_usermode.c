@@ -127,6 +127,7 @@ static void jr_sample_phase(struct jr_udoc *d, struct jr_ubpf *b, uint64_t secs)
 		.gaps_cap = d->o->max_gaps,
 		.tsc_khz = d->info.tsc_khz,
 		.stop = (volatile int *)&jr_interrupted,
+		.ready_file = d->o->ready_file,
 	};
 	char err[256] = "";
 
@@ -287,12 +288,14 @@ static void jr_jitmod_enable(int on)
 }
 
 /* jr_kernel_phase - jitmod samples for secs; its events go to d->kernel. */
-static int jr_kernel_phase(struct jr_stream *s, uint64_t secs)
+static int jr_kernel_phase(struct jr_stream *s, uint64_t secs,
+			   const char *ready_file)
 {
 	uint64_t ticks = secs * 10;
 	int ret = 0;
 
 	jr_jitmod_enable(1);
+	jr_ready(ready_file);
 	while (ticks-- && !jr_interrupted && !ret) {
 		usleep(100000);
 		ret = jr_stream_drain(s);
@@ -345,7 +348,7 @@ int jr_run_compare(struct jr_opts *o, struct jr_sysinfo *sys, int argc,
 				" s%s\n",
 				r + 1, o->rounds, o->phase_s, o->phase_s,
 				o->no_pipeline ? "" : ", pipeline");
-		ret = jr_kernel_phase(&s, o->phase_s);
+		ret = jr_kernel_phase(&s, o->phase_s, o->ready_file);
 		if (ret)
 			break;
 		jr_sample_phase(&d, &b, o->phase_s);
