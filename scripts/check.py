@@ -89,27 +89,36 @@ def run_host_tests(tally):
                                 verbosity=0).run(suite)
 
 
-def run_vm_suite(tally, flavour):
-    """Boot one kernel, run the kselftests there, check its whole dmesg."""
+# Extra boots: (name, kernel, vCPUs, the tests that need that many CPUs).
+WIDE_BOOTS = (("generic-4cpu", "generic", 4, "user_pinned.py"),)
+
+
+def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None):
+    """Boot one kernel, run the kselftests there, check its whole dmesg.
+
+    progs, if given, replaces the suite's TEST_PROGS for this boot.
+    """
+    name = name or flavour
     try:
         _vmlinuz, release = jitvm.resolve_kernel(flavour)
     except jitvm.MissingError as e:
-        tally.report(True, f"vm-{flavour}", skip_reason=str(e))
+        tally.report(True, f"vm-{name}", skip_reason=str(e))
         return
     ko = os.path.join(TOP, "build", "modules", release, "module",
                       "jitmod.ko")
     if not os.path.exists(ko):
-        tally.report(False, f"vm-{flavour}: module built",
+        tally.report(False, f"vm-{name}: module built",
                      detail=f"{ko} missing: make modules-all failed?")
         return
-    dmesg = os.path.join(TOP, "build", f"dmesg-{flavour}.txt")
-    print(f"# booting the {flavour} kernel {release} for the selftests",
-          flush=True)
+    dmesg = os.path.join(TOP, "build", f"dmesg-{name}.txt")
+    print(f"# booting the {flavour} kernel {release} with {vcpus} vCPUs for "
+          "the selftests", flush=True)
+    only = [f"TEST_PROGS={progs}", "TEST_GEN_PROGS="] if progs else []
     proc = subprocess.run(
         [sys.executable, os.path.join(TOP, "scripts", "jitvm.py"),
-         "-q", "-k", flavour, "-s", "2", "-t", "35m", "--dmesg", dmesg,
-         "-C", TOP, "--", "make", "-s", "-C", KSFT_DIR,
-         f"OUTPUT={KSFT_DIR}", "run_tests"],
+         "-q", "-k", flavour, "-s", str(vcpus), "-t", "35m", "--dmesg",
+         dmesg, "-C", TOP, "--", "make", "-s", "-C", KSFT_DIR,
+         f"OUTPUT={KSFT_DIR}", "run_tests"] + only,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         check=False)
     seen = 0
@@ -119,20 +128,20 @@ def run_vm_suite(tally, flavour):
             print(f"# {line}" if not line.startswith("#") else line)
             continue
         seen += 1
-        name = f"vm-{flavour}: {m.group(2)}"
+        test = f"vm-{name}: {m.group(2)}"
         if "# SKIP" in m.group(3):
-            tally.report(True, name, skip_reason="in guest (see log above)")
+            tally.report(True, test, skip_reason="in guest (see log above)")
         else:
-            tally.report(not m.group(1), name)
+            tally.report(not m.group(1), test)
     tally.report(proc.returncode == 0 and seen > 0,
-                 f"vm-{flavour}: guest ran the suite",
+                 f"vm-{name}: guest ran the suite",
                  detail=f"runner exit {proc.returncode}, {seen} tests seen")
     bad = []
     if os.path.exists(dmesg):
         with open(dmesg, errors="replace") as f:
             bad = [ln for ln in f if BAD_DMESG.search(ln)]
     tally.report(os.path.exists(dmesg) and not bad,
-                 f"vm-{flavour}: dmesg clean for the whole boot",
+                 f"vm-{name}: dmesg clean for the whole boot",
                  detail="".join(bad[:10]) or f"no dmesg at {dmesg}")
 
 
@@ -142,8 +151,12 @@ def main():
     print("TAP version 13", flush=True)
     run_host_tests(tally)
     only = os.environ.get("JIT_CHECK_KERNELS")
-    for flavour in (only.split(",") if only else FLAVOURS):
+    kernels = only.split(",") if only else FLAVOURS
+    for flavour in kernels:
         run_vm_suite(tally, flavour)
+    for name, flavour, vcpus, progs in WIDE_BOOTS:
+        if flavour in kernels:
+            run_vm_suite(tally, flavour, name, vcpus, progs)
     print(f"1..{tally.n}")
     print(f"{tally.passed} passed, {tally.failed} failed, "
           f"{tally.skipped} skipped")
