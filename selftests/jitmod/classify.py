@@ -52,9 +52,6 @@ CLASSES = {
                 lambda e, _pid: e.f.get("vec") == "1" and "[TIMER]" in e.body),
     "nmi": ("nmi", "nmi_noise", "nmi",
             lambda e, _pid: e.f.get("handler", "").startswith("jinj_nmi")),
-    "thread": ("thread", "thread_noise", "thread",
-               lambda e, pid: e.f.get("comm") == f"jitinject/{CPU}" and
-               e.num("pid") == pid),
 }
 
 
