@@ -221,10 +221,13 @@ static uint64_t jr_lost_now(struct jr_stream *s, int cpu)
 int jr_stream_drain(struct jr_stream *s)
 {
 	struct jr_rec r;
-	int cpu, ret;
+	int cpu, ret, err;
 
+	errno = 0;
 	ret = tracefs_iterate_raw_events(s->tep, s->inst, NULL, 0, jr_on_record,
 					 s);
+	/* libtracefs says only -1: keep the errno of the call that failed */
+	err = ret < 0 ? (errno ? -errno : -EIO) : 0;
 	if (s->sink_err)
 		return s->sink_err;
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
@@ -241,7 +244,7 @@ int jr_stream_drain(struct jr_stream *s)
 		if (ret)
 			return ret;
 	}
-	return ret < 0 ? -EIO : 0;
+	return err;
 }
 
 static int jr_stale_cb(const char *name, void *ctx)
