@@ -116,7 +116,10 @@ static void hook_vector_exit(void *data, int vector)
  * Softirqs.  On PREEMPT_RT they run in task context (ksoftirqd, or the
  * thread that re-enabled bottom halves) and can be preempted, so a softirq
  * window is owned by a task: while that task is switched out its window is
- * paused, and the thread window, which it nests in, is pushed as usual.
+ * paused.  The owner's thread window, which the softirq nests in, may then
+ * close before the softirq does, so the softirq's time so far is taken off
+ * that window as it closes, and softirq_pushed remembers how much was, so
+ * that the thread window opened on resume loses only the rest.
  */
 
 static void hook_softirq_entry(void *data, unsigned int vec_nr)
@@ -128,6 +131,7 @@ static void hook_softirq_entry(void *data, unsigned int vec_nr)
 	if (!jc->softirq.depth) {
 		jc->softirq_owner = current;
 		jc->softirq_paused = 0;
+		jc->softirq_pushed = 0;
 	}
 	jit_enter(jc, &jc->softirq, JIT_NOISE_SOFTIRQ);
 }
@@ -142,7 +146,9 @@ static void hook_softirq_exit(void *data, unsigned int vec_nr)
 	net = jit_exit(jc, &jc->softirq, JIT_NOISE_SOFTIRQ);
 	if (!net)
 		return;
-	jit_push(&jc->thread, net);
+	if (net > jc->softirq_pushed)
+		jit_push(&jc->thread, net - jc->softirq_pushed);
+	jc->softirq_pushed = 0;
 	trace_softirq_noise(vec_nr, jit_cyc_to_ns(net));
 }
 
@@ -155,6 +161,10 @@ static void jit_thread_close(struct jit_cpu *jc, u64 now)
 	if (!jc->thread.depth)
 		return;
 	jc->thread.depth = 0;
+	if (WARN_ONCE(now < jc->thread.delta_start,
+		      "thread window pushed past its end by %llu cycles\n",
+		      jc->thread.delta_start - now))
+		jc->thread.delta_start = now;
 	net = now - jc->thread.delta_start;
 	WRITE_ONCE(jc->net_cyc[JIT_NOISE_THREAD],
 		   jc->net_cyc[JIT_NOISE_THREAD] + net);
@@ -187,6 +197,10 @@ static void hook_sched_switch(void *data, bool preempt,
 	now = rdtsc();
 	if (jc->softirq.depth) {
 		if (prev == jc->softirq_owner) {
+			u64 so_far = now - jc->softirq.delta_start;
+
+			jit_push(&jc->thread, so_far - jc->softirq_pushed);
+			jc->softirq_pushed = so_far;
 			jc->softirq_paused = now;
 		} else if (next == jc->softirq_owner && jc->softirq_paused) {
 			jc->softirq.delta_start += now - jc->softirq_paused;

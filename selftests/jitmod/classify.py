@@ -12,7 +12,12 @@ injections on the sampled CPU.  Each must give:
     other noise in the same gap may outweigh it under TCG.
 Then the nesting check: the injector thread spins D of its own while an
 hrtimer spins D/2 inside it; the thread's net time must exclude the
-hrtimer's.
+hrtimer's.  And a preempted softirq: the TIMER softirq spins D/4, wakes a
+FIFO thread that spins D/2, and spins D/4 more.  On PREEMPT_RT the thread
+preempts the softirq's task (ktimers/N) in the middle; each must still get
+D/2 of its own, and the task that ran the softirq must not be charged the
+softirq's time nor be pushed past its end (that once gave it a net time
+of about 2^64 cycles).
 
 SLACK_US: under TCG the path from the tracepoint to the spin and back
 costs tens of us, and the host may deschedule the vCPU thread between the
@@ -35,6 +40,8 @@ SLACK_US = 1500
 THRESHOLD_NS = 10000
 # The nested hrtimer spins D/2, which must dwarf TCG's ~100 us overhead.
 NEST_US = (1000, 4000)
+# D/4 is the shortest spin in it; it must dwarf TCG's ~200 us RT switch.
+SOFTPRE_US = (4000, 8000)
 
 
 def _src_irq(name):
@@ -69,13 +76,18 @@ def windows(events, tag):
 
 
 def gap_after(evs, src, field):
-    """The gap event that holds src: the first later gap that counted its
-    class.  Usually the very next gap; but an NMI that lands in the
-    sampler's own slow path, after one gap was measured and before it was
-    written, is emitted before that gap and belongs to the next one."""
-    i = evs.index(src)
-    return next((e for e in evs[i + 1:] if e.name == "gap" and
-                 e.num(field) >= 1), None)
+    """The gap event that holds src: the first later gap whose class time
+    covers src's.  Usually the very next gap; but an interrupt that lands
+    in the sampler's own slow path, after one gap was measured and before
+    it was written, is emitted before that gap and belongs to the next one
+    (seen with the hrtimer, armed by an IPI whose own gap was being
+    written when it fired).  If no gap covers it, the first later gap that
+    counted the class, so that the caller's message shows what was there."""
+    later = [e for e in evs[evs.index(src) + 1:] if e.name == "gap" and
+             e.num(field) >= 1]
+    dur = src.ns("duration_ns")
+    return next((e for e in later if e.ns(field) >= dur),
+                later[0] if later else None)
 
 
 def check_one(cls, d_us, evs, pid):
@@ -194,6 +206,54 @@ def check_nest(inst, d_us):
         raise jt.Fail(f"nest {d_us}us: gap filed as {gap.f['class']}")
 
 
+def check_softpre(inst, d_us):
+    """A TIMER softirq of D/2 net, preempted (on RT) by a thread of D/2."""
+    tag = f"jitinject softpre {d_us}"
+    half, slack = d_us * 500, SLACK_US * 1000
+    for attempt in range(3):
+        inst.clear()
+        inst.marker(tag)
+        jt.inject("softpre", d_us)
+        pid = settle(inst, tag, "softpre", d_us // 2)
+        inst.marker("jitinject done")
+        evs = windows(jt.parse_trace(inst.text()), tag)[tag]
+        if not any(e.name == "summary" for e in evs):
+            break
+    thr = [e for e in evs if e.name == "thread_noise" and
+           CLASSES["thread"][3](e, pid)]
+    sirq = [e for e in evs if e.name == "softirq_noise" and
+            CLASSES["softirq"][3](e, pid) and e.ns("duration_ns") >= half]
+    if not thr or not sirq:
+        raise jt.Fail(f"softpre {d_us}us: thread {thr[:2]} or softirq "
+                      f"{sirq[:2]} missing")
+    # the thread also ran briefly when it was created: take its spin
+    t_ns = max(e.ns("duration_ns") for e in thr)
+    s_ns = sirq[0].ns("duration_ns")
+    # the task that ran the softirq: ktimers/N on RT, maybe ksoftirqd/N
+    others = [e for e in evs if e.name == "thread_noise" and
+              e.f.get("comm", "").startswith(("ktimers/", "ksoftirqd/"))]
+    gap = gap_after(evs, sirq[0], "softirq")
+    jt.log(f"softpre D={d_us}us: thread net {t_ns / 1000:.1f}us, softirq "
+           f"{s_ns / 1000:.1f}us, other threads "
+           f"{[(e.f.get('comm'), e.ns('duration_ns')) for e in others]}, "
+           f"gap {gap}")
+    for what, ns in (("thread", t_ns), ("softirq", s_ns)):
+        if not half <= ns <= half + slack:
+            raise jt.Fail(f"softpre {d_us}us: {what} net {ns} ns not in "
+                          f"[D/2, D/2 + {SLACK_US}us]")
+    for e in others:
+        if e.ns("duration_ns") > half // 2:
+            raise jt.Fail(f"softpre {d_us}us: {e.f.get('comm')} charged "
+                          f"{e.ns('duration_ns')} ns, more than the D/4 "
+                          f"the softirq spun before it was preempted: {e}")
+    if gap is None:
+        raise jt.Fail(f"softpre {d_us}us: no gap holds {sirq[0]}")
+    held = sum(gap.ns(f) for f in ("irq", "softirq", "thread"))
+    if held > gap.ns("duration_ns"):
+        raise jt.Fail(f"softpre {d_us}us: irq + softirq + thread exceed "
+                      f"the gap: {gap}")
+
+
 def body():
     jt.insmod("jitmod", cpus=CPU, threshold_ns=THRESHOLD_NS,
               period_us=1000000, runtime_us=1000000)
@@ -203,6 +263,8 @@ def body():
             run_class(inst, cls)
         for d_us in NEST_US:
             check_nest(inst, d_us)
+        for d_us in SOFTPRE_US:
+            check_softpre(inst, d_us)
     jt.rmmod("jitinject")
     jt.rmmod("jitmod")
 

@@ -80,9 +80,11 @@ def live_attribution(jr, tmp):
         raise jt.Fail(f"nmi:jinj_nmi: {nmi}, want {N} of >= {D_US} us")
     thr = [s for k, s in src.items()
            if k.startswith(f"thread:jitinject/{CPU}[")]
-    # Each injector thread runs twice: its spin, then its exit.
+    # Each injector thread runs twice: its spin, then its exit.  The spin
+    # ends by the clock, so an interrupt inside it (the tick, on RT with
+    # two runnable tasks) is taken off the thread's net time: allow 20 %.
     if len(thr) != N or any(s["class"] != "thread" or
-                            s["max_ns"] < D_US * 1000 for s in thr):
+                            s["max_ns"] < D_US * 800 for s in thr):
         raise jt.Fail(f"injector threads: {thr}, want {N} sources")
     timer = src.get("softirq:TIMER")
     if not timer or timer["count"] < N or timer["max_ns"] < D_US * 1000:

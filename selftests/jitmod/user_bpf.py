@@ -6,9 +6,12 @@ A user sampler runs on CPU 1 (no module); jitinject interrupts it with a
 SCHED_FIFO thread, an IPI and a TIMER softirq, N times each, D long.
 Every one must be in CPU 1's source table under its name, with a net
 time of at least D, and must line up with a sampler gap of at least D
-filed under its class.  The native host test does this for a user-space
-spinner; this one covers Debian's own 6.1 kernels, generic and RT, and
-interrupt classes.
+filed under its class.  Then a preempted softirq (jitinject's softpre:
+the TIMER softirq spins D/4, wakes a FIFO thread that spins D/2, spins D/4
+more; on RT the thread preempts ktimers/N in the middle): the thread gets
+at least D/2 and the task that ran the softirq is not charged its time.
+The native host test does this for a user-space spinner; this one covers
+Debian's own 6.1 kernels, generic and RT, and interrupt classes.
 """
 
 import json
@@ -24,7 +27,8 @@ N = 3
 # Like classify.py, which asserts the dominant class from 200 us up: TCG's
 # own per-interrupt cost must be small against D.
 D_US = 2000
-PHASE_S = 4
+SOFTPRE_US = 4000
+PHASE_S = 5
 REPORT = "/tmp/user_bpf.json"
 READY = "/tmp/user_bpf.ready"
 
@@ -41,24 +45,25 @@ def threads(pid):
 
 
 def inject_while_sampling(proc):
-    """Inject N of each class on INJECT_CPU; return the thread pids."""
+    """Inject N of each class on INJECT_CPU; return the injector threads'
+    pids: {"thread": [...], "softpre": [...]}."""
     sampler = f"jr-samp/{INJECT_CPU}"
     if not jt.wait_for(lambda: proc.poll() is not None
                        or os.path.exists(READY), 60):
         raise jt.Fail(f"no {READY} after 60 s")
-    pids = []
+    pids = {"thread": [], "softpre": []}
     t0 = time.monotonic()
     took = []
-    for cls in ("thread", "ipi", "softirq"):
+    for cls in ("thread", "ipi", "softirq", "softpre"):
         for _ in range(N):
             if proc.poll() is not None or sampler not in threads(proc.pid):
                 raise jt.Fail(f"the sampler phase ended before {cls}; "
                               f"injections ended at {took} s")
             time.sleep(0.1)
-            jt.inject(cls, D_US)
+            jt.inject(cls, SOFTPRE_US if cls == "softpre" else D_US)
             took.append(round(time.monotonic() - t0, 2))
-            if cls == "thread":
-                pids.append(int(jt.read(f"{jt.INJECT_PARAMS}/last_pid")))
+            if cls in pids:
+                pids[cls].append(int(jt.read(f"{jt.INJECT_PARAMS}/last_pid")))
     if sampler not in threads(proc.pid):
         raise jt.Fail("the sampler phase ended during the injections")
     jt.log(f"injections ended at {took} s")
@@ -72,22 +77,35 @@ def check_sources(cpu, pids):
     source may count two runs: the longest is the one that spun D.
     """
     got = {s["source"]: s for s in cpu["sources"]}
-    want = [(f"thread:jitinject/{INJECT_CPU}[{p}]", 1) for p in pids]
-    want += [("irq:call_function_single", N), ("softirq:TIMER", N)]
-    for name, count in want:
+    d_ns, half = D_US * 1000, SOFTPRE_US * 500
+    want = [(f"thread:jitinject/{INJECT_CPU}[{p}]", 1, d_ns)
+            for p in pids["thread"]]
+    want += [(f"thread:jitinject/{INJECT_CPU}[{p}]", 1, half)
+             for p in pids["softpre"]]
+    want += [("irq:call_function_single", N, d_ns),
+             ("softirq:TIMER", 2 * N, d_ns)]
+    for name, count, least in want:
         s = got.get(name)
         if not s:
             raise jt.Fail(f"CPU {INJECT_CPU}: no source {name}; have "
                           f"{sorted(got)[:20]}")
-        if s["count"] < count or s["max_ns"] < D_US * 1000:
+        if s["count"] < count or s["max_ns"] < least:
             raise jt.Fail(f"CPU {INJECT_CPU}: {name} count {s['count']} "
                           f"(want >= {count}), max {s['max_ns']} ns (want "
-                          f">= {D_US * 1000})")
+                          f">= {least})")
         jt.log(f"{name}: count {s['count']}, max {s['max_ns'] / 1e3:.1f} us")
+    # the tasks that ran softirqs were not charged the softirqs' time
+    for name, s in got.items():
+        if name.startswith(("thread:ktimers/", "thread:ksoftirqd/")):
+            jt.log(f"{name}: count {s['count']}, max "
+                   f"{s['max_ns'] / 1e3:.1f} us")
+            if s["max_ns"] > half // 2:
+                raise jt.Fail(f"{name} charged {s['max_ns']} ns, more than "
+                              "the softirq spun before it was preempted")
     # and each injection lines up with a sampler gap of at least D that
     # is filed under its class (the class with the most net time in it)
     long = [g for g in cpu["timeline"]["gaps"] if g[1] >= D_US * 1000]
-    for cls, count in (("thread", len(pids)), ("irq", N), ("softirq", N)):
+    for cls, count in (("thread", N), ("irq", N), ("softirq", N)):
         filed = sum(g[2] == cls for g in long)
         if filed < count:
             for g in long:

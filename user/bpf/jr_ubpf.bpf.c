@@ -34,6 +34,10 @@ struct jr_bpf_cpu {
 	struct jr_win w[JR_W_NR];
 	__s32 thread_pid;
 	char thread_comm[16];
+	/* PREEMPT_RT: the task running the open softirq window, as jitmod */
+	__u32 softirq_owner;
+	__u64 softirq_paused; /* when the owner was switched out */
+	__u64 softirq_pushed; /* softirq time already taken off threads */
 };
 
 struct {
@@ -187,9 +191,24 @@ JR_VECTOR(8, deferred_error_apic)
 JR_VECTOR(9, error_apic)
 JR_VECTOR(10, spurious_apic)
 
+/*
+ * Softirqs.  On PREEMPT_RT a softirq runs in a task and can be preempted:
+ * as in jitmod, its window pauses while that task is switched out, and the
+ * task's thread window, which may close before the softirq does, loses the
+ * softirq's time so far as it closes (softirq_pushed), the next one the rest.
+ */
 SEC("tp_btf/softirq_entry")
 int BPF_PROG(jr_softirq_entry, unsigned int vec_nr)
 {
+	struct jr_bpf_cpu *c = jr_cpu(NULL);
+
+	if (!c)
+		return 0;
+	if (!c->w[JR_W_SOFTIRQ].depth) {
+		c->softirq_owner = (__u32)bpf_get_current_pid_tgid();
+		c->softirq_paused = 0;
+		c->softirq_pushed = 0;
+	}
 	jr_enter(JR_W_SOFTIRQ);
 	return 0;
 }
@@ -206,6 +225,14 @@ int BPF_PROG(jr_softirq_exit, unsigned int vec_nr)
 	net = jr_exit(c, JR_W_SOFTIRQ);
 	if (!net)
 		return 0;
+	/*
+	 * jr_exit pushed the thread window by all of it: give back the part
+	 * already taken off the owner's earlier thread window.
+	 */
+	if (c->w[JR_W_THREAD].depth)
+		c->w[JR_W_THREAD].delta_start -=
+			c->softirq_pushed < net ? c->softirq_pushed : net;
+	c->softirq_pushed = 0;
 	r = jr_emit(JIT_NOISE_SOFTIRQ, c->w[JR_W_SOFTIRQ].arrival, net);
 	if (!r)
 		return 0;
@@ -240,7 +267,7 @@ int BPF_PROG(jr_switch, bool preempt, struct task_struct *prev,
 {
 	__u32 tid = 0;
 	struct jr_bpf_cpu *c = jr_cpu(&tid);
-	struct jr_win *w;
+	struct jr_win *w, *s;
 	struct jr_ubpf_rec *r;
 	__u64 now;
 
@@ -248,9 +275,23 @@ int BPF_PROG(jr_switch, bool preempt, struct task_struct *prev,
 		return 0;
 	now = bpf_ktime_get_ns();
 	w = &c->w[JR_W_THREAD];
+	s = &c->w[JR_W_SOFTIRQ];
+	if (s->depth && prev->pid == (int)c->softirq_owner) {
+		__u64 so_far = now - s->delta_start;
+
+		if (w->depth)
+			w->delta_start += so_far - c->softirq_pushed;
+		c->softirq_pushed = so_far;
+		c->softirq_paused = now;
+	} else if (s->depth && next->pid == (int)c->softirq_owner &&
+		   c->softirq_paused) {
+		s->delta_start += now - c->softirq_paused;
+		c->softirq_paused = 0;
+	}
 	if (w->depth) {
 		w->depth = 0;
-		r = jr_emit(JIT_NOISE_THREAD, w->arrival, now - w->delta_start);
+		r = jr_emit(JIT_NOISE_THREAD, w->arrival,
+			    now > w->delta_start ? now - w->delta_start : 0);
 		if (r) {
 			r->id = c->thread_pid;
 			__builtin_memcpy(r->name, c->thread_comm,

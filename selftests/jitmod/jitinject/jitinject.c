@@ -15,6 +15,11 @@
  *   thread   a SCHED_FIFO kthread "jitinject/N"; its pid is in last_pid
  *   nest     that thread spins D of its own while an hrtimer it armed
  *            spins D/2 inside it, to test that nested time is subtracted
+ *   softpre  the TIMER softirq spins D/4, wakes a SCHED_FIFO "jitinject/N"
+ *            that spins D/2, then spins D/4 more.  On PREEMPT_RT the
+ *            thread preempts the softirq in the middle (ktimers/N is
+ *            preemptible); elsewhere it runs after it.  Either way each
+ *            has D/2 of its own.
  *
  * The write returns once the injection has run, or -ETIMEDOUT.
  */
@@ -48,6 +53,10 @@ static u64 jinj_spin_ns;		/* what the handler spins */
 static u64 jinj_irq_ns;			/* what the hrtimer spins */
 static struct hrtimer jinj_hrtimer;
 static struct timer_list jinj_timer;
+static struct task_struct *jinj_waiter;	/* softpre: woken by the timer */
+static int jinj_go;			/* softpre: the timer has woken it */
+
+enum jinj_thread_mode { JINJ_SPIN, JINJ_NEST, JINJ_WAIT };
 
 /* jinj_spin - busy-wait for @ns; NMI-safe, so any context may call it. */
 static void jinj_spin(u64 ns)
@@ -80,7 +89,18 @@ static void jinj_ipi_fn(void *unused)
 
 static void jinj_timer_fn(struct timer_list *t)
 {
-	jinj_spin(READ_ONCE(jinj_spin_ns));
+	struct task_struct *w = READ_ONCE(jinj_waiter);
+	u64 ns = READ_ONCE(jinj_spin_ns);
+
+	if (!w) {
+		jinj_spin(ns);
+		atomic_inc(&jinj_done);
+		return;
+	}
+	jinj_spin(ns / 4);
+	WRITE_ONCE(jinj_go, 1);
+	wake_up_process(w);
+	jinj_spin(ns / 4);
 	atomic_inc(&jinj_done);
 }
 
@@ -98,17 +118,29 @@ static int jinj_nmi(unsigned int type, struct pt_regs *regs)
 /*
  * jinj_thread_fn - spin, then park until stopped.  In nest mode it arms the
  * hrtimer on its own CPU first and spins the hrtimer's time on top of its
- * own, so that its net time is still jinj_spin_ns.
+ * own, so that its net time is still jinj_spin_ns.  In wait mode it sleeps
+ * until the softpre timer wakes it, then spins jinj_irq_ns.
  */
-static int jinj_thread_fn(void *nest)
+static int jinj_thread_fn(void *arg)
 {
+	enum jinj_thread_mode mode = (long)arg;
 	u64 spin = READ_ONCE(jinj_spin_ns);
 
-	if (nest) {
+	if (mode == JINJ_NEST) {
 		u64 delay = spin / 4;
 
 		jinj_arm_hrtimer(&delay);
 		spin += READ_ONCE(jinj_irq_ns);
+	} else if (mode == JINJ_WAIT) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		while (!READ_ONCE(jinj_go) && !kthread_should_stop()) {
+			schedule();
+			set_current_state(TASK_INTERRUPTIBLE);
+		}
+		__set_current_state(TASK_RUNNING);
+		if (!READ_ONCE(jinj_go))
+			return 0;
+		spin = READ_ONCE(jinj_irq_ns);
 	}
 	jinj_spin(spin);
 	atomic_inc(&jinj_done);
@@ -122,12 +154,13 @@ static int jinj_thread_fn(void *nest)
 }
 
 /* jinj_start_thread - start the FIFO spinner; the caller must put it. */
-static struct task_struct *jinj_start_thread(unsigned int cpu, bool nest)
+static struct task_struct *jinj_start_thread(unsigned int cpu,
+					     enum jinj_thread_mode mode)
 {
 	struct task_struct *t;
 
-	t = kthread_create_on_cpu(jinj_thread_fn, nest ? (void *)1 : NULL,
-				  cpu, "jitinject/%u");
+	t = kthread_create_on_cpu(jinj_thread_fn, (void *)(long)mode, cpu,
+				  "jitinject/%u");
 	if (IS_ERR(t))
 		return t;
 	sched_set_fifo(t);
@@ -171,24 +204,35 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 	} else if (!strcmp(cls, "nmi")) {
 		atomic_set(&jinj_nmi_pending, 1);
 		apic->send_IPI(cpu, NMI_VECTOR);
-	} else if (!strcmp(cls, "thread") || !strcmp(cls, "nest")) {
-		bool nest = cls[0] == 'n';
+	} else if (!strcmp(cls, "thread") || !strcmp(cls, "nest") ||
+		   !strcmp(cls, "softpre")) {
+		enum jinj_thread_mode mode = cls[0] == 't' ? JINJ_SPIN :
+					     cls[0] == 'n' ? JINJ_NEST :
+							     JINJ_WAIT;
 
 		WRITE_ONCE(jinj_irq_ns, ns / 2);
-		want = nest ? 2 : 1;
-		t = jinj_start_thread(cpu, nest);
+		want = mode == JINJ_SPIN ? 1 : 2;
+		WRITE_ONCE(jinj_go, 0);
+		t = jinj_start_thread(cpu, mode);
 		if (IS_ERR(t)) {
 			ret = PTR_ERR(t);
 			t = NULL;
+		} else if (mode == JINJ_WAIT) {
+			WRITE_ONCE(jinj_waiter, t);
+			jinj_timer.expires = jiffies + 1;
+			add_timer_on(&jinj_timer, cpu);
 		}
 	} else {
-		pr_err("inject: unknown class '%s' (hrtimer ipi softirq nmi thread nest)\n",
+		pr_err("inject: unknown class '%s' (hrtimer ipi softirq nmi thread nest softpre)\n",
 		       cls);
 		return -EINVAL;
 	}
 	if (!ret)
 		ret = jinj_wait(want, ns * 2);
 	if (t) {
+		if (t == jinj_waiter)
+			del_timer_sync(&jinj_timer);
+		WRITE_ONCE(jinj_waiter, NULL);
 		kthread_stop(t);
 		put_task_struct(t);
 	}
