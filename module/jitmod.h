@@ -56,6 +56,7 @@ struct jit_cpu {
 	struct task_struct *softirq_owner;
 	u64 softirq_paused;		/* TSC when that task was switched out */
 	u64 softirq_pushed;		/* its time already taken off threads */
+	u64 clamped;			/* thread windows pushed past their end */
 	u64 nmi_mark;			/* TSC up to which NMI time is counted */
 	bool smi_ok;			/* MSR_SMI_COUNT is readable here */
 	u64 last_smi;

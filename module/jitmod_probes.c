@@ -161,10 +161,15 @@ static void jit_thread_close(struct jit_cpu *jc, u64 now)
 	if (!jc->thread.depth)
 		return;
 	jc->thread.depth = 0;
-	if (WARN_ONCE(now < jc->thread.delta_start,
-		      "thread window pushed past its end by %llu cycles\n",
-		      jc->thread.delta_start - now))
+	/*
+	 * Cannot happen since the preempted-softirq fix; if it does, clamp
+	 * and count.  This runs under the runqueue lock (sched_switch), where
+	 * printk is not safe: the sampler reports the count.
+	 */
+	if (unlikely(now < jc->thread.delta_start)) {
 		jc->thread.delta_start = now;
+		jc->clamped++;
+	}
 	net = now - jc->thread.delta_start;
 	WRITE_ONCE(jc->net_cyc[JIT_NOISE_THREAD],
 		   jc->net_cyc[JIT_NOISE_THREAD] + net);

@@ -225,10 +225,14 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 }
 
 /* jit_summarise - emit the period's summary and check stop_total_us. */
-static void jit_summarise(const struct jit_period *per)
+static void jit_summarise(struct jit_cpu *jc, const struct jit_period *per)
 {
 	u64 noise_ns = jit_cyc_to_ns(per->noise_cyc);
 	u64 limit_ns = jit_params.stop_total_us * NSEC_PER_USEC;
+
+	WARN_ONCE(READ_ONCE(jc->clamped),
+		  "CPU %u: %llu thread windows were pushed past their end\n",
+		  jc->cpu, READ_ONCE(jc->clamped));
 
 	trace_summary(jit_cyc_to_ns(per->runtime_cyc), noise_ns,
 		      jit_cyc_to_ns(per->max_gap_cyc), per->counts,
@@ -273,7 +277,7 @@ int jit_sampler_fn(void *data)
 			continue;
 		}
 		jit_sample(jc, &per);
-		jit_summarise(&per);
+		jit_summarise(jc, &per);
 		jit_sleep(jit_params.period_us - jit_params.runtime_us);
 	}
 	return 0;

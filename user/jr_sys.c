@@ -114,18 +114,22 @@ int jr_ready_clear(const char *path)
 
 /*
  * jr_ready - create the --ready-file, holding our pid, the first time
- * sampling begins; a script waits for it instead of guessing a delay.
+ * sampling begins; a script waits for it instead of guessing a delay.  It
+ * is written aside and renamed, so whoever sees the file sees the pid.
  */
 void jr_ready(const char *path)
 {
 	static bool done;
+	char tmp[4096];
 	FILE *f;
 
 	if (!path || done)
 		return;
 	done = true;
-	f = fopen(path, "w");
-	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f))
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) ||
+	    rename(tmp, path))
 		fprintf(stderr, "jitread: --ready-file %s: %s\n", path,
 			strerror(errno));
 }
