@@ -170,18 +170,26 @@ def run_class(inst, cls):
                               "period boundary")
 
 
-def check_nest(inst, d_us):
-    """Thread spins d_us net with an hrtimer spinning d_us/2 inside it."""
-    tag = f"jitinject nest {d_us}"
-    for attempt in range(3):
+def inject_in_period(inst, tag, cls, d_us, settle_us):
+    """One injection between markers, again (up to 3 times) while its
+    window crosses a period boundary; (injector pid, the window's events).
+    settle_us: the net time the injector thread's own event must reach."""
+    for _ in range(3):
         inst.clear()
         inst.marker(tag)
-        jt.inject("nest", d_us)
-        pid = settle(inst, tag, "nest", d_us)
+        jt.inject(cls, d_us)
+        pid = settle(inst, tag, cls, settle_us)
         inst.marker("jitinject done")
         evs = windows(jt.parse_trace(inst.text()), tag)[tag]
         if not any(e.name == "summary" for e in evs):
             break
+    return pid, evs
+
+
+def check_nest(inst, d_us):
+    """Thread spins d_us net with an hrtimer spinning d_us/2 inside it."""
+    tag = f"jitinject nest {d_us}"
+    pid, evs = inject_in_period(inst, tag, "nest", d_us, d_us)
     thr = [e for e in evs if e.name == "thread_noise" and
            CLASSES["thread"][3](e, pid)]
     irqs = [e for e in evs if e.name == "irq_noise" and
@@ -210,15 +218,7 @@ def check_softpre(inst, d_us):
     """A TIMER softirq of D/2 net, preempted (on RT) by a thread of D/2."""
     tag = f"jitinject softpre {d_us}"
     half, slack = d_us * 500, SLACK_US * 1000
-    for attempt in range(3):
-        inst.clear()
-        inst.marker(tag)
-        jt.inject("softpre", d_us)
-        pid = settle(inst, tag, "softpre", d_us // 2)
-        inst.marker("jitinject done")
-        evs = windows(jt.parse_trace(inst.text()), tag)[tag]
-        if not any(e.name == "summary" for e in evs):
-            break
+    pid, evs = inject_in_period(inst, tag, "softpre", d_us, d_us // 2)
     thr = [e for e in evs if e.name == "thread_noise" and
            CLASSES["thread"][3](e, pid)]
     sirq = [e for e in evs if e.name == "softirq_noise" and
