@@ -126,7 +126,12 @@ class UserSide(unittest.TestCase):
         src = [s for s in cpu["sources"] if s["source"] == key]
         self.assertTrue(src, [s["source"] for s in cpu["sources"]])
         self.assertGreaterEqual(src[0]["count"], 5)
-        self.assertGreaterEqual(src[0]["min_ns"], 4_000_000)
+        # each spin is charged about 5 ms net.  A host stall inside an
+        # interrupt nested in one spin is that interrupt's time, so that
+        # spin's net can be short (CI saw 1.44 ms): allow one such spin.
+        self.assertGreaterEqual(src[0]["total_ns"],
+                                4_000_000 * (src[0]["count"] - 1), src[0])
+        self.assertGreaterEqual(src[0]["max_ns"], 4_000_000, src[0])
         # each spin is a gap filed as thread, at least as long as the spin.
         # This machine is itself a VM: a host stall inside an interrupt
         # handler makes a long gap of its own, rightly filed irq, so allow
