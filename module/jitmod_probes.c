@@ -303,6 +303,12 @@ static void jit_tps_fill(void)
 	}
 }
 
+/*
+ * Set once jit_nmi_first is registered, so that unhooking after a failure
+ * does not unregister a handler that was never there.
+ */
+static bool jit_nmi_hooked;
+
 static void jit_find_tp(struct tracepoint *tp, void *priv)
 {
 	int i;
@@ -324,7 +330,10 @@ void jit_probes_unhook(void)
 					    jit_tps[i].data);
 		jit_tps[i].hooked = false;
 	}
-	unregister_nmi_handler(NMI_LOCAL, "jitmod");
+	if (jit_nmi_hooked) {
+		unregister_nmi_handler(NMI_LOCAL, "jitmod");
+		jit_nmi_hooked = false;
+	}
 	tracepoint_synchronize_unregister();
 }
 
@@ -360,6 +369,7 @@ int jit_probes_hook(void)
 		pr_err("cannot register the NMI handler: %d\n", ret);
 		goto err_unhook;
 	}
+	jit_nmi_hooked = true;
 	return 0;
 
 err_unhook:
