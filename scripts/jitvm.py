@@ -24,6 +24,8 @@ import sys
 import tempfile
 import time
 
+import jitvm_unstick
+
 DEFAULT_VCPUS = 4
 DEFAULT_MEM_MB = 1024
 DEFAULT_TIMEOUT_S = 600
@@ -38,6 +40,9 @@ DEPS_HINT = "run 'make deps' as root"
 PAUSE_REQUEST = "pause-request"
 PAUSE_DONE = "pause-done"
 PAUSE_MAX_MS = 5000
+# Under TCG the runner watches the vCPUs through this QMP socket in the
+# output directory (see jitvm_unstick).
+WATCH_QMP = "watch.qmp"
 
 # Modules the initramfs loads, in dependency order, to reach the 9p root
 # and the overlay on top of it.
@@ -344,6 +349,9 @@ def qemu_command(args, qemu, vmlinuz, initrd, outdir, accel):
         cmd += ["-accel", "tcg", "-cpu", "max"]
     if args.qmp:
         cmd += ["-qmp", f"unix:{args.qmp},server=on,wait=off"]
+    if accel == "tcg":
+        cmd += ["-qmp", f"unix:{os.path.join(outdir, WATCH_QMP)},"
+                "server=on,wait=off"]
     return cmd
 
 
@@ -386,7 +394,9 @@ def run(args):
         say(f"booting {release} ({args.vcpus} vCPUs, {accel.upper()}), "
             f"limit {args.timeout_s}s")
         os.makedirs(os.path.join(outdir, "save"), mode=0o777)
-        rc = _boot(cmd, outdir, args.timeout_s, say)
+        watch = jitvm_unstick.Unsticker(
+            os.path.join(outdir, WATCH_QMP), say) if accel == "tcg" else None
+        rc = _boot(cmd, outdir, args.timeout_s, say, watch)
         _save_dmesg(args.dmesg, outdir)
         if args.save:
             shutil.copytree(os.path.join(outdir, "save"), args.save,
@@ -396,8 +406,9 @@ def run(args):
         shutil.rmtree(outdir, ignore_errors=True)
 
 
-def _boot(cmd, outdir, timeout_s, say):
-    """Run QEMU to completion or to the time limit, streaming output."""
+def _boot(cmd, outdir, timeout_s, say, watch):
+    """Run QEMU to completion or to the time limit, streaming output;
+    watch (or None) is polled to free a vCPU stuck by a QEMU bug."""
     out = os.path.join(outdir, "out")
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                             start_new_session=True)
@@ -407,6 +418,8 @@ def _boot(cmd, outdir, timeout_s, say):
         while proc.poll() is None:
             pos = _stream(out, pos, sys.stdout)
             _serve_pause(proc, outdir, say)
+            if watch is not None:
+                watch.poll()
             if time.monotonic() > deadline:
                 _kill_group(proc)
                 _stream(out, pos, sys.stdout)
@@ -416,6 +429,9 @@ def _boot(cmd, outdir, timeout_s, say):
     except BaseException:
         _kill_group(proc)
         raise
+    finally:
+        if watch is not None:
+            watch.close()
     _stream(out, pos, sys.stdout)
     try:
         with open(os.path.join(outdir, "rc")) as f:

@@ -1,0 +1,261 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Free a TCG vCPU that loops on a breakpoint the guest already removed.
+
+What happens (QEMU 7.2, multi-threaded TCG, seen on the PREEMPT_RT guest
+while jitmod is loaded and unloaded under injection): the kernel switches
+a tracepoint's static branch with text_poke_bp(), which puts an int3 on
+the site, syncs every CPU, then writes the final bytes.  A vCPU that ran
+the site while the int3 was there can keep a translation holding it after
+the final write.  Every later pass then traps; the kernel's int3 handler
+sees that memory no longer holds an int3 ("removed after we hit it"),
+backs up and returns to the same instruction, and the vCPU loops there.
+The guest goes silent, or its own timeouts fire much later.
+
+Seen twice in one 24-minute stress of lifecycle.py's cycles on rt: CPU 0
+at __schedule+0x1d3, the sched_switch tracepoint's branch (memory held e9,
+a jmp; interrupts off), during insmod; and CPU 0 at handle_softirqs+0xbb,
+the softirq_exit branch (memory held a 5-byte nop), after rmmod.  Each
+time, writing the same byte back through QEMU's gdb stub, which drops
+QEMU's translations of that address, let the guest go on at once.
+
+So the runner watches the vCPUs over QMP and, when one has been looping
+like that, does exactly that rewrite and says so.  The guest's memory is
+unchanged by it; a guest hung any other way stays hung.
+"""
+
+import json
+import re
+import socket
+import time
+
+SAMPLE_S = 2.0
+WINDOW = 8           # samples: 16 s of a vCPU that goes nowhere
+MAX_DISTINCT = 4     # places it may be seen at meanwhile
+PROBES = 4           # stopped looks at its stack, of which 2 must agree
+STACK_QWORDS = 96
+MAX_FIXES = 8
+INT3_OPCODE = 0xcc
+KERNEL_CS = 0x10
+KERNEL_TEXT = 0xffffffff80000000
+
+_CPU = re.compile(r"^CPU#(\d+)", re.M)
+_REG = {k: re.compile(v) for k, v in (
+    ("rip", r"RIP=([0-9a-f]{16}) "), ("rsp", r"RSP=([0-9a-f]{16})"),
+    ("cpl", r"CPL=(\d)"), ("hlt", r"HLT=(\d)"))}
+
+
+def parse_registers(text):
+    """'info registers -a' -> {cpu: {rip, rsp, kernel, halted}}."""
+    out = {}
+    starts = [(m.start(), int(m.group(1))) for m in _CPU.finditer(text)]
+    for i, (pos, cpu) in enumerate(starts):
+        end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
+        m = {k: r.search(text[pos:end]) for k, r in _REG.items()}
+        if all(m.values()):
+            out[cpu] = {"rip": int(m["rip"].group(1), 16),
+                        "rsp": int(m["rsp"].group(1), 16),
+                        "kernel": m["cpl"].group(1) == "0",
+                        "halted": m["hlt"].group(1) == "1"}
+    return out
+
+
+def stuck_at(samples):
+    """The few kernel addresses a vCPU has been seen at for the whole
+    window without halting, else None.  (Under TCG a running vCPU's RIP
+    is exact only at some block exits, so a looping vCPU shows its
+    instruction and bits of the int3 entry code, or the one alone.)"""
+    if len(samples) < WINDOW:
+        return None
+    if any(not s["kernel"] or s["halted"] for s in samples):
+        return None
+    rips = frozenset(s["rip"] for s in samples)
+    return rips if len(rips) <= MAX_DISTINCT else None
+
+
+def frame_rips(stack):
+    """RIPs of the kernel exception frames (RIP, CS, RFLAGS) on a stack."""
+    return [stack[i] for i in range(len(stack) - 2)
+            if stack[i] >= KERNEL_TEXT and stack[i + 1] == KERNEL_CS and
+            stack[i + 2] & 0x2 and stack[i + 2] < 1 << 22]
+
+
+def trapped_at(stack, at, byte_at):
+    """The looping instruction, if the stack holds an int3 frame for it.
+    int3 pushes the address after the breakpoint; the kernel's handler
+    rewinds the frame to the breakpoint itself before it returns, so
+    either may be there.  It must be one of the places the vCPU was seen
+    at, and memory there must no longer hold an int3."""
+    for rip in frame_rips(stack):
+        for x in (rip - 1, rip):
+            if x in at and byte_at(x) != INT3_OPCODE:
+                return x
+    return None
+
+
+def rsp_packet(data):
+    """A gdb remote-protocol packet: $data#checksum."""
+    return f"${data}#{sum(data.encode()) % 256:02x}".encode()
+
+
+def rsp_reply(buf):
+    """The payload of the first complete packet in buf, else None."""
+    m = re.search(rb"\$([^#]*)#[0-9a-fA-F]{2}", buf)
+    return m.group(1).decode() if m else None
+
+
+class Qmp:
+    """A QMP connection that runs human-monitor commands."""
+
+    def __init__(self, path):
+        self.sock = socket.socket(socket.AF_UNIX)
+        self.sock.settimeout(10)
+        self.sock.connect(path)
+        self.f = self.sock.makefile("rw")
+        self.f.readline()
+        self._call({"execute": "qmp_capabilities"})
+
+    def _call(self, req):
+        self.f.write(json.dumps(req) + "\n")
+        self.f.flush()
+        while True:
+            r = json.loads(self.f.readline())
+            if "return" in r or "error" in r:
+                return r
+
+    def qmp(self, command):
+        r = self._call({"execute": command})
+        if "error" in r:
+            raise OSError(f"QMP {command}: {r['error'].get('desc')}")
+
+    def hmp(self, line):
+        r = self._call({"execute": "human-monitor-command",
+                        "arguments": {"command-line": line}})
+        return r.get("return", "")
+
+    def read_bytes(self, addr, n):
+        out = []
+        for line in self.hmp(f"x/{n}xb 0x{addr:x}").splitlines():
+            out += re.findall(r"0x([0-9a-f]{2})\b", line.partition(":")[2])
+        if len(out) != n:
+            raise ValueError(f"cannot read {n} bytes at 0x{addr:x}")
+        return bytes(int(b, 16) for b in out)
+
+    def read_qwords(self, addr, n):
+        out = []
+        for line in self.hmp(f"x/{n}gx 0x{addr:x}").splitlines():
+            out += re.findall(r"0x([0-9a-f]{16})\b", line.partition(":")[2])
+        if len(out) != n:
+            raise ValueError(f"cannot read {n} qwords at 0x{addr:x}")
+        return [int(q, 16) for q in out]
+
+    def close(self):
+        self.sock.close()
+
+
+def free_port():
+    """A local TCP port nobody listens on just now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rewrite_bytes(qmp, writes, port):
+    """Write each (addr, value), value being what is there already,
+    through the gdb stub, which drops QEMU's translations of it; the
+    stub stops the guest on attach and detaching resumes it."""
+    qmp.hmp(f"gdbserver tcp:127.0.0.1:{port}")
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            for data in [f"M{a:x},1:{v:02x}" for a, v in writes] + ["D"]:
+                s.sendall(rsp_packet(data))
+                buf = b""
+                while rsp_reply(buf) is None:
+                    chunk = s.recv(4096)
+                    if not chunk:
+                        raise OSError("gdb stub closed the connection")
+                    buf += chunk
+                s.sendall(b"+")
+                if rsp_reply(buf) != "OK":
+                    raise OSError(f"gdb stub said {rsp_reply(buf)!r} "
+                                  f"to {data}")
+    finally:
+        qmp.hmp("gdbserver none")
+
+
+class Unsticker:
+    """Sampled from the runner's wait loop; see the module docstring.
+
+    Cheap samples (the VM keeps running) find a vCPU that has sat in the
+    kernel at a few addresses for WINDOW samples.  Then up to PROBES short
+    stops read its exact registers and stack; two must show a live int3
+    frame for one of those addresses whose byte is no longer an int3.
+    Only then is that byte rewritten.  Under TCG a stop also stops the
+    guest's TSC, so the probes are no gap to the guest."""
+
+    def __init__(self, qmp_path, say, connect=None):
+        self.path, self.say = qmp_path, say
+        self.connect = connect or Qmp
+        self.qmp, self.next, self.fixes = None, 0.0, 0
+        self.hist, self.ignore = {}, set()
+
+    def poll(self):
+        now = time.monotonic()
+        if now < self.next or self.fixes >= MAX_FIXES:
+            return
+        self.next = now + SAMPLE_S
+        if self.qmp is None:
+            try:
+                self.qmp = self.connect(self.path)
+            except OSError:
+                return      # QEMU not listening yet, or gone
+        try:
+            self._sample()
+        except (OSError, ValueError) as e:
+            self.qmp.close()
+            self.qmp = None
+            self.say(f"vCPU watch: {e}; reconnecting")
+
+    def _sample(self):
+        regs = parse_registers(self.qmp.hmp("info registers -a"))
+        for cpu, sample in regs.items():
+            h = self.hist.setdefault(cpu, [])
+            h.append(sample)
+            del h[:-WINDOW]
+            at = stuck_at(h)
+            if at is None or at & self.ignore:
+                continue
+            h.clear()
+            x = self._probe(cpu, at)
+            if x is None:
+                self.ignore |= at   # a legitimate spin, a sampler's say
+                continue
+            byte = self.qmp.read_bytes(x, 1)[0]
+            rewrite_bytes(self.qmp, [(x, byte)], free_port())
+            self.fixes += 1
+            self.say(f"vCPU {cpu} looped on an int3 at 0x{x:x} that the "
+                     f"guest had already replaced with {byte:02x}: QEMU "
+                     f"kept a stale translation of patched kernel text; "
+                     f"rewrote the byte with itself to drop it "
+                     f"({self.fixes} so far)")
+
+    def _probe(self, cpu, at):
+        seen = []
+        for _ in range(PROBES):
+            self.qmp.qmp("stop")
+            try:
+                r = parse_registers(self.qmp.hmp("info registers -a"))[cpu]
+                stack = self.qmp.read_qwords(r["rsp"], STACK_QWORDS)
+                x = trapped_at(stack, at,
+                               lambda a: self.qmp.read_bytes(a, 1)[0])
+            finally:
+                self.qmp.qmp("cont")
+            if x is not None:
+                seen.append(x)
+                if seen.count(x) >= 2:
+                    return x
+            time.sleep(0.05)
+        return None
+
+    def close(self):
+        if self.qmp is not None:
+            self.qmp.close()
