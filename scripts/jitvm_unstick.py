@@ -31,8 +31,9 @@ import time
 SAMPLE_S = 2.0
 WINDOW = 8           # samples: 16 s of a vCPU that goes nowhere
 MAX_DISTINCT = 4     # places it may be seen at meanwhile
-PROBES = 4           # stopped looks at its stack, of which 2 must agree
-STACK_QWORDS = 96
+PROBES = 6           # stopped looks at its stack, of which 2 must agree
+BACKOFF_S = 60.0     # before places that failed the probes are probed again
+STACK_QWORDS = 256
 MAX_FIXES = 8
 INT3_OPCODE = 0xcc
 KERNEL_CS = 0x10
@@ -81,14 +82,14 @@ def frame_rips(stack):
 
 def trapped_at(stack, at, byte_at):
     """The looping instruction, if the stack holds an int3 frame for it.
-    int3 pushes the address after the breakpoint; the kernel's handler
-    rewinds the frame to the breakpoint itself before it returns, so
-    either may be there.  It must be one of the places the vCPU was seen
-    at, and memory there must no longer hold an int3."""
+    int3 pushes the address after the breakpoint, so the frame's RIP is
+    one past a place the vCPU was seen at, and memory there must no
+    longer hold an int3.  (An interrupt's frame holds the interrupted
+    address itself; the kernel's handler rewinds an int3 frame that way
+    too before it returns, and such frames are not taken as evidence.)"""
     for rip in frame_rips(stack):
-        for x in (rip - 1, rip):
-            if x in at and byte_at(x) != INT3_OPCODE:
-                return x
+        if rip - 1 in at and byte_at(rip - 1) != INT3_OPCODE:
+            return rip - 1
     return None
 
 
@@ -196,7 +197,7 @@ class Unsticker:
         self.path, self.say = qmp_path, say
         self.connect = connect or Qmp
         self.qmp, self.next, self.fixes = None, 0.0, 0
-        self.hist, self.ignore = {}, set()
+        self.hist, self.backoff = {}, {}
 
     def poll(self):
         now = time.monotonic()
@@ -222,12 +223,14 @@ class Unsticker:
             h.append(sample)
             del h[:-WINDOW]
             at = stuck_at(h)
-            if at is None or at & self.ignore:
+            if at is None or any(self.backoff.get(a, 0) > time.monotonic()
+                                 for a in at):
                 continue
             h.clear()
             x = self._probe(cpu, at)
-            if x is None:
-                self.ignore |= at   # a legitimate spin, a sampler's say
+            if x is None:   # a legitimate spin, a sampler's say
+                self.backoff.update(dict.fromkeys(
+                    at, time.monotonic() + BACKOFF_S))
                 continue
             byte = self.qmp.read_bytes(x, 1)[0]
             rewrite_bytes(self.qmp, [(x, byte)], free_port())

@@ -141,9 +141,10 @@ class Judge(unittest.TestCase):
     def test_trapped_at(self):
         at = {SITE, INT3_ENTRY}
         mem = {SITE: 0xe9}.get
-        # as pushed by int3 (after the breakpoint), and as rewound
-        for rip in (SITE + 1, SITE):
-            self.assertEqual(ju.trapped_at(frame(rip), at, mem), SITE)
+        # as pushed by int3: the address after the breakpoint
+        self.assertEqual(ju.trapped_at(frame(SITE + 1), at, mem), SITE)
+        self.assertIsNone(ju.trapped_at(frame(SITE), at, mem),
+                          "an interrupt's frame (or a rewound one)")
         self.assertIsNone(ju.trapped_at(frame(SITE + 1), at,
                                         {SITE: 0xcc}.get),
                           "the int3 is really there: not stale")
@@ -185,7 +186,7 @@ class Watch(unittest.TestCase):
         self.assertEqual((w.fixes, said), (0, []))
         self.assertEqual(fake.log.count("stop"), ju.PROBES,
                          "probed once, then left alone")
-        self.assertIn(SITE, w.ignore)
+        self.assertIn(SITE, w.backoff)
 
     def test_not_before_the_window(self):
         fake = FakeQmp([SITE], frame(SITE + 1), {SITE: 0xe9})
