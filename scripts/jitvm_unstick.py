@@ -160,27 +160,48 @@ def free_port():
         return s.getsockname()[1]
 
 
+def _exchange(s, data, want_ok):
+    """Send one packet and return the reply; stop notifications (T.., S..)
+    that the stub sends when the guest stops are passed over."""
+    s.sendall(rsp_packet(data))
+    buf = b""
+    while True:
+        reply = rsp_reply(buf)
+        if reply is not None:
+            buf = buf[buf.index(b"#", buf.index(b"$")) + 3:]
+            try:
+                s.sendall(b"+")
+            except OSError:
+                pass    # the stub hangs up after the reply to D
+            if not want_ok:
+                return reply
+            if reply[:1] not in ("T", "S"):
+                break
+            continue
+        chunk = s.recv(4096)
+        if not chunk:
+            raise OSError(f"gdb stub closed the connection after {data}")
+        buf += chunk
+    if reply != "OK":
+        raise OSError(f"gdb stub said {reply!r} to {data}")
+    return reply
+
+
 def rewrite_bytes(qmp, writes, port):
     """Write each (addr, value), value being what is there already,
-    through the gdb stub, which drops QEMU's translations of it; the
-    stub stops the guest on attach and detaching resumes it."""
+    through the gdb stub, which drops QEMU's translations of it.  The
+    stub stops the guest on attach; detaching resumes it, and so does the
+    'cont' after, whatever happened in between."""
     qmp.hmp(f"gdbserver tcp:127.0.0.1:{port}")
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-            for data in [f"M{a:x},1:{v:02x}" for a, v in writes] + ["D"]:
-                s.sendall(rsp_packet(data))
-                buf = b""
-                while rsp_reply(buf) is None:
-                    chunk = s.recv(4096)
-                    if not chunk:
-                        raise OSError("gdb stub closed the connection")
-                    buf += chunk
-                s.sendall(b"+")
-                if rsp_reply(buf) != "OK":
-                    raise OSError(f"gdb stub said {rsp_reply(buf)!r} "
-                                  f"to {data}")
+            _exchange(s, "?", False)
+            for a, v in writes:
+                _exchange(s, f"M{a:x},1:{v:02x}", True)
+            _exchange(s, "D", True)
     finally:
         qmp.hmp("gdbserver none")
+        qmp.qmp("cont")
 
 
 class Unsticker:
