@@ -34,6 +34,7 @@ MAX_DISTINCT = 4     # places it may be seen at meanwhile
 PROBES = 6           # stopped looks at its stack, of which 2 must agree
 BACKOFF_S = 60.0     # before places that failed the probes are probed again
 STACK_QWORDS = 256
+STACK_ALIGN = 16384  # x86-64 task and IRQ stacks: THREAD_SIZE, aligned
 MAX_FIXES = 8
 INT3_OPCODE = 0xcc
 KERNEL_CS = 0x10
@@ -71,6 +72,13 @@ def stuck_at(samples):
         return None
     rips = frozenset(s["rip"] for s in samples)
     return rips if len(rips) <= MAX_DISTINCT else None
+
+
+def stack_qwords(rsp):
+    """How much of the stack above rsp to read: STACK_QWORDS, but not past
+    the top of the 16 KiB-aligned stack it is on (a guard page follows)."""
+    top = (rsp | (STACK_ALIGN - 1)) + 1
+    return max(0, min(STACK_QWORDS, (top - rsp) // 8))
 
 
 def frame_rips(stack):
@@ -142,12 +150,11 @@ class Qmp:
         return bytes(int(b, 16) for b in out)
 
     def read_qwords(self, addr, n):
+        """Up to n qwords from addr; fewer where the mapping ends."""
         out = []
         for line in self.hmp(f"x/{n}gx 0x{addr:x}").splitlines():
             out += re.findall(r"0x([0-9a-f]{16})\b", line.partition(":")[2])
-        if len(out) != n:
-            raise ValueError(f"cannot read {n} qwords at 0x{addr:x}")
-        return [int(q, 16) for q in out]
+        return [int(q, 16) for q in out[:n]]
 
     def close(self):
         self.sock.close()
@@ -232,7 +239,8 @@ class Unsticker:
                 return      # QEMU not listening yet, or gone
         try:
             self._sample()
-        except (OSError, ValueError) as e:
+        except Exception as e:
+            # the watch must never take the run down with it
             self.qmp.close()
             self.qmp = None
             self.say(f"vCPU watch: {e}; reconnecting")
@@ -267,8 +275,9 @@ class Unsticker:
         for _ in range(PROBES):
             self.qmp.qmp("stop")
             try:
-                r = parse_registers(self.qmp.hmp("info registers -a"))[cpu]
-                stack = self.qmp.read_qwords(r["rsp"], STACK_QWORDS)
+                r = parse_registers(self.qmp.hmp("info registers -a"))
+                r = r.get(cpu, {"rsp": 0})
+                stack = self.qmp.read_qwords(r["rsp"], stack_qwords(r["rsp"]))
                 x = trapped_at(stack, at,
                                lambda a: self.qmp.read_bytes(a, 1)[0])
             finally:

@@ -119,6 +119,13 @@ class Parse(unittest.TestCase):
         self.assertTrue(r[2]["halted"])
         self.assertEqual(ju.parse_registers("no cpus here"), {})
 
+    def test_stack_extent(self):
+        # near the top of a stack, stop before the guard page after it
+        self.assertEqual(ju.stack_qwords(0xffa0000000003fb8), 9)
+        self.assertEqual(ju.stack_qwords(0xffa0000000128000),
+                         ju.STACK_QWORDS)
+        self.assertEqual(ju.stack_qwords(0xffa0000000127ff8), 1)
+
     def test_rsp_framing(self):
         self.assertEqual(ju.rsp_packet("OK"), b"$OK#9a")
         self.assertEqual(ju.rsp_packet("D"), b"$D#44")
