@@ -225,7 +225,7 @@ class Unsticker:
         self.path, self.say = qmp_path, say
         self.connect = connect or Qmp
         self.qmp, self.next, self.fixes = None, 0.0, 0
-        self.hist, self.backoff = {}, {}
+        self.hist, self.backoff, self.probed = {}, {}, 0
 
     def poll(self):
         now = time.monotonic()
@@ -256,6 +256,7 @@ class Unsticker:
                                  for a in at):
                 continue
             h.clear()
+            self.probed += 1
             x = self._probe(cpu, at)
             if x is None:   # a legitimate spin, a sampler's say
                 self.backoff.update(dict.fromkeys(
@@ -290,5 +291,8 @@ class Unsticker:
         return None
 
     def close(self):
+        if self.probed:
+            self.say(f"vCPU watch: probed a vCPU that sat still "
+                     f"{self.probed} times, freed {self.fixes}")
         if self.qmp is not None:
             self.qmp.close()

@@ -199,6 +199,9 @@ class Watch(unittest.TestCase):
         self.assertEqual(fake.log.count("stop"), ju.PROBES,
                          "probed once, then left alone")
         self.assertIn(SITE, w.backoff)
+        w.close()
+        self.assertEqual(said, ["vCPU watch: probed a vCPU that sat still "
+                                "1 times, freed 0"])
 
     def test_not_before_the_window(self):
         fake = FakeQmp([SITE], frame(SITE + 1), {SITE: 0xe9})
