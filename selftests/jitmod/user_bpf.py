@@ -72,19 +72,22 @@ def inject_while_sampling(proc):
 
 
 def check_sources(cpu, pids):
-    """Every injection is in the BPF-built source table, net >= D.
+    """Every injection is in the BPF-built source table, net >= 0.9 D.
 
     An injector thread also runs briefly when it is created, so its
     source may count two runs: the longest is the one that spun D.
     """
     got = {s["source"]: s for s in cpu["sources"]}
     d_ns, half = D_US * 1000, SOFTPRE_US * 500
-    want = [(f"thread:jitinject/{INJECT_CPU}[{p}]", 1, d_ns)
+    # the injector spins by the clock, so an interrupt inside a spin (a
+    # tick) comes off its net time: a run once got 1957.7 us of 2000
+    least, half_least = d_ns * 9 // 10, half * 9 // 10
+    want = [(f"thread:jitinject/{INJECT_CPU}[{p}]", 1, least)
             for p in pids["thread"]]
-    want += [(f"thread:jitinject/{INJECT_CPU}[{p}]", 1, half)
+    want += [(f"thread:jitinject/{INJECT_CPU}[{p}]", 1, half_least)
              for p in pids["softpre"]]
-    want += [("irq:call_function_single", N, d_ns),
-             ("softirq:TIMER", 2 * N, d_ns)]
+    want += [("irq:call_function_single", N, least),
+             ("softirq:TIMER", 2 * N, least)]
     for name, count, least in want:
         s = got.get(name)
         if not s:
