@@ -64,6 +64,12 @@ class Isolation(unittest.TestCase):
         self.assertEqual(cmd[cmd.index("-smp") + 1], "3")
         self.assertIn("tcg", cmd)
         self.assertNotIn("isolcpus", " ".join(cmd))
+        # under TCG only, the vCPU watch gets a QMP socket of its own
+        watch = f"unix:/o/{jitvm.WATCH_QMP},server=on,wait=off"
+        self.assertEqual(cmd[cmd.index(watch) - 1], "-qmp")
+        kvm = jitvm.qemu_command(a, "qemu", "vmlinuz-x", "initrd", "/o",
+                                 "kvm")
+        self.assertNotIn(watch, kvm)
 
 
 class Kernels(unittest.TestCase):
