@@ -141,20 +141,25 @@ class Qmp:
                         "arguments": {"command-line": line}})
         return r.get("return", "")
 
-    def read_bytes(self, addr, n):
+    def _examine(self, addr, n, unit):
+        """What 'x/N{unit}x' shows at addr, as ints; fewer where the
+        mapping ends."""
+        width = {"b": 2, "g": 16}[unit]
         out = []
-        for line in self.hmp(f"x/{n}xb 0x{addr:x}").splitlines():
-            out += re.findall(r"0x([0-9a-f]{2})\b", line.partition(":")[2])
+        for line in self.hmp(f"x/{n}{unit}x 0x{addr:x}").splitlines():
+            out += re.findall(rf"0x([0-9a-f]{{{width}}})\b",
+                              line.partition(":")[2])
+        return [int(v, 16) for v in out[:n]]
+
+    def read_bytes(self, addr, n):
+        out = self._examine(addr, n, "b")
         if len(out) != n:
             raise ValueError(f"cannot read {n} bytes at 0x{addr:x}")
-        return bytes(int(b, 16) for b in out)
+        return bytes(out)
 
     def read_qwords(self, addr, n):
         """Up to n qwords from addr; fewer where the mapping ends."""
-        out = []
-        for line in self.hmp(f"x/{n}gx 0x{addr:x}").splitlines():
-            out += re.findall(r"0x([0-9a-f]{16})\b", line.partition(":")[2])
-        return [int(q, 16) for q in out[:n]]
+        return self._examine(addr, n, "g")
 
     def close(self):
         self.sock.close()
