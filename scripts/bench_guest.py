@@ -346,16 +346,54 @@ def reader_capture(secs):
     return {"rec": os.path.basename(rec), "dat": saved, "seconds": secs}
 
 
-def late_jitread():
-    """A 2 s jitread run after everything else: exit code and stderr."""
-    jitmod_load(threshold_ns=1000)
+def task_state(pid):
+    """What a live process is doing: its state, and per thread the kernel
+    function it waits in and its kernel stack."""
+    out = {}
     try:
-        rc, out = jt.sh([JITREAD, "-c", str(CPU), "-d", "2s", "-q", "--json",
-                         "/dev/null"], check=False)
-    finally:
+        with open(f"/proc/{pid}/stat") as f:
+            out["state"] = f.read().rsplit(")", 1)[1].split()[0]
+        for tid in sorted(os.listdir(f"/proc/{pid}/task")):
+            t = f"/proc/{pid}/task/{tid}"
+            with open(f"{t}/comm") as f, open(f"{t}/wchan") as w, \
+                    open(f"{t}/stack") as k:
+                out[tid] = {"comm": f.read().strip(), "wchan": w.read(),
+                            "stack": k.read().splitlines()[:12]}
+    except OSError as e:
+        out["error"] = str(e)
+    return out
+
+
+def late_jitread():
+    """A 2 s jitread run after everything else: exit code and output, and
+    on a failure or a hang what jitread was doing and the kernel log's
+    tail (this run has hung, and failed with EIO, after the other parts)."""
+    jitmod_load(threshold_ns=1000)
+    res = {}
+    p = subprocess.Popen([JITREAD, "-c", str(CPU), "-d", "2s", "-q", "--json",
+                          "/dev/null"], text=True, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT)
+    try:
+        out, _ = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        res["hung"] = task_state(p.pid)
+        jt.dump_blocked_tasks()
+        p.kill()
+        try:
+            out, _ = p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            out = "(not reaped after SIGKILL)"
+    try:
         jt.rmmod("jitmod")
-    return {"rc": rc, "out": out.strip()[-300:],
-            "instances": os.listdir(f"{jt.TRACEFS}/instances")}
+    except jt.Fail as e:
+        res["rmmod"] = str(e)[-300:]
+    res.update(rc=p.returncode, out=out.strip()[-300:],
+               instances=os.listdir(f"{jt.TRACEFS}/instances"))
+    if p.returncode or "hung" in res:
+        res["dmesg"] = subprocess.run(["dmesg"], capture_output=True,
+                                      text=True, check=False
+                                      ).stdout.splitlines()[-60:]
+    return res
 
 
 def main():

@@ -256,10 +256,26 @@ def text(res):
         for k, h in p["transit"].items():
             out.append(f"{k}: min {h['min_ns']} p50 {h['p50_ns']} p99 "
                        f"{h['p99_ns']} max {h['max_ns']} ns")
+    if "late_jitread" in g:
+        out.append(late_line(g["late_jitread"]))
     for k, v in res.items():
         if isinstance(v, dict) and "skipped" in v:
             out.append(f"# {k}: not run: {v['skipped']}")
     return "\n".join(out)
+
+
+def late_line(late):
+    """One line for the jitread run made after every other guest part
+    (it has failed with EIO and hung there; the JSON keeps the evidence)."""
+    head = "# jitread after the other guest parts:"
+    if "skipped" in late:
+        return f"{head} not run: {late['skipped']}"
+    if "hung" in late:
+        return (f"{head} HUNG (state {late['hung'].get('state', '?')}); "
+                "its threads' stacks and the kernel log are in the JSON")
+    if late["rc"]:
+        return f"{head} FAILED, exit {late['rc']}: {late['out']}"
+    return f"{head} ok"
 
 
 def plot(res, path):

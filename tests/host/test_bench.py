@@ -127,6 +127,24 @@ class Figures(unittest.TestCase):
         self.assertIn(f"  nmi: {bench_report.EXPLAIN['nmi']}", t)
         self.assertIn("# pipeline: not run: no", t)
 
+    def test_late_jitread_is_reported(self):
+        g = self.res["guest"]
+        g["late_jitread"] = {"rc": 0, "out": "", "instances": []}
+        self.assertIn("other guest parts: ok", bench_report.text(self.res))
+        g["late_jitread"] = {"rc": 1, "out": "jitread: reading the trace "
+                             "failed: Input/output error", "instances": []}
+        self.assertIn("FAILED, exit 1: jitread: reading",
+                      bench_report.text(self.res))
+        g["late_jitread"] = {"rc": -9, "out": "", "instances": [],
+                             "hung": {"state": "D"}}
+        self.assertIn("HUNG (state D)", bench_report.text(self.res))
+
+    def test_task_state_reads_a_live_process(self):
+        st = bench_guest.task_state(os.getpid())
+        self.assertIn(st["state"], "RS")
+        self.assertIn(str(os.getpid()), st)
+        self.assertIn("wchan", st[str(os.getpid())])
+
     def test_plot_draws_each_ratio(self):
         import matplotlib
         matplotlib.use("Agg")
