@@ -53,7 +53,9 @@ def reading():
 def live_attribution(jr, tmp):
     out = os.path.join(tmp, "live.json")
     rec = os.path.join(tmp, "live.rec")
-    p = subprocess.Popen([jr, "-c", str(CPU), "-d", "8s", "-q", "--json",
+    # -d only bounds the run: SIGINT ends it once the injections are in,
+    # however long TCG took over them
+    p = subprocess.Popen([jr, "-c", str(CPU), "-d", "60s", "-q", "--json",
                           out, "--record", rec], stderr=subprocess.PIPE,
                          text=True)
     if not jt.wait_for(reading, 20):
@@ -63,6 +65,8 @@ def live_attribution(jr, tmp):
     for _ in range(N):
         for cls in ("nmi", "thread", "softirq"):
             jt.inject(cls, D_US)
+    time.sleep(1.5)
+    p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
     if p.returncode:
         raise jt.Fail(f"jitread exit {p.returncode}: {err.strip()}")
