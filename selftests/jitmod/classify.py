@@ -117,16 +117,10 @@ def filing(gap):
     return max(INTF, key=lambda f: (gap.ns(f), -INTF.index(f)))
 
 
-def floor_ns(d_ns):
-    """The least net time a source spun for d_ns can show, whatever
-    nested in it: candidates are picked with it, then held to
-    d_ns - nested(...)."""
-    return d_ns - d_ns // 10
-
-
 def nested(gap, fields, d_ns, known_ns=0):
     """What may have nested in a spin of d_ns in gap: the net time of
-    fields there, less known_ns already accounted for, at most d_ns / 10."""
+    fields there, less known_ns already accounted for, at most d_ns / 10
+    (so never below jt.spin_floor_ns)."""
     return min(sum(gap.ns(f) for f in fields) - known_ns, d_ns // 10)
 
 
@@ -135,11 +129,12 @@ def check_one(cls, d_us, evs, pid):
     want_cls, ev_name, field, is_src = CLASSES[cls]
     d_ns = d_us * 1000
     srcs = [e for e in evs if e.name == ev_name and is_src(e, pid)
-            and e.ns("duration_ns") >= floor_ns(d_ns)]
+            and e.ns("duration_ns") >= jt.spin_floor_ns(d_ns)]
     if not srcs:
         seen = [e for e in evs if e.name == ev_name]
         raise jt.Fail(f"{cls} {d_us}us: no {ev_name} from the source with "
-                      f">= {floor_ns(d_ns)} ns; {ev_name} seen: {seen[:4]}")
+                      f">= {jt.spin_floor_ns(d_ns)} ns; {ev_name} seen: "
+                      f"{seen[:4]}")
     src = srcs[0]
     dur = src.ns("duration_ns")
     if dur > d_ns + SLACK_US * 1000:
@@ -180,7 +175,7 @@ def settle(inst, tag, cls, d_us):
     ev_name, is_src = CLASSES[cls if cls in CLASSES else "thread"][1::2]
     pid = int(jt.read(f"{jt.INJECT_PARAMS}/last_pid"))
 
-    least = floor_ns(d_us * 1000)
+    least = jt.spin_floor_ns(d_us * 1000)
 
     def seen():
         evs = windows(jt.parse_trace(inst.text()), tag).get(tag, [])
@@ -280,7 +275,7 @@ def check_softpre(inst, d_us):
            CLASSES["thread"][3](e, pid)]
     sirq = [e for e in evs if e.name == "softirq_noise" and
             CLASSES["softirq"][3](e, pid) and
-            e.ns("duration_ns") >= floor_ns(half)]
+            e.ns("duration_ns") >= jt.spin_floor_ns(half)]
     if not thr or not sirq:
         raise jt.Fail(f"softpre {d_us}us: thread {thr[:2]} or softirq "
                       f"{sirq[:2]} missing")

@@ -92,7 +92,8 @@ def live_attribution(jr, tmp):
         raise jt.Fail(f"injector threads: {thr}, want {N} sources")
     # The TIMER softirq spins by the clock too, and hard irqs nest in it.
     timer = src.get("softirq:TIMER")
-    if not timer or timer["count"] < N or timer["max_ns"] < D_US * 900:
+    if not timer or timer["count"] < N or \
+            timer["max_ns"] < jt.spin_floor_ns(D_US * 1000):
         raise jt.Fail(f"softirq:TIMER: {timer}")
     if cpu["summary"]["lost_events"]:
         raise jt.Fail(f"lost events: {cpu['summary']}")

@@ -182,6 +182,13 @@ def inject(cls, us):
     write(f"{INJECT_PARAMS}/inject", f"{cls} {us}")
 
 
+def spin_floor_ns(d_ns):
+    """The least net time an injection spun for d_ns can be charged: the
+    injector spins by the clock, so interrupts nested in the spin (a tick,
+    ~20-70 us under TCG) rightly come off its net time; at most D/10."""
+    return d_ns - d_ns // 10
+
+
 class Event:
     """One formatted trace line."""
 

@@ -84,24 +84,24 @@ def check_sources(cpu, pids):
     """
     got = {s["source"]: s for s in cpu["sources"]}
     d_ns, half = D_US * 1000, SOFTPRE_US * 500
-    # the injector spins by the clock, so an interrupt inside a spin (a
-    # tick) comes off its net time: a run once got 1957.7 us of 2000
-    least, half_least = d_ns * 9 // 10, half * 9 // 10
+    # a tick inside a clock-timed spin comes off its net time: a run once
+    # got 1957.7 us of 2000
+    least, half_least = jt.spin_floor_ns(d_ns), jt.spin_floor_ns(half)
     want = [(f"thread:jitinject/{INJECT_CPU}[{p}]", 1, least)
             for p in pids["thread"]]
     want += [(f"thread:jitinject/{INJECT_CPU}[{p}]", 1, half_least)
              for p in pids["softpre"]]
     want += [("irq:call_function_single", N, least),
              ("softirq:TIMER", 2 * N, least)]
-    for name, count, least in want:
+    for name, count, floor in want:
         s = got.get(name)
         if not s:
             raise jt.Fail(f"CPU {INJECT_CPU}: no source {name}; have "
                           f"{sorted(got)[:20]}")
-        if s["count"] < count or s["max_ns"] < least:
+        if s["count"] < count or s["max_ns"] < floor:
             raise jt.Fail(f"CPU {INJECT_CPU}: {name} count {s['count']} "
                           f"(want >= {count}), max {s['max_ns']} ns (want "
-                          f">= {least})")
+                          f">= {floor})")
         jt.log(f"{name}: count {s['count']}, max {s['max_ns'] / 1e3:.1f} us")
     # the tasks that ran softirqs were not charged the softirqs' time
     for name, s in got.items():
