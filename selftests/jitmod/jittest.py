@@ -182,6 +182,13 @@ def inject(cls, us):
     write(f"{INJECT_PARAMS}/inject", f"{cls} {us}")
 
 
+def inject_late_ns():
+    """How far the last injection's spins ran past their time.  They end by
+    the clock, so a stall of the vCPU that straddles a spin's end (a busy
+    host) lengthens it; an upper bound on a source's net time adds this."""
+    return int(read(f"{INJECT_PARAMS}/late_ns"))
+
+
 def spin_floor_ns(d_ns):
     """The least net time an injection spun for d_ns can be charged: the
     injector spins by the clock, so interrupts nested in the spin (a tick,
