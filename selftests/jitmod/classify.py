@@ -6,7 +6,7 @@ For every class the injector makes, and D in 20, 200 and 2000 us, three
 injections on the sampled CPU.  Each must give:
   - a class event naming the source (the vector, TIMER, the NMI handler,
     the injector thread's comm and pid) with a net duration of at least D
-    less what nested in it (below) and at most D + SLACK_US;
+    less what nested in it (below) and at most D + late + SLACK_US;
   - a gap that holds it: the class's net time >= D, its count >= 1.  From
     D = 200 us up the gap must also be filed under that class; at 20 us
     other noise in the same gap may outweigh it under TCG.  At 200 us and
@@ -25,10 +25,12 @@ of about 2^64 cycles).
 Nested time: the injector spins by the clock, so an interrupt nested in
 its spin (a tick, ~20-70 us under TCG) is rightly taken off the source's
 net time.  Each lower bound allows for the other classes' net time in
-the same gap, which bounds what can have nested, capped at D/10; a
-source undercharged by more than that still fails (CI once saw a
-softpre thread at 3989.6 us for D/2 = 4000 us, with 71 us of irq in its
-gap).
+the same gap, which bounds what can have nested, capped at D/10 (CI
+once saw a softpre thread at 3989.6 us for D/2 = 4000 us, with 71 us of
+irq in its gap).  For the five classes, a source short by more than D/10
+that the other work in its gap makes up (a host stall inside a nested
+tick) is a rep made again; short in every attempt, or short with nothing
+to make it up, fails.
 
 Upper bounds are D + late + SLACK_US.  late is the injector's own
 late_ns: how far its spins ran past their time.  A spin ends by the clock,
@@ -109,10 +111,12 @@ def gap_after(evs, src, field):
                 later[0] if later else None)
 
 
-class Outweighed(Exception):
-    """Other work in the gap had more net time than the injection (under
-    TCG a host stall inside it), so by the rule the gap is not the
-    injection's class; the rep is made again."""
+class Again(Exception):
+    """Under TCG, a host stall inside other work in the same gap: either
+    that work had more net time than the injection, so by the rule the
+    gap is not the injection's class, or it took more than D/10 out of
+    the injection's clock-timed spin.  The rep is made again; a fault that
+    shows in every attempt still fails."""
 
 
 def filing(gap):
@@ -133,14 +137,16 @@ def check_one(cls, d_us, evs, pid, late):
     Returns a one-line verdict or raises."""
     want_cls, ev_name, field, is_src = CLASSES[cls]
     d_ns = d_us * 1000
-    srcs = [e for e in evs if e.name == ev_name and is_src(e, pid)
-            and e.ns("duration_ns") >= jt.spin_floor_ns(d_ns)]
+    srcs = [e for e in evs if e.name == ev_name and is_src(e, pid)]
     if not srcs:
         seen = [e for e in evs if e.name == ev_name]
-        raise jt.Fail(f"{cls} {d_us}us: no {ev_name} from the source with "
-                      f">= {jt.spin_floor_ns(d_ns)} ns; {ev_name} seen: "
-                      f"{seen[:4]}")
-    src = srcs[0]
+        raise jt.Fail(f"{cls} {d_us}us: no {ev_name} from the source; "
+                      f"{ev_name} seen: {seen[:4]}")
+    # the first that can be the injection, else the longest (which the
+    # lower bound below then judges)
+    src = next((e for e in srcs if
+                e.ns("duration_ns") >= jt.spin_floor_ns(d_ns)),
+               max(srcs, key=lambda e: e.ns("duration_ns")))
     dur = src.ns("duration_ns")
     if dur > d_ns + late + SLACK_US * 1000:
         raise jt.Fail(f"{cls} {d_us}us: net {dur} ns > D + late {late} ns "
@@ -153,15 +159,19 @@ def check_one(cls, d_us, evs, pid, late):
                       f"{field}: {gap}")
     if gap.ns("duration_ns") < dur:
         raise jt.Fail(f"{cls} {d_us}us: gap shorter than its {field}: {gap}")
-    inner = nested(gap, [f for f in INTF if f != field], d_ns)
+    others = [f for f in INTF if f != field]
+    inner = nested(gap, others, d_ns)
     if dur + inner < d_ns:
+        if dur + sum(gap.ns(f) for f in others) >= d_ns:
+            raise Again(f"net {dur} ns, and more than D/10 of other work "
+                        f"in its gap: {gap}")
         raise jt.Fail(f"{cls} {d_us}us: net {dur} ns + {inner} ns that may "
                       f"have nested < D: {gap}")
     if d_us >= 200 and gap.f["class"] != want_cls:
         best = filing(gap)
         if best == gap.f["class"] and gap.ns(best) > gap.ns(field):
-            raise Outweighed(f"{gap.f['class']} {gap.ns(best)} ns > "
-                             f"{field} {gap.ns(field)} ns")
+            raise Again(f"outweighed in its gap: {gap.f['class']} "
+                        f"{gap.ns(best)} ns > {field} {gap.ns(field)} ns")
         raise jt.Fail(f"{cls} {d_us}us: gap filed as {gap.f['class']}, "
                       f"want {want_cls}: {gap}")
     name = (src.f.get("name") or src.f.get("comm") or
@@ -217,13 +227,13 @@ def run_class(inst, cls):
                     continue
                 try:
                     jt.log(check_one(cls, d_us, evs, pid, late))
-                except Outweighed as e:
-                    jt.log(f"{tag}: outweighed in its gap ({e}); again")
+                except Again as e:
+                    jt.log(f"{tag}: {e}; again")
                     continue
                 break
             else:
                 raise jt.Fail(f"{cls} {d_us}us: every attempt crossed a "
-                              "period boundary or was outweighed")
+                              "period boundary or was made again")
 
 
 def inject_in_period(inst, tag, cls, d_us, settle_us):
