@@ -125,11 +125,16 @@ def filing(gap):
     return max(INTF, key=lambda f: (gap.ns(f), -INTF.index(f)))
 
 
+def class_ns(gap, fields):
+    """The net time of the classes in fields, summed, in gap."""
+    return sum(gap.ns(f) for f in fields)
+
+
 def nested(gap, fields, d_ns, known_ns=0):
     """What may have nested in a spin of d_ns in gap: the net time of
     fields there, less known_ns already accounted for, at most d_ns / 10
     (so never below jt.spin_floor_ns)."""
-    return min(sum(gap.ns(f) for f in fields) - known_ns, d_ns // 10)
+    return min(class_ns(gap, fields) - known_ns, d_ns // 10)
 
 
 def check_one(cls, d_us, evs, pid, late):
@@ -162,7 +167,7 @@ def check_one(cls, d_us, evs, pid, late):
     others = [f for f in INTF if f != field]
     inner = nested(gap, others, d_ns)
     if dur + inner < d_ns:
-        if dur + sum(gap.ns(f) for f in others) >= d_ns:
+        if dur + class_ns(gap, others) >= d_ns:
             raise Again(f"net {dur} ns, and more than D/10 of other work "
                         f"in its gap: {gap}")
         raise jt.Fail(f"{cls} {d_us}us: net {dur} ns + {inner} ns that may "
@@ -280,7 +285,7 @@ def check_nest(inst, d_us):
         raise jt.Fail(f"nest {d_us}us: thread net {t_ns} ns is not in "
                       f"[D - {inner} ns nested, D + the hrtimer's {i_ns} ns "
                       f"+ late {late} ns)")
-    if gap.ns("thread") + gap.ns("irq") > gap.ns("duration_ns"):
+    if class_ns(gap, ("thread", "irq")) > gap.ns("duration_ns"):
         raise jt.Fail(f"nest {d_us}us: thread + irq exceed the gap: {gap}")
     if gap.f["class"] != "thread":
         raise jt.Fail(f"nest {d_us}us: gap filed as {gap.f['class']}")
@@ -325,8 +330,7 @@ def check_softpre(inst, d_us):
             raise jt.Fail(f"softpre {d_us}us: {what} net {ns} ns not in "
                           f"[D/2 - {inner} ns nested, D/2 + late {late} ns "
                           f"+ {SLACK_US}us]")
-    held = sum(gap.ns(f) for f in ("irq", "softirq", "thread"))
-    if held > gap.ns("duration_ns"):
+    if class_ns(gap, ("irq", "softirq", "thread")) > gap.ns("duration_ns"):
         raise jt.Fail(f"softpre {d_us}us: irq + softirq + thread exceed "
                       f"the gap: {gap}")
 

@@ -5,12 +5,12 @@
 A user sampler runs on CPU 1 (no module); jitinject interrupts it with a
 SCHED_FIFO thread, an IPI and a TIMER softirq, N times each, D long.
 Every one must be in CPU 1's source table under its name, with a net
-time of at least D, and all but one of each class must line up with a
-sampler gap of at least D filed under its class.  Then a preempted
-softirq (jitinject's softpre: the TIMER softirq spins D/4, wakes a FIFO
-thread that spins D/2, spins D/4 more; on RT the thread preempts
-ktimers/N in the middle): the thread gets at least D/2 and the task that
-ran the softirq is not charged its time.
+time of at least 0.9 D (jt.spin_floor_ns), and all but one of each class
+must line up with a sampler gap of at least D filed under its class.
+Then a preempted softirq (jitinject's softpre: the TIMER softirq spins
+D/4, wakes a FIFO thread that spins D/2, spins D/4 more; on RT the thread
+preempts ktimers/N in the middle): the thread gets at least 0.9 D/2 and
+the task that ran the softirq is not charged its time.
 The native host test does this for a user-space spinner; this one covers
 Debian's own 6.1 kernels, generic and RT, and interrupt classes.
 """
