@@ -61,10 +61,6 @@ NEST_US = (1000, 4000)
 SOFTPRE_US = (4000, 8000)
 
 
-# the interference classes in jitmod's enum order
-INTF = ("irq", "softirq", "nmi", "thread")
-
-
 def _src_irq(name):
     return lambda e, _pid: e.f.get("name") == name
 
@@ -96,21 +92,6 @@ def windows(events, tag):
     return out
 
 
-def gap_after(evs, src, field):
-    """The gap event that holds src: the first later gap whose class time
-    covers src's.  Usually the very next gap; but an interrupt that lands
-    in the sampler's own slow path, after one gap was measured and before
-    it was written, is emitted before that gap and belongs to the next one
-    (seen with the hrtimer, armed by an IPI whose own gap was being
-    written when it fired).  If no gap covers it, the first later gap that
-    counted the class, so that the caller's message shows what was there."""
-    later = [e for e in evs[evs.index(src) + 1:] if e.name == "gap" and
-             e.num(field) >= 1]
-    dur = src.ns("duration_ns")
-    return next((e for e in later if e.ns(field) >= dur),
-                later[0] if later else None)
-
-
 class Again(Exception):
     """Under TCG, a host stall inside other work in the same gap: either
     that work had more net time than the injection, so by the rule the
@@ -122,19 +103,14 @@ class Again(Exception):
 def filing(gap):
     """The class jitmod's rule gives a gap: the interference class with
     the most net time, the first in enum order on a tie."""
-    return max(INTF, key=lambda f: (gap.ns(f), -INTF.index(f)))
-
-
-def class_ns(gap, fields):
-    """The net time of the classes in fields, summed, in gap."""
-    return sum(gap.ns(f) for f in fields)
+    return max(jt.INTF, key=lambda f: (gap.ns(f), -jt.INTF.index(f)))
 
 
 def nested(gap, fields, d_ns, known_ns=0):
     """What may have nested in a spin of d_ns in gap: the net time of
     fields there, less known_ns already accounted for, at most d_ns / 10
     (so never below jt.spin_floor_ns)."""
-    return min(class_ns(gap, fields) - known_ns, d_ns // 10)
+    return min(jt.class_ns(gap, fields) - known_ns, d_ns // 10)
 
 
 def check_one(cls, d_us, evs, pid, late):
@@ -156,7 +132,7 @@ def check_one(cls, d_us, evs, pid, late):
     if dur > d_ns + late + SLACK_US * 1000:
         raise jt.Fail(f"{cls} {d_us}us: net {dur} ns > D + late {late} ns "
                       f"+ {SLACK_US}us: {src}")
-    gap = gap_after(evs, src, field)
+    gap = jt.gap_after(evs, src, field)
     if gap is None:
         raise jt.Fail(f"{cls} {d_us}us: no gap after {src}")
     if gap.num(field) < 1 or gap.ns(field) < dur:
@@ -164,10 +140,10 @@ def check_one(cls, d_us, evs, pid, late):
                       f"{field}: {gap}")
     if gap.ns("duration_ns") < dur:
         raise jt.Fail(f"{cls} {d_us}us: gap shorter than its {field}: {gap}")
-    others = [f for f in INTF if f != field]
+    others = [f for f in jt.INTF if f != field]
     inner = nested(gap, others, d_ns)
     if dur + inner < d_ns:
-        if dur + class_ns(gap, others) >= d_ns:
+        if dur + jt.class_ns(gap, others) >= d_ns:
             raise Again(f"net {dur} ns, and more than D/10 of other work "
                         f"in its gap: {gap}")
         raise jt.Fail(f"{cls} {d_us}us: net {dur} ns + {inner} ns that may "
@@ -271,7 +247,7 @@ def check_nest(inst, d_us):
         raise jt.Fail(f"nest {d_us}us: thread {thr[:2]} or hrtimer "
                       f"{irqs[:2]} missing")
     t_ns, i_ns = thr[0].ns("duration_ns"), irqs[0].ns("duration_ns")
-    gap = gap_after(evs, thr[0], "thread")
+    gap = jt.gap_after(evs, thr[0], "thread")
     if gap is None:
         raise jt.Fail(f"nest {d_us}us: no gap holds {thr[0]}")
     jt.log(f"nest D={d_us}us: thread net {t_ns / 1000:.1f}us, hrtimer "
@@ -285,7 +261,7 @@ def check_nest(inst, d_us):
         raise jt.Fail(f"nest {d_us}us: thread net {t_ns} ns is not in "
                       f"[D - {inner} ns nested, D + the hrtimer's {i_ns} ns "
                       f"+ late {late} ns)")
-    if class_ns(gap, ("thread", "irq")) > gap.ns("duration_ns"):
+    if jt.class_ns(gap, ("thread", "irq")) > gap.ns("duration_ns"):
         raise jt.Fail(f"nest {d_us}us: thread + irq exceed the gap: {gap}")
     if gap.f["class"] != "thread":
         raise jt.Fail(f"nest {d_us}us: gap filed as {gap.f['class']}")
@@ -311,7 +287,7 @@ def check_softpre(inst, d_us):
     # the task that ran the softirq: ktimers/N on RT, maybe ksoftirqd/N
     others = [e for e in evs if e.name == "thread_noise" and
               e.f.get("comm", "").startswith(("ktimers/", "ksoftirqd/"))]
-    gap = gap_after(evs, sirq[0], "softirq")
+    gap = jt.gap_after(evs, sirq[0], "softirq")
     jt.log(f"softpre D={d_us}us: thread net {t_ns / 1000:.1f}us, softirq "
            f"{s_ns / 1000:.1f}us, late {late / 1000:.1f}us, other threads "
            f"{[(e.f.get('comm'), e.ns('duration_ns')) for e in others]}, "
@@ -330,7 +306,7 @@ def check_softpre(inst, d_us):
             raise jt.Fail(f"softpre {d_us}us: {what} net {ns} ns not in "
                           f"[D/2 - {inner} ns nested, D/2 + late {late} ns "
                           f"+ {SLACK_US}us]")
-    if class_ns(gap, ("irq", "softirq", "thread")) > gap.ns("duration_ns"):
+    if jt.class_ns(gap, ("irq", "softirq", "thread")) > gap.ns("duration_ns"):
         raise jt.Fail(f"softpre {d_us}us: irq + softirq + thread exceed "
                       f"the gap: {gap}")
 

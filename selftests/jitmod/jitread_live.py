@@ -5,7 +5,8 @@
  - a live run while the injector makes N NMIs, N FIFO threads and N timer
    softirqs: each shows up in the attribution table with its class and
    count (nmi:jinj_nmi N times, N thread:jitinject/1[pid] sources, at
-   least N softirq:TIMER), no events lost, and jitread's instance is gone
+   least N softirq:TIMER), with the same figures as the test's own trace
+   of the same events, no events lost, and jitread's instance is gone
    afterwards;
  - --record then --replay gives the same JSON;
  - --top prints a frame a second with a row for the CPU;
@@ -30,6 +31,8 @@ CPU = 1
 N = 4
 D_US = 300
 ATTEMPTS = 5
+MARK = "jitread is reading"
+END = "the injections are in"
 
 
 def instances():
@@ -38,11 +41,12 @@ def instances():
 
 
 def reading():
-    """jitread's instance exists and its events are on (which, under TCG,
-    can be a second or more after the instance appears)."""
+    """jitread's instance exists and all its events are on (which, under
+    TCG, can be a second or more after the instance appears); the
+    system's enable file says X while only some are."""
     for d in instances():
         try:
-            if jt.read(f"{jt.TRACEFS}/instances/{d}/events/jitmod/gap/"
+            if jt.read(f"{jt.TRACEFS}/instances/{d}/events/jitmod/"
                        "enable") == "1":
                 return True
         except OSError:
@@ -50,7 +54,135 @@ def reading():
     return False
 
 
+def spun(evs, src, field, d_ns):
+    """src (a class event in evs, this CPU's trace) is a spin of d_ns: the
+    gap that holds it also holds the rest of the spin as other classes'
+    net time.  The injector spins by the clock, so an interrupt nested in
+    it comes off src's net time, and under TCG a host stall inside that
+    interrupt makes it any length (CI once saw a 300 us thread spin
+    charged 213 us); what the gap charged elsewhere makes it up."""
+    gap = jt.gap_after(evs, src, field)
+    if gap is None or gap.ns(field) < src.ns("duration_ns"):
+        return False
+    others = [f for f in jt.INTF if f != field]
+    return src.ns("duration_ns") + jt.class_ns(gap, others) >= \
+        jt.spin_floor_ns(d_ns)
+
+
+def trace_sources(evs, pids):
+    """What the test's own instance saw of the injections, keyed as
+    jitread keys its sources: the injector threads' and jinj_nmi's class
+    events, and the TIMER softirq's (which also runs on its own)."""
+    out = {}
+    for e in evs:
+        if e.name == "thread_noise" and e.num("pid") in pids:
+            key = f"thread:{e.f['comm']}[{e.num('pid')}]"
+        elif e.name == "nmi_noise" and \
+                e.f.get("handler", "").startswith("jinj_nmi"):
+            key = "nmi:jinj_nmi"
+        elif e.name == "softirq_noise" and "[TIMER]" in e.body:
+            key = "softirq:TIMER"
+        else:
+            continue
+        out.setdefault(key, []).append(e)
+    return out
+
+
+def same_figures(key, src, evs):
+    """jitread's table row for key against the trace's events for it."""
+    ns = [e.ns("duration_ns") for e in evs]
+    got = (src["count"], src["total_ns"], src["max_ns"], src["min_ns"])
+    if got != (len(ns), sum(ns), max(ns), min(ns)):
+        raise jt.Fail(f"{key}: jitread has count/total/max/min {got}, the "
+                      f"trace {(len(ns), sum(ns), max(ns), min(ns))}")
+
+
+def since_mark(inst):
+    """This CPU's events in inst after the marker written once jitread was
+    reading, and before the one written 1.5 s before it is stopped:
+    jitread has seen each of them too."""
+    evs, out = jt.parse_trace(inst.text()), None
+    for e in evs:
+        if e.name == "tracing_mark_write":
+            if e.body.strip() == END:
+                break
+            if e.body.strip() == MARK:
+                out = []
+        elif out is not None and e.cpu == CPU:
+            out.append(e)
+    return out
+
+
+def injected(inst, pids):
+    """Every injection's class event is in the test's instance, and a gap
+    after the last one, so jitread has had them all to read."""
+    evs = since_mark(inst)
+    seen = trace_sources(evs, pids)
+    thr = {e.num("pid") for k, v in seen.items() if k.startswith("thread:")
+           for e in v}
+    mine = {id(e) for v in seen.values() for e in v}
+    last = max((i for i, e in enumerate(evs) if id(e) in mine), default=None)
+    return len(seen.get("nmi:jinj_nmi", [])) >= N and pids <= thr and \
+        last is not None and any(e.name == "gap" for e in evs[last:])
+
+
 def live_attribution(jr, tmp):
+    """jitread's attribution table against the trace of the same events in
+    an instance of the test's own: the injected sources are there with
+    their class, and jitread's count, total, max and min for each equal
+    the trace's; each injection is a spin of D in its gap."""
+    with jt.Instance("live") as inst:
+        d, evs, pids = live_run(jr, tmp, inst)
+    cpu = [c for c in d["cpus"] if c["cpu"] == CPU][0]
+    src = {s["source"]: s for s in cpu["sources"]}
+    jt.log("top sources: " + ", ".join(
+        f"{s['source']} x{s['count']}" for s in cpu["sources"][:8]))
+    seen = trace_sources(evs, pids)
+    nmi = src.get("nmi:jinj_nmi")
+    # nothing nests in an NMI, so its net time is the whole spin
+    if not nmi or nmi["count"] != N or nmi["class"] != "nmi" or \
+            nmi["min_ns"] < D_US * 1000:
+        raise jt.Fail(f"nmi:jinj_nmi: {nmi}, want {N} of >= {D_US} us")
+    same_figures("nmi:jinj_nmi", nmi, seen["nmi:jinj_nmi"])
+    want = {f"thread:jitinject/{CPU}[{p}]" for p in pids}
+    thr = {k: s for k, s in src.items()
+           if k.startswith(f"thread:jitinject/{CPU}[")}
+    if set(thr) != want or any(s["class"] != "thread"
+                               for s in thr.values()):
+        raise jt.Fail(f"injector threads: {thr}, want {sorted(want)}")
+    # Each injector thread runs at least twice: its spin, then its exit.
+    for k, s in thr.items():
+        same_figures(k, s, seen[k])
+        top = max(seen[k], key=lambda e: e.ns("duration_ns"))
+        if not spun(evs, top, "thread", D_US * 1000):
+            raise jt.Fail(f"{k}: its longest run is not a {D_US} us spin: "
+                          f"{top} then {jt.gap_after(evs, top, 'thread')}")
+    # TIMER also runs on its own, and jitread may have seen more of it
+    # than the trace since the marker: it must hold at least those.
+    timer = src.get("softirq:TIMER")
+    runs = [e.ns("duration_ns") for e in seen.get("softirq:TIMER", [])]
+    spins = [e for e in seen.get("softirq:TIMER", [])
+             if spun(evs, e, "softirq", D_US * 1000)]
+    if not timer or timer["class"] != "softirq" or len(spins) < N or \
+            timer["count"] < len(runs) or timer["total_ns"] < sum(runs) or \
+            timer["max_ns"] < max(runs):
+        raise jt.Fail(f"softirq:TIMER: {timer}, trace: {len(runs)} runs, "
+                      f"{sum(runs)} ns, {len(spins)} spins of {D_US} us")
+    if cpu["summary"]["lost_events"]:
+        raise jt.Fail(f"lost events: {cpu['summary']}")
+    if d["file_version"] != 2 or not d["system"]["tsc_khz"]:
+        raise jt.Fail(f"system block: {d['system']}")
+    out = os.path.join(tmp, "live.json")
+    rc, txt = jt.sh([jr, "--replay", os.path.join(tmp, "live.rec"), "-c",
+                     str(CPU), "-q", "--json", out + ".2"], check=False)
+    with open(out + ".2") as f:
+        if rc or json.load(f)["cpus"] != d["cpus"]:
+            raise jt.Fail(f"replay differs from the live run: {txt}")
+
+
+def live_run(jr, tmp, inst):
+    """A live jitread while the injector makes N of each class; (its JSON,
+    this CPU's events in inst, the injector threads' pids)."""
     out = os.path.join(tmp, "live.json")
     rec = os.path.join(tmp, "live.rec")
     # -d only bounds the run: SIGINT ends it once the injections are in,
@@ -61,10 +193,19 @@ def live_attribution(jr, tmp):
     if not jt.wait_for(reading, 20):
         p.kill()
         raise jt.Fail("jitread made no instance")
+    inst.marker(MARK)
     time.sleep(0.5)
+    pids = set()
     for _ in range(N):
         for cls in ("nmi", "thread", "softirq"):
             jt.inject(cls, D_US)
+            if cls == "thread":
+                pids.add(int(jt.read(f"{jt.INJECT_PARAMS}/last_pid")))
+    if not jt.wait_for(lambda: injected(inst, pids), 10):
+        p.kill()
+        raise jt.Fail(f"the injections are not all in the trace: pids "
+                      f"{sorted(pids)}")
+    inst.marker(END)
     time.sleep(1.5)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
@@ -74,36 +215,7 @@ def live_attribution(jr, tmp):
         raise jt.Fail(f"instance left after a clean exit: {instances()}")
     with open(out) as f:
         d = json.load(f)
-    cpu = [c for c in d["cpus"] if c["cpu"] == CPU][0]
-    src = {s["source"]: s for s in cpu["sources"]}
-    jt.log("top sources: " + ", ".join(
-        f"{s['source']} x{s['count']}" for s in cpu["sources"][:8]))
-    nmi = src.get("nmi:jinj_nmi")
-    if not nmi or nmi["count"] != N or nmi["class"] != "nmi" or \
-            nmi["min_ns"] < D_US * 1000:
-        raise jt.Fail(f"nmi:jinj_nmi: {nmi}, want {N} of >= {D_US} us")
-    thr = [s for k, s in src.items()
-           if k.startswith(f"thread:jitinject/{CPU}[")]
-    # Each injector thread runs twice: its spin, then its exit.  The spin
-    # ends by the clock, so an interrupt inside it (the tick, on RT with
-    # two runnable tasks) is taken off the thread's net time: allow 20 %.
-    if len(thr) != N or any(s["class"] != "thread" or
-                            s["max_ns"] < D_US * 800 for s in thr):
-        raise jt.Fail(f"injector threads: {thr}, want {N} sources")
-    # The TIMER softirq spins by the clock too, and hard irqs nest in it.
-    timer = src.get("softirq:TIMER")
-    if not timer or timer["count"] < N or \
-            timer["max_ns"] < jt.spin_floor_ns(D_US * 1000):
-        raise jt.Fail(f"softirq:TIMER: {timer}")
-    if cpu["summary"]["lost_events"]:
-        raise jt.Fail(f"lost events: {cpu['summary']}")
-    if d["file_version"] != 2 or not d["system"]["tsc_khz"]:
-        raise jt.Fail(f"system block: {d['system']}")
-    rc, txt = jt.sh([jr, "--replay", rec, "-c", str(CPU), "-q", "--json",
-                     out + ".2"], check=False)
-    with open(out + ".2") as f:
-        if rc or json.load(f)["cpus"] != d["cpus"]:
-            raise jt.Fail(f"replay differs from the live run: {txt}")
+    return d, since_mark(inst), pids
 
 
 def top_view(jr):

@@ -18,6 +18,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 INJECT_PARAMS = "/sys/module/jitinject/parameters"
 JIT_PARAMS = "/sys/module/jitmod/parameters"
 CMD_TIMEOUT_S = 60
+# the interference classes in jitmod's enum order
+INTF = ("irq", "softirq", "nmi", "thread")
 
 # "  task-pid  [cpu] flags  ts: event: body"
 TRACE_LINE = re.compile(r"^\s*(?P<task>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]"
@@ -224,6 +226,26 @@ class Event:
 def parse_trace(text):
     """Events of a formatted trace, in order; other lines are dropped."""
     return [Event(m) for m in map(TRACE_LINE.match, text.splitlines()) if m]
+
+
+def class_ns(gap, fields):
+    """The net time of the classes in fields, summed, in gap."""
+    return sum(gap.ns(f) for f in fields)
+
+
+def gap_after(evs, src, field):
+    """The gap event that holds src: the first later gap whose class time
+    covers src's.  Usually the very next gap; but an interrupt that lands
+    in the sampler's own slow path, after one gap was measured and before
+    it was written, is emitted before that gap and belongs to the next one
+    (seen with the hrtimer, armed by an IPI whose own gap was being
+    written when it fired).  If no gap covers it, the first later gap that
+    counted the class, so that the caller's message shows what was there."""
+    later = [e for e in evs[evs.index(src) + 1:] if e.name == "gap" and
+             e.num(field) >= 1]
+    dur = src.ns("duration_ns")
+    return next((e for e in later if e.ns(field) >= dur),
+                later[0] if later else None)
 
 
 class Instance:
