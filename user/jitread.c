@@ -218,16 +218,18 @@ static void jr_top(struct jr_ctx *c, double elapsed, bool tty)
 		uint64_t hw = p->hist[JR_H_SMI].count +
 			      p->hist[JR_H_STEAL].count +
 			      p->hist[JR_H_UNKNOWN].count;
+		char pct[24];
 
 		if (!p->seen)
 			continue;
-		printf("%-4d %14" PRIu64 " %12" PRIu64 " %8.4f%% %12" PRIu64
+		printf("%-4d %14" PRIu64 " %12" PRIu64 " %9s %12" PRIu64
 		       " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
 		       " %7" PRIu64 " %7" PRIu64 "\n",
-		       cpu, p->runtime_ns, p->noise_ns, jr_cpu_avail_pct(p),
-		       p->max_gap_ns, hw, p->hist[JR_H_NMI].count,
-		       p->hist[JR_H_IRQ].count, p->hist[JR_H_SOFTIRQ].count,
-		       p->hist[JR_H_THREAD].count, p->lost);
+		       cpu, p->runtime_ns, p->noise_ns,
+		       jr_cpu_avail_str(p, pct, sizeof(pct)), p->max_gap_ns, hw,
+		       p->hist[JR_H_NMI].count, p->hist[JR_H_IRQ].count,
+		       p->hist[JR_H_SOFTIRQ].count, p->hist[JR_H_THREAD].count,
+		       p->lost);
 	}
 	fflush(stdout);
 	jr_model_free(w);

@@ -23,6 +23,7 @@ static void jr_cmp_row(FILE *out, const struct jr_report_opts *o, int cpu,
 {
 	static const struct jr_hist empty = { .min = UINT64_MAX };
 	const struct jr_hist *hs = c ? &c->hist[h] : &empty;
+	char pct[24];
 	int i;
 
 	fprintf(out, "%-4d %-10s %-6s %10" PRIu64, cpu, jr_hclass_names[h],
@@ -34,7 +35,7 @@ static void jr_cmp_row(FILE *out, const struct jr_report_opts *o, int cpu,
 			jr_hist_percentile(hs, jr_cmp_pcts[i]) / o->div);
 	fprintf(out, " %12.*f", o->div == 1.0 ? 0 : 3, hs->max / o->div);
 	if (h == JR_H_GAP && c)
-		fprintf(out, " %9.4f%%", jr_cpu_avail_pct(c));
+		fprintf(out, " %10s", jr_cpu_avail_str(c, pct, sizeof(pct)));
 	fprintf(out, "\n");
 }
 
@@ -66,6 +67,7 @@ static void jr_cmp_floor(FILE *out, int cpu, const struct jr_cpu *k,
 			 const struct jr_cpu *u)
 {
 	const struct jr_hist *kh, *uh;
+	char kp[24], up[24];
 
 	if (!k || !u || !k->hist[JR_H_GAP].count || !u->hist[JR_H_GAP].count) {
 		fprintf(out,
@@ -79,10 +81,11 @@ static void jr_cmp_floor(FILE *out, int cpu, const struct jr_cpu *k,
 	fprintf(out,
 		"CPU %d: user minus kernel gap: min %+" PRId64
 		" ns, p50 %+" PRId64 " ns, p99 %+" PRId64 " ns, max %+" PRId64
-		" ns; CPU available %.4f%% (kernel) vs %.4f%% (user); gaps per s %.1f vs %.1f\n",
+		" ns; CPU available %s (kernel) vs %s (user); gaps per s %.1f vs %.1f\n",
 		cpu, (int64_t)uh->min - (int64_t)kh->min, jr_diff(uh, kh, 50),
 		jr_diff(uh, kh, 99), (int64_t)uh->max - (int64_t)kh->max,
-		jr_cpu_avail_pct(k), jr_cpu_avail_pct(u),
+		jr_cpu_avail_str(k, kp, sizeof(kp)),
+		jr_cpu_avail_str(u, up, sizeof(up)),
 		k->runtime_ns ? kh->count * 1e9 / k->runtime_ns : 0,
 		u->runtime_ns ? uh->count * 1e9 / u->runtime_ns : 0);
 }

@@ -319,3 +319,17 @@ double jr_cpu_avail_pct(const struct jr_cpu *c)
 		return 0.0;
 	return 100.0 * (1.0 - (double)c->noise_ns / c->runtime_ns);
 }
+
+/*
+ * jr_cpu_avail_str - "99.1234%" for text tables, or "-" when no period
+ * summary has arrived yet (a --top second inside a long period, or a run
+ * shorter than one): 0% would read as a CPU that was all noise.
+ */
+const char *jr_cpu_avail_str(const struct jr_cpu *c, char *buf, size_t len)
+{
+	if (!c->runtime_ns)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.4f%%", jr_cpu_avail_pct(c));
+	return buf;
+}

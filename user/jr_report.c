@@ -222,14 +222,15 @@ static void jr_summary(FILE *out, struct jr_model *m,
 		"lost", "stops");
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		const struct jr_cpu *c = &m->cpu[cpu];
-		double avail = jr_cpu_avail_pct(c);
+		char pct[24];
 
 		if (!jr_cpu_wanted(m, o, cpu))
 			continue;
-		fprintf(out, "%-4d %8" PRIu64 " %14.*f %12.*f %8.4f%% ", cpu,
+		fprintf(out, "%-4d %8" PRIu64 " %14.*f %12.*f %9s ", cpu,
 			c->periods, o->div == 1.0 ? 0 : 3,
 			c->runtime_ns / o->div, o->div == 1.0 ? 0 : 3,
-			c->noise_ns / o->div, avail);
+			c->noise_ns / o->div,
+			jr_cpu_avail_str(c, pct, sizeof(pct)));
 		fprintf(out, "%12.*f %10" PRIu64 " %8" PRIu64 " %6" PRIu64 "\n",
 			o->div == 1.0 ? 0 : 3, c->max_gap_ns / o->div,
 			c->resolution_ps, c->lost, c->stops);

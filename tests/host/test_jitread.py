@@ -187,6 +187,22 @@ class JitreadReplay(unittest.TestCase):
         self.assertNotIn("# jitread report", out_us)
         self.assertIn("10000.000", out_us)
 
+    def test_avail_without_a_summary_is_a_dash(self):
+        """No period summary yet (a run shorter than one period) gives
+        "-" in the summary's %avail, not a 0% that reads as all noise."""
+        rows = {}
+        for cpu_recs in ([jrrec.gap(1, 5000)],
+                         [jrrec.gap(1, 5000),
+                          jrrec.summary(1, 10 ** 9, 80000, 30000)]):
+            jrrec.write(self.rec, cpu_recs)
+            rc, out, err = jrrec.jitread("--replay", self.rec)
+            self.assertEqual(rc, 0, err)
+            summary = out[out.index("# per-CPU summary"):].splitlines()
+            rows[len(cpu_recs)] = summary[2].split()
+        self.assertEqual(rows[1][:5], ["1", "0", "0", "0", "-"])
+        self.assertEqual(rows[2][:5],
+                         ["1", "1", "1000000000", "80000", "99.9920%"])
+
     def test_csv_matches_json(self):
         recs = [jrrec.gap(1, v) for v in range(1000, 50000, 7)]
         d = self.replay_json(recs, "--csv", os.path.join(self.dir, "csv"))
