@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Two minutes of sampling under a steady mix of injected noise.
 
-Passes if every period reported (one summary per period, none lost), no
-stop condition fired, the sampler thread stayed alive, every injection ran,
-and the kernel log has no warning, stall, lockup or hung task (jittest.run
-checks the log).  SOAK_S can shorten it for a quick local run.
+Passes if the periods kept reporting (at least 80 % of the nominal one
+summary per period: the sampler's sleep is relative, so under TCG each
+period runs about 10 % long and two minutes hold about 219 of 240), no
+stop condition fired, the sampler thread stayed alive, every injection ran
+(jt.inject fails otherwise), and the kernel log has no warning, stall,
+lockup or hung task (jittest.run checks the log).  SOAK_S can shorten it
+for a quick local run.
 """
 
 import os
