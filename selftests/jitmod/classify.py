@@ -15,8 +15,10 @@ injections on the sampled CPU.  Each must give:
     a gap filed against jitmod's own most-net-time rule fails.
 Then the nesting check: the injector thread spins D of its own while an
 hrtimer spins D/2 inside it; the thread's net time must exclude the
-hrtimer's.  And a preempted softirq: the TIMER softirq spins D/4, wakes a
-FIFO thread that spins D/2, and spins D/4 more.  On PREEMPT_RT the thread
+hrtimer's, and the injector's own nested_ns (which user_bpf.py's bounds
+subtract) must cover the hrtimer's net time.  And a preempted softirq:
+the TIMER softirq spins D/4, wakes a FIFO thread that spins D/2, and
+spins D/4 more.  On PREEMPT_RT the thread
 preempts the softirq's task (ktimers/N) in the middle; each must still get
 D/2 of its own, and the task that ran the softirq must not be charged the
 softirq's time nor be pushed past its end (that once gave it a net time
@@ -251,7 +253,8 @@ def check_nest(inst, d_us):
     if gap is None:
         raise jt.Fail(f"nest {d_us}us: no gap holds {thr[0]}")
     jt.log(f"nest D={d_us}us: thread net {t_ns / 1000:.1f}us, hrtimer "
-           f"{i_ns / 1000:.1f}us, late {late / 1000:.1f}us, gap {gap}")
+           f"{i_ns / 1000:.1f}us, late {late / 1000:.1f}us, nested_ns "
+           f"{jt.inject_nested_ns() / 1000:.1f}us, gap {gap}")
     # Net of nesting, the thread keeps its own D and loses the hrtimer's;
     # other nested work (a tick) comes off its clock-timed spin, and a
     # stall across its end adds to it.
@@ -265,6 +268,12 @@ def check_nest(inst, d_us):
         raise jt.Fail(f"nest {d_us}us: thread + irq exceed the gap: {gap}")
     if gap.f["class"] != "thread":
         raise jt.Fail(f"nest {d_us}us: gap filed as {gap.f['class']}")
+    # The injector's own nested_ns, which user_bpf.py's bounds subtract,
+    # covers the interrupt whole: at least the hrtimer's net time.
+    seen = jt.inject_nested_ns()
+    if seen < i_ns:
+        raise jt.Fail(f"nest {d_us}us: jitinject's nested_ns {seen} < the "
+                      f"hrtimer's net {i_ns} ns: it misses nested work")
 
 
 def check_softpre(inst, d_us):

@@ -191,6 +191,14 @@ def inject_late_ns():
     return int(read(f"{INJECT_PARAMS}/late_ns"))
 
 
+def inject_nested_ns():
+    """How much of the last injection's source spin (the thread's, if the
+    class has one, else the handler's) went to interrupts nested in it: the
+    spin's loop steps in which the CPU's interrupt counts moved.  That time
+    comes off the source's net time; a lower bound on it subtracts this."""
+    return int(read(f"{INJECT_PARAMS}/nested_ns"))
+
+
 def spin_floor_ns(d_ns):
     """The least net time an injection spun for d_ns can be charged: the
     injector spins by the clock, so interrupts nested in the spin (a tick,
