@@ -15,10 +15,12 @@ injections on the sampled CPU.  Each must give:
     a gap filed against jitmod's own most-net-time rule fails.
 Then the nesting check: the injector thread spins D of its own while an
 hrtimer spins D/2 inside it; the thread's net time must exclude the
-hrtimer's, and the injector's own nested_ns (which user_bpf.py's bounds
-subtract) must cover the hrtimer's net time.  And a preempted softirq:
-the TIMER softirq spins D/4, wakes a FIFO thread that spins D/2, and
-spins D/4 more.  On PREEMPT_RT the thread
+hrtimer's.  The injector's own nested_ns (which user_bpf.py's bounds
+subtract) covers the hrtimer's net time when it nested; a rep where it
+does not (under TCG the hrtimer can fire after the whole spin) is made
+again, and a hrtimer nested by that count but not in the thread's gap
+fails.  And a preempted softirq: the TIMER softirq spins D/4, wakes a
+FIFO thread that spins D/2, and spins D/4 more.  On PREEMPT_RT the thread
 preempts the softirq's task (ktimers/N) in the middle; each must still get
 D/2 of its own, and the task that ran the softirq must not be charged the
 softirq's time nor be pushed past its end (that once gave it a net time
@@ -237,7 +239,15 @@ def inject_in_period(inst, tag, cls, d_us, settle_us):
 
 
 def check_nest(inst, d_us):
-    """Thread spins d_us net with an hrtimer spinning d_us/2 inside it."""
+    """Thread spins d_us net with an hrtimer spinning d_us/2 inside it.
+
+    The hrtimer is armed D/4 into the thread's run, but under TCG a timer
+    can fire later than the whole spin (seen 1.3 ms late, with no jitmod
+    loaded): then nothing nested, and the rep is made again.  The
+    injector's nested_ns tells: it covers the interrupt whole, so it is at
+    least the hrtimer's net time when the hrtimer nested.  A hrtimer
+    that nested by the injector's count but is not in the thread's gap
+    is jitmod's fault and fails."""
     tag = f"jitinject nest {d_us}"
     pid, late, evs = inject_in_period(inst, tag, "nest", d_us, d_us)
     thr = [e for e in evs if e.name == "thread_noise" and
@@ -252,9 +262,17 @@ def check_nest(inst, d_us):
     gap = jt.gap_after(evs, thr[0], "thread")
     if gap is None:
         raise jt.Fail(f"nest {d_us}us: no gap holds {thr[0]}")
+    seen = jt.inject_nested_ns()
     jt.log(f"nest D={d_us}us: thread net {t_ns / 1000:.1f}us, hrtimer "
            f"{i_ns / 1000:.1f}us, late {late / 1000:.1f}us, nested_ns "
-           f"{jt.inject_nested_ns() / 1000:.1f}us, gap {gap}")
+           f"{seen / 1000:.1f}us, gap {gap}")
+    if seen < i_ns:
+        raise Again(f"jitinject's nested_ns {seen} < the hrtimer's "
+                    f"{i_ns} ns: it fired outside the thread's spin")
+    if gap.ns("irq") < i_ns:
+        raise jt.Fail(f"nest {d_us}us: the hrtimer's {i_ns} ns nested in "
+                      f"the spin (nested_ns {seen}) but not in its gap: "
+                      f"{gap}")
     # Net of nesting, the thread keeps its own D and loses the hrtimer's;
     # other nested work (a tick) comes off its clock-timed spin, and a
     # stall across its end adds to it.
@@ -268,12 +286,6 @@ def check_nest(inst, d_us):
         raise jt.Fail(f"nest {d_us}us: thread + irq exceed the gap: {gap}")
     if gap.f["class"] != "thread":
         raise jt.Fail(f"nest {d_us}us: gap filed as {gap.f['class']}")
-    # The injector's own nested_ns, which user_bpf.py's bounds subtract,
-    # covers the interrupt whole: at least the hrtimer's net time.
-    seen = jt.inject_nested_ns()
-    if seen < i_ns:
-        raise jt.Fail(f"nest {d_us}us: jitinject's nested_ns {seen} < the "
-                      f"hrtimer's net {i_ns} ns: it misses nested work")
 
 
 def check_softpre(inst, d_us):
@@ -320,6 +332,17 @@ def check_softpre(inst, d_us):
                       f"the gap: {gap}")
 
 
+def again(check, inst, d_us):
+    """check(inst, d_us), made again (up to ATTEMPTS) while it says so."""
+    for _ in range(ATTEMPTS):
+        try:
+            return check(inst, d_us)
+        except Again as e:
+            jt.log(f"{check.__name__} {d_us}us: {e}; again")
+    raise jt.Fail(f"{check.__name__} {d_us}us: made again in every one of "
+                  f"{ATTEMPTS} attempts")
+
+
 def body():
     jt.insmod("jitmod", cpus=CPU, threshold_ns=THRESHOLD_NS,
               period_us=1000000, runtime_us=1000000)
@@ -328,7 +351,7 @@ def body():
         for cls in CLASSES:
             run_class(inst, cls)
         for d_us in NEST_US:
-            check_nest(inst, d_us)
+            again(check_nest, inst, d_us)
         for d_us in SOFTPRE_US:
             check_softpre(inst, d_us)
     jt.rmmod("jitinject")

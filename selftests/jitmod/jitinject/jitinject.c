@@ -363,28 +363,19 @@ MODULE_PARM_DESC(cpu, "the CPU to inject on (default 1)");
 module_param_named(last_pid, jinj_last_pid, int, 0400);
 MODULE_PARM_DESC(last_pid, "pid of the last injector thread");
 
-static int jinj_late_get(char *buf, const struct kernel_param *kp)
+/* jinj_atomic64_get - a read-only parameter backed by an atomic64_t. */
+static int jinj_atomic64_get(char *buf, const struct kernel_param *kp)
 {
 	return scnprintf(buf, PAGE_SIZE, "%lld\n",
-			 (long long)atomic64_read(&jinj_late_ns));
+			 (long long)atomic64_read((atomic64_t *)kp->arg));
 }
 
-static const struct kernel_param_ops jinj_late_ops = {
-	.get = jinj_late_get,
+static const struct kernel_param_ops jinj_atomic64_ops = {
+	.get = jinj_atomic64_get,
 };
-module_param_cb(late_ns, &jinj_late_ops, NULL, 0400);
+module_param_cb(late_ns, &jinj_atomic64_ops, &jinj_late_ns, 0400);
 MODULE_PARM_DESC(late_ns, "ns the last injection's spins ran past their time");
-
-static int jinj_nested_get(char *buf, const struct kernel_param *kp)
-{
-	return scnprintf(buf, PAGE_SIZE, "%lld\n",
-			 (long long)atomic64_read(&jinj_nested_ns));
-}
-
-static const struct kernel_param_ops jinj_nested_ops = {
-	.get = jinj_nested_get,
-};
-module_param_cb(nested_ns, &jinj_nested_ops, NULL, 0400);
+module_param_cb(nested_ns, &jinj_atomic64_ops, &jinj_nested_ns, 0400);
 MODULE_PARM_DESC(nested_ns, "ns of interrupts nested in the last injection's source spin");
 
 static int __init jinj_init(void)
