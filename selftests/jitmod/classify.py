@@ -189,36 +189,46 @@ def settle(inst, tag, cls, d_us):
     return pid, jt.inject_late_ns()
 
 
+def again(what, attempt):
+    """attempt(n) for n = 0, 1, ..., made again (up to ATTEMPTS) while it
+    raises Again; its result, or Fail when every attempt was made again."""
+    for n in range(ATTEMPTS):
+        try:
+            return attempt(n)
+        except Again as e:
+            jt.log(f"{what}, attempt {n}: {e}; again")
+    raise jt.Fail(f"{what}: made again in every one of {ATTEMPTS} "
+                  "attempts")
+
+
+def one_rep(inst, cls, d_us, tag):
+    """One injection of cls between markers, judged by check_one; a rep
+    that straddles a period boundary (the sampler was asleep for part of
+    it) is made again."""
+    inst.clear()
+    inst.marker(tag)
+    jt.inject(cls, d_us)
+    pid, late = settle(inst, tag, cls, d_us)
+    inst.marker("jitinject done")
+    evs = windows(jt.parse_trace(inst.text()), tag).get(tag)
+    if evs is None:
+        raise jt.Fail(f"marker '{tag}' lost from the trace")
+    if any(e.name == "summary" for e in evs):
+        raise Again("crossed a period boundary")
+    return check_one(cls, d_us, evs, pid, late)
+
+
 def run_class(inst, cls):
-    """All durations and reps for one class; a rep that straddles a period
-    boundary (the sampler was asleep for part of it) is retried.  One
-    unmeasured injection first: TCG translates code on its first run,
-    which once added ~0.9 ms to the first NMI."""
+    """All durations and reps for one class.  One unmeasured injection
+    first: TCG translates code on its first run, which once added ~0.9 ms
+    to the first NMI."""
     jt.inject(cls, DURATIONS_US[0])
     for d_us in DURATIONS_US:
         for rep in range(REPS):
-            for attempt in range(ATTEMPTS):
-                tag = f"jitinject {cls} {d_us} {rep} {attempt}"
-                inst.clear()
-                inst.marker(tag)
-                jt.inject(cls, d_us)
-                pid, late = settle(inst, tag, cls, d_us)
-                inst.marker("jitinject done")
-                evs = windows(jt.parse_trace(inst.text()), tag).get(tag)
-                if evs is None:
-                    raise jt.Fail(f"marker '{tag}' lost from the trace")
-                if any(e.name == "summary" for e in evs):
-                    jt.log(f"{tag}: crossed a period boundary; again")
-                    continue
-                try:
-                    jt.log(check_one(cls, d_us, evs, pid, late))
-                except Again as e:
-                    jt.log(f"{tag}: {e}; again")
-                    continue
-                break
-            else:
-                raise jt.Fail(f"{cls} {d_us}us: every attempt crossed a "
-                              "period boundary or was made again")
+            jt.log(again(f"{cls} {d_us}us rep {rep}",
+                         lambda n, d_us=d_us, rep=rep: one_rep(
+                             inst, cls, d_us,
+                             f"jitinject {cls} {d_us} {rep} {n}")))
 
 
 def inject_in_period(inst, tag, cls, d_us, settle_us):
@@ -332,17 +342,6 @@ def check_softpre(inst, d_us):
                       f"the gap: {gap}")
 
 
-def again(check, inst, d_us):
-    """check(inst, d_us), made again (up to ATTEMPTS) while it says so."""
-    for _ in range(ATTEMPTS):
-        try:
-            return check(inst, d_us)
-        except Again as e:
-            jt.log(f"{check.__name__} {d_us}us: {e}; again")
-    raise jt.Fail(f"{check.__name__} {d_us}us: made again in every one of "
-                  f"{ATTEMPTS} attempts")
-
-
 def body():
     jt.insmod("jitmod", cpus=CPU, threshold_ns=THRESHOLD_NS,
               period_us=1000000, runtime_us=1000000)
@@ -351,7 +350,8 @@ def body():
         for cls in CLASSES:
             run_class(inst, cls)
         for d_us in NEST_US:
-            again(check_nest, inst, d_us)
+            again(f"nest {d_us}us", lambda _n, d_us=d_us: check_nest(
+                inst, d_us))
         for d_us in SOFTPRE_US:
             check_softpre(inst, d_us)
     jt.rmmod("jitinject")
