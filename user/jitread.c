@@ -218,7 +218,7 @@ static void jr_top(struct jr_ctx *c, double elapsed, bool tty)
 		uint64_t hw = p->hist[JR_H_SMI].count +
 			      p->hist[JR_H_STEAL].count +
 			      p->hist[JR_H_UNKNOWN].count;
-		char pct[24];
+		char pct[JR_AVAIL_LEN];
 
 		if (!p->seen)
 			continue;

@@ -23,7 +23,7 @@ static void jr_cmp_row(FILE *out, const struct jr_report_opts *o, int cpu,
 {
 	static const struct jr_hist empty = { .min = UINT64_MAX };
 	const struct jr_hist *hs = c ? &c->hist[h] : &empty;
-	char pct[24];
+	char pct[JR_AVAIL_LEN];
 	int i;
 
 	fprintf(out, "%-4d %-10s %-6s %10" PRIu64, cpu, jr_hclass_names[h],
@@ -67,7 +67,7 @@ static void jr_cmp_floor(FILE *out, int cpu, const struct jr_cpu *k,
 			 const struct jr_cpu *u)
 {
 	const struct jr_hist *kh, *uh;
-	char kp[24], up[24];
+	char kp[JR_AVAIL_LEN], up[JR_AVAIL_LEN];
 
 	if (!k || !u || !k->hist[JR_H_GAP].count || !u->hist[JR_H_GAP].count) {
 		fprintf(out,

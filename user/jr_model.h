@@ -89,6 +89,8 @@ int jr_gap_hclass(const struct jr_rec *r);
 int jr_source_key(const struct jr_rec *r, char *buf, size_t len, int *hcls);
 void jr_cpu_sort_sources(struct jr_cpu *c);
 double jr_cpu_avail_pct(const struct jr_cpu *c);
+/* room for jr_cpu_avail_str's "100.0000%" */
+#define JR_AVAIL_LEN 24
 const char *jr_cpu_avail_str(const struct jr_cpu *c, char *buf, size_t len);
 
 #endif /* JR_MODEL_H */

@@ -222,7 +222,7 @@ static void jr_summary(FILE *out, struct jr_model *m,
 		"lost", "stops");
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		const struct jr_cpu *c = &m->cpu[cpu];
-		char pct[24];
+		char pct[JR_AVAIL_LEN];
 
 		if (!jr_cpu_wanted(m, o, cpu))
 			continue;
