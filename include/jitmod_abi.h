@@ -22,6 +22,16 @@ enum jit_noise_class {
 	JIT_NOISE_NR = 7,
 };
 
+/*
+ * Measurement anomalies (jitmod:summary's anomaly_mask bits): states the
+ * accounting cannot explain, counted instead of warned about.
+ */
+enum jit_anomaly {
+	JIT_ANOM_WINDOW = 0,	/* a window's start lay past its end */
+	JIT_ANOM_TSC_BACK = 1,	/* the TSC stepped backwards */
+	JIT_ANOM_NR = 2,
+};
+
 /* Why sampling stopped (jitmod:stop). */
 enum jit_stop_reason {
 	JIT_STOP_SINGLE = 0,	/* one gap exceeded stop_us */

@@ -5,6 +5,7 @@
 #ifndef JITMOD_H
 #define JITMOD_H
 
+#include <linux/bits.h>
 #include <linux/cpumask.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -56,7 +57,8 @@ struct jit_cpu {
 	struct task_struct *softirq_owner;
 	u64 softirq_paused;		/* TSC when that task was switched out */
 	u64 softirq_pushed;		/* its time already taken off threads */
-	u64 clamped;			/* thread windows pushed past their end */
+	u64 anomalies;			/* impossible states seen, jit_anomaly() */
+	u32 anomaly_mask;		/* their kinds, BIT(enum jit_anomaly) */
 	u64 nmi_mark;			/* TSC up to which NMI time is counted */
 	bool smi_ok;			/* MSR_SMI_COUNT is readable here */
 	u64 last_smi;
@@ -86,8 +88,27 @@ struct jit_params {
 
 extern struct jit_params jit_params;
 extern bool jit_stopped;
+extern bool jit_halting;
 
+/*
+ * jit_anomaly - count a state that cannot happen, without WARN.
+ *
+ * A measuring tool must not taint or, under panic_on_warn, panic the
+ * machine it measures.  Like osnoise_taint(), the state is counted and
+ * reported: the period's summary event carries the count and the kinds,
+ * and the sampler logs one rate-limited line.  Probes call this in NMI
+ * and scheduler context, where printk is not safe, so it only counts.
+ */
+static __always_inline void jit_anomaly(struct jit_cpu *jc,
+					enum jit_anomaly kind)
+{
+	WRITE_ONCE(jc->anomalies, jc->anomalies + 1);
+	WRITE_ONCE(jc->anomaly_mask, jc->anomaly_mask | BIT(kind));
+}
+
+void jit_conv_init(void);
 u64 jit_cyc_to_ns(u64 cyc);
+u64 jit_cyc_to_ps(u64 cyc);
 u64 jit_ns_to_cyc(u64 ns);
 int jit_sampler_fn(void *data);
 

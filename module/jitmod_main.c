@@ -39,6 +39,8 @@ struct jit_params jit_params = {
 };
 
 bool jit_stopped;
+/* set while the samplers are being stopped: they leave their loop at once */
+bool jit_halting;
 
 DEFINE_PER_CPU(struct jit_cpu, jit_cpus);
 static DEFINE_MUTEX(jit_lock);		/* serialises start, stop, params */
@@ -105,6 +107,7 @@ static int jit_start(void)
 	if (jit_hp_state >= 0 || !jit_enable)
 		return 0;
 	WRITE_ONCE(jit_stopped, false);
+	WRITE_ONCE(jit_halting, false);
 	ret = jit_probes_hook();
 	if (ret)
 		return ret;
@@ -112,7 +115,7 @@ static int jit_start(void)
 				jit_cpu_online, jit_cpu_offline);
 	if (ret < 0)
 		goto err_unhook;
-	jit_hp_state = ret;
+	WRITE_ONCE(jit_hp_state, ret);
 	return 0;
 
 err_unhook:
@@ -120,30 +123,45 @@ err_unhook:
 	return ret;
 }
 
-/* jit_stop - stop every sampler, then unhook the probes. */
+/*
+ * jit_stop - stop every sampler, then unhook the probes.
+ *
+ * cpuhp_remove_state() runs each CPU's teardown in that CPU's cpuhp
+ * thread, a SCHED_OTHER task.  A SCHED_FIFO sampler spinning there would
+ * keep it off the CPU for the rest of its runtime, stalling the writer or
+ * rmmod behind it; jit_halting makes every sampler leave its loop and
+ * sleep first, so the teardown runs at once.
+ */
 static void jit_stop(void)
 {
 	lockdep_assert_held(&jit_lock);
 	if (jit_hp_state < 0)
 		return;
+	WRITE_ONCE(jit_halting, true);
 	cpuhp_remove_state(jit_hp_state);
-	jit_hp_state = -1;
+	WRITE_ONCE(jit_hp_state, -1);
 	jit_probes_unhook();
 }
 
-/* jit_restart - apply a change: stop, change, start, under jit_lock. */
+/*
+ * jit_restart - apply a change: stop, change, start, under jit_lock.
+ *
+ * jit_ready is tested under the lock, because a parameter write holds no
+ * module reference and module_exit() runs while the parameter files still
+ * exist: a writer that saw jit_ready before jit_exit() cleared it would
+ * otherwise start probes, the NMI handler and kthreads in a module about
+ * to be freed.  Before init and after exit a write only sets the value.
+ */
 static int jit_restart(void (*apply)(void *), void *arg)
 {
 	int ret = 0;
 
-	if (!jit_ready) {
-		apply(arg);
-		return 0;
-	}
 	mutex_lock(&jit_lock);
-	jit_stop();
+	if (jit_ready)
+		jit_stop();
 	apply(arg);
-	ret = jit_start();
+	if (jit_ready)
+		ret = jit_start();
 	mutex_unlock(&jit_lock);
 	return ret;
 }
@@ -356,7 +374,9 @@ static int jit_set_enable(const char *val, const struct kernel_param *kp)
 
 static int jit_get_enable(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%d\n", jit_enable && !READ_ONCE(jit_stopped));
+	/* 0 also when a restart failed and nothing samples */
+	return sysfs_emit(buf, "%d\n", READ_ONCE(jit_hp_state) >= 0 &&
+			  !READ_ONCE(jit_stopped));
 }
 
 static const struct kernel_param_ops jit_enable_ops = {
@@ -418,9 +438,12 @@ static int __init jit_init(void)
 		return -EINVAL;
 	if (cpumask_empty(&jit_mask))
 		jit_default_cpus();
+	jit_conv_init();
 	mutex_lock(&jit_lock);
 	jit_ready = true;
 	ret = jit_start();
+	if (ret)
+		jit_ready = false;	/* the module is about to go */
 	mutex_unlock(&jit_lock);
 	if (ret) {
 		pr_err("cannot start: %d\n", ret);

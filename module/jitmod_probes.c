@@ -53,15 +53,64 @@ static __always_inline void jit_enter(struct jit_cpu *jc,
 	WRITE_ONCE(jc->int_count, jc->int_count + 1);
 }
 
-/* jit_exit - close a window; return its net cycles, or 0 if still open. */
+/*
+ * jit_net_of - @now - @start for a window, or 0 and an anomaly when the
+ * start lies past the clock: windows are pushed only by time that nested
+ * inside them, so a start can never overtake a clock read after it.
+ */
+static __always_inline u64 jit_net_of(struct jit_cpu *jc, u64 now, u64 start)
+{
+	if (likely(now >= start))
+		return now - start;
+	jit_anomaly(jc, JIT_ANOM_WINDOW);
+	return 0;
+}
+
+/*
+ * jit_safe_net - the cycles from a window's delta_start to now.
+ *
+ * A probe reads the clock and then delta_start.  An NMI (or, where the
+ * probe runs with interrupts on, an interrupt) that lands between the two
+ * pushes delta_start forward by its own length, possibly past the clock
+ * just read, so the difference would be short or negative.  As osnoise's
+ * get_int_safe_duration() does, read both with the interference counter
+ * unchanged around them, and retry when it moved.  Anything that arrives
+ * after the pair was read lies after the clock read, so it cannot be in
+ * the result.
+ */
+static __always_inline u64 jit_safe_net(struct jit_cpu *jc,
+					struct jit_window *w)
+{
+	u64 c, now, start;
+
+	do {
+		c = READ_ONCE(jc->int_count);
+		barrier();
+		now = rdtsc();
+		start = READ_ONCE(w->delta_start);
+		barrier();
+	} while (unlikely(c != READ_ONCE(jc->int_count)));
+	return jit_net_of(jc, now, start);
+}
+
+/*
+ * jit_exit - close a window; return its net cycles, or 0 if still open.
+ * The net time is taken before the window is marked closed, so that an
+ * NMI in between still pushes this window and not the time it reports.
+ */
 static __always_inline u64 jit_exit(struct jit_cpu *jc, struct jit_window *w,
 				    int cls)
 {
 	u64 net;
 
-	if (!w->depth || --w->depth)
+	if (!w->depth)
 		return 0;
-	net = rdtsc() - w->delta_start;
+	if (w->depth > 1) {
+		w->depth--;
+		return 0;
+	}
+	net = jit_safe_net(jc, w);
+	w->depth = 0;
 	WRITE_ONCE(jc->net_cyc[cls], jc->net_cyc[cls] + net);
 	return net;
 }
@@ -154,23 +203,10 @@ static void hook_softirq_exit(void *data, unsigned int vec_nr)
 
 /* Threads: any task other than the sampler that holds the CPU. */
 
-static void jit_thread_close(struct jit_cpu *jc, u64 now)
+/* jit_thread_close - close the thread window with @net cycles of its own. */
+static void jit_thread_close(struct jit_cpu *jc, u64 net)
 {
-	u64 net;
-
-	if (!jc->thread.depth)
-		return;
 	jc->thread.depth = 0;
-	/*
-	 * Cannot happen since the preempted-softirq fix; if it does, clamp
-	 * and count.  This runs under the runqueue lock (sched_switch), where
-	 * printk is not safe: the sampler reports the count.
-	 */
-	if (unlikely(now < jc->thread.delta_start)) {
-		jc->thread.delta_start = now;
-		jc->clamped++;
-	}
-	net = now - jc->thread.delta_start;
 	WRITE_ONCE(jc->net_cyc[JIT_NOISE_THREAD],
 		   jc->net_cyc[JIT_NOISE_THREAD] + net);
 	trace_thread_noise(jc->thread_comm, jc->thread_pid,
@@ -189,22 +225,44 @@ static void jit_thread_open(struct jit_cpu *jc, struct task_struct *next,
 	WRITE_ONCE(jc->int_count, jc->int_count + 1);
 }
 
+/*
+ * hook_sched_switch - pause or resume a preempted softirq (PREEMPT_RT),
+ * close the window of the task leaving and open one for the task coming.
+ *
+ * The clock and both windows' starts are read as of one instant, with the
+ * same retry as jit_safe_net(): this probe runs with interrupts off, but
+ * an NMI can still land in it and push the windows.
+ */
 static void hook_sched_switch(void *data, bool preempt,
 			      struct task_struct *prev,
 			      struct task_struct *next,
 			      unsigned int prev_state)
 {
 	struct jit_cpu *jc = jit_this_cpu();
-	u64 now;
+	u64 c, now, thread_start, softirq_start, thread_net, so_far, held;
 
 	if (!READ_ONCE(jc->sampling))
 		return;
-	now = rdtsc();
+	do {
+		c = READ_ONCE(jc->int_count);
+		barrier();
+		now = rdtsc();
+		thread_start = READ_ONCE(jc->thread.delta_start);
+		softirq_start = READ_ONCE(jc->softirq.delta_start);
+		barrier();
+	} while (unlikely(c != READ_ONCE(jc->int_count)));
+	thread_net = jc->thread.depth ? jit_net_of(jc, now, thread_start) : 0;
 	if (jc->softirq.depth) {
 		if (prev == jc->softirq_owner) {
-			u64 so_far = now - jc->softirq.delta_start;
-
-			jit_push(&jc->thread, so_far - jc->softirq_pushed);
+			/* the softirq's time since it last paused is not prev's */
+			so_far = jit_net_of(jc, now, softirq_start);
+			held = so_far > jc->softirq_pushed ?
+			       so_far - jc->softirq_pushed : 0;
+			if (held > thread_net && jc->thread.depth) {
+				jit_anomaly(jc, JIT_ANOM_WINDOW);
+				held = thread_net;
+			}
+			thread_net -= min(held, thread_net);
 			jc->softirq_pushed = so_far;
 			jc->softirq_paused = now;
 		} else if (next == jc->softirq_owner && jc->softirq_paused) {
@@ -212,8 +270,8 @@ static void hook_sched_switch(void *data, bool preempt,
 			jc->softirq_paused = 0;
 		}
 	}
-	if (prev != jc->task)
-		jit_thread_close(jc, now);
+	if (prev != jc->task && jc->thread.depth)
+		jit_thread_close(jc, thread_net);
 	if (next != jc->task)
 		jit_thread_open(jc, next, now);
 }

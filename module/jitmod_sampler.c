@@ -23,6 +23,17 @@
 #define JIT_MIN_SLEEP_US 100
 /* Poll kthread_should_stop() once per this many + 1 loops (~10 us). */
 #define JIT_STOP_POLL_MASK 0x3ffULL
+/*
+ * Quiet gaps shorter than this are not checked for SMIs or steal time.
+ * Reading MSR_SMI_COUNT is itself a VM exit of a microsecond or more under
+ * a hypervisor, so reading it for every small gap would make noise.  And
+ * neither cause fits in less: entering and leaving SMM saves and restores
+ * the whole CPU state (several microseconds before any SMI handler runs),
+ * and a vCPU that a host deschedules is away for at least a host context
+ * switch plus a VM exit and entry.  Counts from shorter gaps are not lost:
+ * they are charged to the next quiet gap above the floor.
+ */
+#define JIT_HW_FLOOR_NS 5000
 
 /* struct jit_snap - per-class totals at one instant of the loop. */
 struct jit_snap {
@@ -35,19 +46,48 @@ struct jit_period {
 	u32 counts[JIT_NOISE_NR];
 	u64 runtime_cyc;
 	u64 noise_cyc;
+	u64 self_cyc;			/* jitmod's own slow path */
 	u64 max_gap_cyc;
 	u64 iterations;
 	u64 min_delta_cyc;
+	u64 anomalies;			/* jc->anomalies at period start */
 };
+
+/*
+ * The largest cycle counts that convert to ns and ps without overflow.
+ * mul_u64_u32_div() is a 128-bit multiply and a divide on x86-64, and the
+ * divide traps when the quotient does not fit in 64 bits: with a TSC
+ * slower than 1 GHz, a wrapped delta near 2^64 would take the machine
+ * down.  Larger counts are saturated instead; the sampler never produces
+ * them, because it drops a TSC that steps backwards (JIT_ANOM_TSC_BACK).
+ */
+static u64 jit_max_cyc_ns, jit_max_cyc_ps;
+
+/* jit_conv_init - the conversion limits for this boot's tsc_khz. */
+void jit_conv_init(void)
+{
+	jit_max_cyc_ns = tsc_khz >= USEC_PER_SEC ? U64_MAX :
+			 div_u64(U64_MAX, USEC_PER_SEC) * tsc_khz;
+	jit_max_cyc_ps = div_u64(U64_MAX, NSEC_PER_SEC) * tsc_khz;
+}
 
 u64 jit_cyc_to_ns(u64 cyc)
 {
-	return mul_u64_u32_div(cyc, 1000000, tsc_khz);
+	if (unlikely(cyc >= jit_max_cyc_ns))
+		return U64_MAX;
+	return mul_u64_u32_div(cyc, USEC_PER_SEC, tsc_khz);
+}
+
+u64 jit_cyc_to_ps(u64 cyc)
+{
+	if (unlikely(cyc >= jit_max_cyc_ps))
+		return U64_MAX;
+	return mul_u64_u32_div(cyc, NSEC_PER_SEC, tsc_khz);
 }
 
 u64 jit_ns_to_cyc(u64 ns)
 {
-	return mul_u64_u32_div(ns, tsc_khz, 1000000);
+	return mul_u64_u32_div(ns, tsc_khz, USEC_PER_SEC);
 }
 
 /*
@@ -132,7 +172,7 @@ static void jit_record_gap(struct jit_cpu *jc, u64 delta, bool quiet,
 		net_ns[i] = jit_cyc_to_ns(now->net_cyc[i] - then->net_cyc[i]);
 		explained_ns += net_ns[i];
 	}
-	if (quiet)
+	if (quiet && ns >= JIT_HW_FLOOR_NS)
 		jit_hw_read_delta(jc, &smi, &steal_ns);
 	cls = jit_gap_class(net_ns, quiet, smi, steal_ns);
 	trace_gap(ns, net_ns, counts, cls, smi, steal_ns,
@@ -166,22 +206,50 @@ static __always_inline void jit_yield_if_needed(void)
 }
 
 /*
+ * jit_reset_windows - forget every window left open by the last period.
+ *
+ * Probes act only while this CPU samples, so an exit that came while it
+ * slept was never seen: a window left open then (on PREEMPT_RT, a softirq
+ * still running in a preempted task when the period ended) would keep its
+ * depth forever and swallow that class on this CPU until reload.  Like
+ * osnoise's osn_var_reset_all(), start each period from a clean state.
+ * sampling is still false here, so no probe touches the fields meanwhile.
+ */
+static void jit_reset_windows(struct jit_cpu *jc)
+{
+	memset(&jc->irq, 0, sizeof(jc->irq));
+	memset(&jc->softirq, 0, sizeof(jc->softirq));
+	memset(&jc->thread, 0, sizeof(jc->thread));
+	jc->softirq_owner = NULL;
+	jc->softirq_paused = 0;
+	jc->softirq_pushed = 0;
+	jc->nmi_mark = 0;
+}
+
+/*
  * jit_sample - busy-sample for runtime_us, recording every gap.
  *
  * The loop body is kept to one stable TSC read and two compares so that its
  * own cost, the resolution, stays close to a bare rdtsc loop.  Everything
  * else happens on the slow path, only when interference was seen or the
- * delta crossed the threshold.
+ * delta crossed the threshold.  The slow path's own time (the snapshot,
+ * the event, the hardware counters) is jitmod's, not the next delta's:
+ * the loop takes a fresh stamp after it and counts the difference in
+ * self_cyc, unless interference arrived meanwhile, which the next delta
+ * must then show.
  */
 static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 {
 	u64 thr_cyc = jit_ns_to_cyc(jit_params.threshold_ns);
 	u64 run_cyc = jit_ns_to_cyc(jit_params.runtime_us * NSEC_PER_USEC);
-	u64 start, prev, t, c, last_c, delta, min_delta = U64_MAX, iters = 0;
+	u64 start, prev, t, t2, c, c2, last_c, delta, min_delta = U64_MAX;
+	u64 iters = 0;
 	struct jit_snap first, then, now;
 	int i;
 
-	jc->thread.depth = 0;
+	jit_reset_windows(jc);
+	per->anomalies = READ_ONCE(jc->anomalies);
+	barrier();
 	WRITE_ONCE(jc->sampling, true);
 	barrier();
 	jit_hw_read_delta(jc, NULL, NULL);
@@ -198,12 +266,25 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 		if (delta < min_delta)
 			min_delta = delta;
 		if (unlikely(c != last_c || delta >= thr_cyc)) {
+			if (unlikely((s64)delta < 0)) {
+				/* keep t - start the time sampled so far */
+				jit_anomaly(jc, JIT_ANOM_TSC_BACK);
+				start -= prev - t;
+				prev = t;
+				continue;
+			}
 			/* An interrupt after the stamp: take a fresh one. */
 			if (!jit_snapshot(jc, c, &now))
 				continue;
-			if (delta >= thr_cyc)
+			if (delta >= thr_cyc) {
 				jit_record_gap(jc, delta, c == last_c, &now,
 					       &then, per);
+				t2 = jit_stamp(jc, &c2);
+				if (c2 == c) {
+					per->self_cyc += t2 - t;
+					t = t2;
+				}
+			}
 			then = now;
 			last_c = c;
 			jit_yield_if_needed();
@@ -211,7 +292,7 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 		prev = t;
 		/* rmmod, a restart or an offline must not wait out the runtime */
 		if (unlikely(!(iters & JIT_STOP_POLL_MASK)) &&
-		    kthread_should_stop())
+		    (kthread_should_stop() || READ_ONCE(jit_halting)))
 			break;
 	} while (t - start < run_cyc && !READ_ONCE(jit_stopped));
 
@@ -219,7 +300,7 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 	WRITE_ONCE(jc->sampling, false);
 	per->runtime_cyc = t - start;	/* short if a stop condition hit */
 	per->iterations = iters;
-	per->min_delta_cyc = min_delta;
+	per->min_delta_cyc = min_delta == U64_MAX ? 0 : min_delta;
 	for (i = 0; i < JIT_NR_INTF; i++)
 		per->counts[i] = READ_ONCE(jc->count[i]) - first.count[i];
 }
@@ -229,16 +310,19 @@ static void jit_summarise(struct jit_cpu *jc, const struct jit_period *per)
 {
 	u64 noise_ns = jit_cyc_to_ns(per->noise_cyc);
 	u64 limit_ns = jit_params.stop_total_us * NSEC_PER_USEC;
+	u64 anomalies = READ_ONCE(jc->anomalies) - per->anomalies;
+	u32 mask = READ_ONCE(jc->anomaly_mask);
 
-	WARN_ONCE(READ_ONCE(jc->clamped),
-		  "CPU %u: %llu thread windows were pushed past their end\n",
-		  jc->cpu, READ_ONCE(jc->clamped));
-
+	if (anomalies)
+		pr_warn_ratelimited("CPU %u: %llu measurement anomalies (kinds 0x%x), see jitmod:summary\n",
+				    jc->cpu, anomalies, mask);
 	trace_summary(jit_cyc_to_ns(per->runtime_cyc), noise_ns,
 		      jit_cyc_to_ns(per->max_gap_cyc), per->counts,
-		      per->iterations,
-		      mul_u64_u32_div(per->min_delta_cyc, NSEC_PER_SEC,
-				      tsc_khz));
+		      per->iterations, jit_cyc_to_ps(per->min_delta_cyc),
+		      jit_cyc_to_ns(per->self_cyc), anomalies,
+		      anomalies ? mask : 0);
+	if (anomalies)
+		WRITE_ONCE(jc->anomaly_mask, 0);
 	if (limit_ns && noise_ns > limit_ns && !READ_ONCE(jit_stopped))
 		jit_stop_all(JIT_STOP_TOTAL, noise_ns, limit_ns);
 }
@@ -272,7 +356,7 @@ int jit_sampler_fn(void *data)
 	while (!kthread_should_stop()) {
 		struct jit_period per = { };
 
-		if (READ_ONCE(jit_stopped)) {
+		if (READ_ONCE(jit_stopped) || READ_ONCE(jit_halting)) {
 			jit_sleep(jit_params.period_us);
 			continue;
 		}

@@ -173,15 +173,19 @@ TRACE_EVENT(thread_noise,
  */
 TRACE_EVENT(summary,
 	TP_PROTO(u64 runtime_ns, u64 noise_ns, u64 max_gap_ns,
-		 const u32 *counts, u64 iterations, u64 resolution_ps),
+		 const u32 *counts, u64 iterations, u64 resolution_ps,
+		 u64 self_ns, u64 anomalies, u32 anomaly_mask),
 	TP_ARGS(runtime_ns, noise_ns, max_gap_ns, counts, iterations,
-		resolution_ps),
+		resolution_ps, self_ns, anomalies, anomaly_mask),
 	TP_STRUCT__entry(
 		__field(u64, runtime_ns)
 		__field(u64, noise_ns)
 		__field(u64, max_gap_ns)
 		__field(u64, iterations)
 		__field(u64, resolution_ps)
+		__field(u64, self_ns)
+		__field(u64, anomalies)
+		__field(u32, anomaly_mask)
 		__field(u32, avail_ppm)
 		__field(u32, hw_count)
 		__field(u32, nmi_count)
@@ -195,6 +199,9 @@ TRACE_EVENT(summary,
 		__entry->max_gap_ns = max_gap_ns;
 		__entry->iterations = iterations;
 		__entry->resolution_ps = resolution_ps;
+		__entry->self_ns = self_ns;
+		__entry->anomalies = anomalies;
+		__entry->anomaly_mask = anomaly_mask;
 		__entry->avail_ppm = runtime_ns && noise_ns <= runtime_ns ?
 			1000000 - div64_u64(noise_ns * 1000000, runtime_ns) :
 			0;
@@ -206,12 +213,13 @@ TRACE_EVENT(summary,
 		__entry->softirq_count = counts[JIT_NOISE_SOFTIRQ];
 		__entry->thread_count = counts[JIT_NOISE_THREAD];
 	),
-	TP_printk("runtime_ns=%llu noise_ns=%llu avail_ppm=%u max_gap_ns=%llu hw=%u nmi=%u irq=%u softirq=%u thread=%u iterations=%llu resolution_ps=%llu",
+	TP_printk("runtime_ns=%llu noise_ns=%llu avail_ppm=%u max_gap_ns=%llu hw=%u nmi=%u irq=%u softirq=%u thread=%u iterations=%llu resolution_ps=%llu self_ns=%llu anomalies=%llu anomaly_mask=0x%x",
 		  __entry->runtime_ns, __entry->noise_ns, __entry->avail_ppm,
 		  __entry->max_gap_ns, __entry->hw_count, __entry->nmi_count,
 		  __entry->irq_count, __entry->softirq_count,
 		  __entry->thread_count, __entry->iterations,
-		  __entry->resolution_ps)
+		  __entry->resolution_ps, __entry->self_ns,
+		  __entry->anomalies, __entry->anomaly_mask)
 );
 
 /* jitmod:stop - a stop condition froze sampling and the trace. */

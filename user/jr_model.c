@@ -208,6 +208,9 @@ static void jr_add_summary(struct jr_cpu *c, const struct jr_rec *r)
 	c->iterations += r->v[3];
 	if (r->v[4] && (!c->resolution_ps || r->v[4] < c->resolution_ps))
 		c->resolution_ps = r->v[4];
+	c->self_ns += r->v[5];
+	c->anomalies += r->v[6];
+	c->anomaly_mask |= (uint32_t)r->id;
 }
 
 /* jr_gap_hclass - the histogram class a gap record is filed under. */
@@ -325,6 +328,29 @@ double jr_cpu_avail_pct(const struct jr_cpu *c)
  * summary has arrived yet (a --top second inside a long period, or a run
  * shorter than one): 0% would read as a CPU that was all noise.
  */
+/* jitmod's anomaly kinds, by enum jit_anomaly */
+static const char *const jr_anomaly_names[JIT_ANOM_NR] = {
+	[JIT_ANOM_WINDOW] = "window",
+	[JIT_ANOM_TSC_BACK] = "tsc_back",
+};
+
+/* jr_anomaly_kinds - "window,tsc_back" for a mask; "" for none. */
+const char *jr_anomaly_kinds(uint32_t mask, char *buf, size_t len)
+{
+	size_t n = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < JIT_ANOM_NR; k++)
+		if (mask & (1u << k))
+			n += snprintf(buf + n, n < len ? len - n : 0, "%s%s",
+				      n ? "," : "", jr_anomaly_names[k]);
+	if (mask >> JIT_ANOM_NR)
+		snprintf(buf + n, n < len ? len - n : 0, "%sother",
+			 n ? "," : "");
+	return buf;
+}
+
 const char *jr_cpu_avail_str(const struct jr_cpu *c, char *buf, size_t len)
 {
 	if (!c->runtime_ns)

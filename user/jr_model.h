@@ -64,6 +64,9 @@ struct jr_cpu {
 	uint64_t max_gap_ns;
 	uint64_t iterations;
 	uint64_t resolution_ps; /* smallest seen; 0 = none */
+	uint64_t self_ns; /* jitmod's own slow path, not noise */
+	uint64_t anomalies; /* impossible states jitmod counted */
+	uint32_t anomaly_mask; /* their kinds, BIT(enum jit_anomaly) */
 	uint64_t lost;
 	uint64_t stops;
 	uint64_t events;
@@ -89,6 +92,9 @@ int jr_gap_hclass(const struct jr_rec *r);
 int jr_source_key(const struct jr_rec *r, char *buf, size_t len, int *hcls);
 void jr_cpu_sort_sources(struct jr_cpu *c);
 double jr_cpu_avail_pct(const struct jr_cpu *c);
+/* room for every jr_anomaly_names[] entry, comma-separated */
+#define JR_ANOM_LEN 32
+const char *jr_anomaly_kinds(uint32_t mask, char *buf, size_t len);
 /* room for jr_cpu_avail_str's "100.0000%" */
 #define JR_AVAIL_LEN 24
 const char *jr_cpu_avail_str(const struct jr_cpu *c, char *buf, size_t len);

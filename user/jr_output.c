@@ -70,6 +70,7 @@ static void jr_json_timeline(FILE *out, const struct jr_cpu *c, uint64_t t0)
 static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu, uint64_t t0)
 {
 	double avail = jr_cpu_avail_pct(c);
+	char kinds[JR_ANOM_LEN];
 	int h, i;
 
 	jr_cpu_sort_sources(c);
@@ -78,9 +79,13 @@ static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu, uint64_t t0)
 		", \"runtime_ns\": %" PRIu64 ", \"noise_ns\": %" PRIu64
 		", \"avail_pct\": %.6f, \"max_single_ns\": %" PRIu64
 		", \"resolution_ps\": %" PRIu64 ", \"lost_events\": %" PRIu64
-		", \"stops\": %" PRIu64 ", \"events\": %" PRIu64 "},\n",
+		", \"stops\": %" PRIu64 ", \"events\": %" PRIu64
+		", \"self_ns\": %" PRIu64 ", \"anomalies\": %" PRIu64
+		", \"anomaly_kinds\": \"%s\"},\n",
 		cpu, c->periods, c->runtime_ns, c->noise_ns, avail,
-		c->max_gap_ns, c->resolution_ps, c->lost, c->stops, c->events);
+		c->max_gap_ns, c->resolution_ps, c->lost, c->stops, c->events,
+		c->self_ns, c->anomalies,
+		jr_anomaly_kinds(c->anomaly_mask, kinds, sizeof(kinds)));
 	fprintf(out, "     \"classes\": {");
 	for (h = 0; h < JR_H_NR; h++) {
 		fprintf(out, "%s\n       \"%s\": ", h ? "," : "",
@@ -201,10 +206,12 @@ int jr_report_csv(const char *dir, struct jr_model *m,
 		goto out;
 	}
 	fprintf(p,
-		"cpu,class,count,mean_ns,min_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,p99.99_ns,p99.999_ns,p99.9999_ns,max_ns\n");
+		"cpu,class,count,mean_ns,min_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,p99."
+		"99_ns,p99.999_ns,p99.9999_ns,max_ns\n");
 	fprintf(s, "cpu,source,class,count,total_ns,min_ns,max_ns,avg_ns\n");
 	fprintf(u,
-		"cpu,periods,runtime_ns,noise_ns,max_single_ns,resolution_ps,lost_events,stops\n");
+		"cpu,periods,runtime_ns,noise_ns,max_single_ns,resolution_ps,lost_"
+		"events,stops,self_ns,anomalies\n");
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		struct jr_cpu *c = &m->cpu[cpu];
 
@@ -236,9 +243,11 @@ int jr_report_csv(const char *dir, struct jr_model *m,
 		}
 		fprintf(u,
 			"%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 "\n",
 			cpu, c->periods, c->runtime_ns, c->noise_ns,
-			c->max_gap_ns, c->resolution_ps, c->lost, c->stops);
+			c->max_gap_ns, c->resolution_ps, c->lost, c->stops,
+			c->self_ns, c->anomalies);
 	}
 out:
 	if (p && fclose(p) && !ret)

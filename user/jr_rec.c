@@ -7,6 +7,7 @@
  * naming the file and the record, never a crash.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -36,6 +37,25 @@ int jr_write(FILE *f, const struct jr_rec *r)
 	return fwrite(r, sizeof(*r), 1, f) == 1 ? 0 : -EIO;
 }
 
+/* jr_rec_size - a record's size on disk in a file of @version. */
+static size_t jr_rec_size(uint32_t version)
+{
+	return version == 1 ? JR_REC_V1_SIZE : sizeof(struct jr_rec);
+}
+
+/*
+ * jr_widen_v1 - a version 1 record (v[5]) in today's layout.  The fields
+ * after v keep their order, so they move up by the two new values.
+ */
+static void jr_widen_v1(struct jr_rec *r)
+{
+	const size_t old_v = offsetof(struct jr_rec, v) + 5 * sizeof(r->v[0]);
+	const size_t new_v = offsetof(struct jr_rec, cpu);
+
+	memmove((char *)r + new_v, (char *)r + old_v, JR_REC_V1_SIZE - old_v);
+	r->v[5] = r->v[6] = 0;
+}
+
 /* jr_cstr_ok - a fixed char array holds a NUL-terminated string. */
 static int jr_cstr_ok(const char *s, size_t len)
 {
@@ -55,15 +75,16 @@ int jr_parse_header(const void *buf, size_t len, struct jr_file_hdr *hdr,
 		snprintf(err, errlen, "not a jitread recording (bad magic)");
 		return -EINVAL;
 	}
-	if (hdr->version != JR_FILE_VERSION) {
-		snprintf(err, errlen,
-			 "recording version %u; this jitread reads version %d",
-			 hdr->version, JR_FILE_VERSION);
+	if (hdr->version != 1 && hdr->version != JR_FILE_VERSION) {
+		snprintf(
+			err, errlen,
+			"recording version %u; this jitread reads versions 1 to %d",
+			hdr->version, JR_FILE_VERSION);
 		return -EINVAL;
 	}
-	if (hdr->rec_size != sizeof(struct jr_rec)) {
+	if (hdr->rec_size != jr_rec_size(hdr->version)) {
 		snprintf(err, errlen, "record size %u, want %zu", hdr->rec_size,
-			 sizeof(struct jr_rec));
+			 jr_rec_size(hdr->version));
 		return -EINVAL;
 	}
 	if (!jr_cstr_ok(hdr->sys.kernel, sizeof(hdr->sys.kernel)) ||
@@ -88,7 +109,10 @@ int jr_reader_attach(struct jr_reader *rd, FILE *f, const char *name, char *err,
 	rd->path = name;
 	rd->f = f;
 	n = fread(buf, 1, sizeof(buf), f);
-	return jr_parse_header(buf, n, &rd->hdr, err, errlen);
+	if (jr_parse_header(buf, n, &rd->hdr, err, errlen))
+		return -EINVAL;
+	rd->rec_size = jr_rec_size(rd->hdr.version);
+	return 0;
 }
 
 int jr_reader_open(struct jr_reader *rd, const char *path, char *err,
@@ -140,16 +164,20 @@ int jr_rec_check(const struct jr_rec *r, char *err, size_t errlen)
 int jr_read(struct jr_reader *rd, struct jr_rec *r, char *err, size_t errlen)
 {
 	char why[96];
-	size_t n = fread(r, 1, sizeof(*r), rd->f);
+	size_t n;
 
+	memset(r, 0, sizeof(*r));
+	n = fread(r, 1, rd->rec_size, rd->f);
 	if (n == 0 && feof(rd->f))
 		return 0;
-	if (n != sizeof(*r)) {
+	if (n != rd->rec_size) {
 		snprintf(err, errlen,
 			 "truncated: record %llu has %zu of %zu bytes",
-			 (unsigned long long)rd->index, n, sizeof(*r));
+			 (unsigned long long)rd->index, n, rd->rec_size);
 		return -EINVAL;
 	}
+	if (rd->rec_size == JR_REC_V1_SIZE)
+		jr_widen_v1(r);
 	if (jr_rec_check(r, why, sizeof(why))) {
 		snprintf(err, errlen, "garbage at record %llu: %s",
 			 (unsigned long long)rd->index, why);

@@ -13,7 +13,8 @@
 #include <stdio.h>
 
 #define JR_MAGIC "JITREC\0\1"
-#define JR_FILE_VERSION 1
+#define JR_FILE_VERSION 2
+#define JR_REC_V1_SIZE 104 /* version 1: v[5], read and widened */
 #define JR_MAX_CPUS 4096
 #define JR_NAME_LEN 40
 
@@ -37,13 +38,14 @@ enum jr_type {
  *   NMI      v0 duration_ns; name handler symbol
  *   THREAD   v0 duration_ns; id pid; name comm
  *   SUMMARY  v0 runtime_ns, v1 noise_ns, v2 max_gap_ns, v3 iterations,
- *            v4 resolution_ps
+ *            v4 resolution_ps, v5 self_ns (jitmod's own slow path),
+ *            v6 anomalies; id anomaly kinds (BIT(enum jit_anomaly))
  *   STOP     v0 value_ns, v1 limit_ns; cls reason
  *   LOST     v0 count
  */
 struct jr_rec {
 	uint64_t ts_ns;
-	uint64_t v[5];
+	uint64_t v[7];
 	uint32_t cpu;
 	uint16_t type;
 	int16_t cls;
@@ -52,7 +54,7 @@ struct jr_rec {
 	char name[JR_NAME_LEN];
 };
 
-_Static_assert(sizeof(struct jr_rec) == 104, "jr_rec is an on-disk format");
+_Static_assert(sizeof(struct jr_rec) == 120, "jr_rec is an on-disk format");
 
 /* struct jr_sysinfo - what the report's system block says. */
 struct jr_sysinfo {
@@ -78,6 +80,7 @@ struct jr_reader {
 	FILE *f;
 	const char *path;
 	uint64_t index; /* records read so far */
+	size_t rec_size; /* on disk: this version's or JR_REC_V1_SIZE */
 	struct jr_file_hdr hdr;
 };
 

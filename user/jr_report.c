@@ -217,9 +217,9 @@ static void jr_summary(FILE *out, struct jr_model *m,
 	int cpu;
 
 	fprintf(out, "\n# per-CPU summary (%s)\n", o->unit);
-	fprintf(out, "%-4s %8s %14s %12s %9s %12s %10s %8s %6s\n", "CPU",
-		"periods", "runtime", "noise", "%avail", "max-single", "res-ps",
-		"lost", "stops");
+	fprintf(out, "%-4s %8s %14s %12s %9s %12s %10s %8s %6s %12s %9s\n",
+		"CPU", "periods", "runtime", "noise", "%avail", "max-single",
+		"res-ps", "lost", "stops", "self", "anomalies");
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		const struct jr_cpu *c = &m->cpu[cpu];
 		char pct[JR_AVAIL_LEN];
@@ -231,9 +231,25 @@ static void jr_summary(FILE *out, struct jr_model *m,
 			c->runtime_ns / o->div, o->div == 1.0 ? 0 : 3,
 			c->noise_ns / o->div,
 			jr_cpu_avail_str(c, pct, sizeof(pct)));
-		fprintf(out, "%12.*f %10" PRIu64 " %8" PRIu64 " %6" PRIu64 "\n",
+		fprintf(out,
+			"%12.*f %10" PRIu64 " %8" PRIu64 " %6" PRIu64
+			" %12.*f %9" PRIu64 "\n",
 			o->div == 1.0 ? 0 : 3, c->max_gap_ns / o->div,
-			c->resolution_ps, c->lost, c->stops);
+			c->resolution_ps, c->lost, c->stops,
+			o->div == 1.0 ? 0 : 3, c->self_ns / o->div,
+			c->anomalies);
+	}
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		const struct jr_cpu *c = &m->cpu[cpu];
+		char kinds[JR_ANOM_LEN];
+
+		if (jr_cpu_wanted(m, o, cpu) && c->anomalies)
+			fprintf(out,
+				"# CPU %d: jitmod counted %" PRIu64
+				" measurement anomalies (%s): gaps near them may be misfiled\n",
+				cpu, c->anomalies,
+				jr_anomaly_kinds(c->anomaly_mask, kinds,
+						 sizeof(kinds)));
 	}
 }
 

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <tracefs/tracefs.h>
 #include <traceevent/event-parse.h>
+#include <tracefs/tracefs.h>
 
 #include "jr_trace.h"
 
@@ -169,6 +169,9 @@ static int jr_decode(int type, struct tep_event *ev, struct tep_record *rec,
 		r->v[2] = jr_num(ev, rec, "max_gap_ns");
 		r->v[3] = jr_num(ev, rec, "iterations");
 		r->v[4] = jr_num(ev, rec, "resolution_ps");
+		r->v[5] = jr_num(ev, rec, "self_ns");
+		r->v[6] = jr_num(ev, rec, "anomalies");
+		r->id = (int32_t)jr_num(ev, rec, "anomaly_mask");
 		break;
 	case JR_STOP:
 		r->v[0] = jr_num(ev, rec, "value_ns");

@@ -15,21 +15,26 @@ JITREAD = os.path.join(TOP, "user", "jitread")
 
 MAGIC = b"JITREC\x00\x01"
 HDR = struct.Struct("<8sII65s96s480s256s82s5xQ16x")
-REC = struct.Struct("<Q5QIHhii40s")
+REC = struct.Struct("<Q7QIHhii40s")
+REC_V1 = struct.Struct("<Q5QIHhii40s")  # version 1: five values
 GAP, IRQ, SOFTIRQ, NMI, THREAD, SUMMARY, STOP, LOST = range(8)
 CLS = {"irq": 0, "softirq": 1, "nmi": 2, "thread": 3, "hw:smi": 4,
        "hw:steal": 5, "hw:unknown": 6}
 
 
-def header(version=1, rec_size=REC.size, kernel="6.1.0-test"):
+def header(version=2, rec_size=None, kernel="6.1.0-test"):
+    if rec_size is None:
+        rec_size = REC_V1.size if version == 1 else REC.size
     return HDR.pack(MAGIC, version, rec_size, kernel.encode(), b"Test CPU",
                     b"isolcpus=1-3", b"threshold_ns=1000 cpus=1-3",
                     b"jitread --record", 2000000)
 
 
-def rec(rtype, cpu, v=(), cls=0, ident=0, ident2=0, name="", ts=0):
-    v = list(v) + [0] * (5 - len(v))
-    return REC.pack(ts, *v, cpu, rtype, cls, ident, ident2, name.encode())
+def rec(rtype, cpu, v=(), cls=0, ident=0, ident2=0, name="", ts=0, fmt=REC):
+    """One record; fmt=REC_V1 lays it out as version 1 did."""
+    nv = 5 if fmt is REC_V1 else 7
+    v = list(v) + [0] * (nv - len(v))
+    return fmt.pack(ts, *v, cpu, rtype, cls, ident, ident2, name.encode())
 
 
 def gap(cpu, ns, cls="hw:unknown", ts=0):
@@ -44,8 +49,10 @@ def thread(cpu, ns, comm, pid):
     return rec(THREAD, cpu, (ns,), ident=pid, name=comm)
 
 
-def summary(cpu, runtime, noise, max_gap, iters=1000, res_ps=35):
-    return rec(SUMMARY, cpu, (runtime, noise, max_gap, iters, res_ps))
+def summary(cpu, runtime, noise, max_gap, iters=1000, res_ps=35, self_ns=0,
+            anomalies=0, anomaly_mask=0):
+    return rec(SUMMARY, cpu, (runtime, noise, max_gap, iters, res_ps,
+                              self_ns, anomalies), ident=anomaly_mask)
 
 
 def write(path, records, **kw):

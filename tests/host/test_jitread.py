@@ -238,6 +238,49 @@ class JitreadReplay(unittest.TestCase):
         self.assertEqual(float(rows[-1][0]), float(vals[-1]))
         self.assertIn(f"Total count    = {len(vals):12d}", footer[1])
 
+    def test_summary_self_time_and_anomalies(self):
+        """jitmod's own time and its anomaly counts are summed per CPU and
+        shown in JSON, CSV and the text summary, with the kinds named."""
+        recs = [jrrec.summary(1, 10 ** 9, 80000, 30000, self_ns=700,
+                              anomalies=2, anomaly_mask=1),
+                jrrec.summary(1, 10 ** 9, 0, 0, self_ns=300, anomalies=1,
+                              anomaly_mask=2),
+                jrrec.summary(2, 10 ** 9, 0, 0, self_ns=5)]
+        d = self.replay_json(recs, "--csv", os.path.join(self.dir, "csv"))
+        got = {c["cpu"]: (c["summary"]["self_ns"], c["summary"]["anomalies"],
+                          c["summary"]["anomaly_kinds"]) for c in d["cpus"]}
+        self.assertEqual(got, {1: (1000, 3, "window,tsc_back"),
+                               2: (5, 0, "")})
+        with open(os.path.join(self.dir, "csv", "summary.csv")) as f:
+            rows = {r["cpu"]: r for r in csv.DictReader(f)}
+        self.assertEqual((rows["1"]["self_ns"], rows["1"]["anomalies"]),
+                         ("1000", "3"))
+        rc, out, err = jrrec.jitread("--replay", self.rec)
+        self.assertEqual(rc, 0, err)
+        summary = out[out.index("# per-CPU summary"):].splitlines()
+        self.assertEqual(summary[2].split()[-2:], ["1000", "3"])
+        self.assertIn("# CPU 1: jitmod counted 3 measurement anomalies "
+                      "(window,tsc_back)", out)
+        self.assertNotIn("# CPU 2: jitmod counted", out)
+
+    def test_replay_reads_version_1(self):
+        """A recording made before self_ns and anomalies (five values a
+        record) still replays, with the fields after them in place."""
+        v1 = jrrec.REC_V1
+        recs = [jrrec.rec(jrrec.THREAD, 1, (7000,), ident=42,
+                          name="kworker/1:1", fmt=v1),
+                jrrec.rec(jrrec.SUMMARY, 1, (10 ** 9, 7000, 7000, 10, 35),
+                          fmt=v1)]
+        jrrec.write(self.rec, recs, version=1)
+        rc, out, err = jrrec.jitread("--replay", self.rec, "-q", "--json",
+                                     "-")
+        self.assertEqual(rc, 0, err)
+        cpu = json.loads(out)["cpus"][0]
+        self.assertEqual(cpu["sources"][0]["source"],
+                         "thread:kworker/1:1[42]")
+        self.assertEqual((cpu["summary"]["resolution_ps"],
+                          cpu["summary"]["self_ns"]), (35, 0))
+
 
 @unittest.skipUnless(os.access(jrrec.JITREAD, os.X_OK),
                      "user/jitread not built (make user)")
@@ -303,8 +346,8 @@ class JitreadErrors(unittest.TestCase):
             self.assertIn(rc, (0, 1), f"{name}: exit {rc}: {err}")
 
     def test_replay_unknown_version_refused(self):
-        jrrec.write(self.rec, [jrrec.gap(1, 5000)], version=2)
-        self.expect(["--replay", self.rec], 1, "version 2")
+        jrrec.write(self.rec, [jrrec.gap(1, 5000)], version=3)
+        self.expect(["--replay", self.rec], 1, "version 3")
 
     def test_live_needs_root(self):
         if os.geteuid() != 0:
