@@ -41,14 +41,35 @@ static __always_inline void jit_push(struct jit_window *w, u64 cyc)
 		w->delta_start += cyc;
 }
 
+/*
+ * jit_open_at - start an open window's own time at the clock, as of one
+ * instant with the interference counter.  The window is marked open first,
+ * so an NMI after this pushes it; one between the clock read and the store
+ * would have pushed the old start instead and left its own time inside
+ * the window (charged twice: to the NMI and to this class), so that case
+ * reads the clock again.
+ */
+static __always_inline void jit_open_at(struct jit_cpu *jc,
+					struct jit_window *w)
+{
+	u64 c, t;
+
+	do {
+		c = READ_ONCE(jc->int_count);
+		barrier();
+		t = rdtsc();
+		WRITE_ONCE(w->arrival, t);
+		WRITE_ONCE(w->delta_start, t);
+		barrier();
+	} while (unlikely(c != READ_ONCE(jc->int_count)));
+}
+
 /* jit_enter - open (or nest into) a window and count the interference. */
 static __always_inline void jit_enter(struct jit_cpu *jc,
 				      struct jit_window *w, int cls)
 {
-	if (w->depth++ == 0) {
-		w->arrival = rdtsc();
-		w->delta_start = w->arrival;
-	}
+	if (w->depth++ == 0)
+		jit_open_at(jc, w);
 	jc->count[cls]++;
 	WRITE_ONCE(jc->int_count, jc->int_count + 1);
 }
@@ -203,22 +224,11 @@ static void hook_softirq_exit(void *data, unsigned int vec_nr)
 
 /* Threads: any task other than the sampler that holds the CPU. */
 
-/* jit_thread_close - close the thread window with @net cycles of its own. */
-static void jit_thread_close(struct jit_cpu *jc, u64 net)
-{
-	jc->thread.depth = 0;
-	WRITE_ONCE(jc->net_cyc[JIT_NOISE_THREAD],
-		   jc->net_cyc[JIT_NOISE_THREAD] + net);
-	trace_thread_noise(jc->thread_comm, jc->thread_pid,
-			   jit_cyc_to_ns(net));
-}
-
-static void jit_thread_open(struct jit_cpu *jc, struct task_struct *next,
-			    u64 now)
+/* jit_thread_open - open a thread window for @next, from now. */
+static void jit_thread_open(struct jit_cpu *jc, struct task_struct *next)
 {
 	jc->thread.depth = 1;
-	jc->thread.arrival = now;
-	jc->thread.delta_start = now;
+	jit_open_at(jc, &jc->thread);
 	jc->thread_pid = next->pid;
 	memcpy(jc->thread_comm, next->comm, TASK_COMM_LEN);
 	jc->count[JIT_NOISE_THREAD]++;
@@ -231,7 +241,10 @@ static void jit_thread_open(struct jit_cpu *jc, struct task_struct *next,
  *
  * The clock and both windows' starts are read as of one instant, with the
  * same retry as jit_safe_net(): this probe runs with interrupts off, but
- * an NMI can still land in it and push the windows.
+ * an NMI can still land in it and push the windows.  The next task's
+ * window is opened before the closed one's event is written, so that an
+ * NMI during that write pushes the new window instead of landing in it;
+ * the write itself is jitmod's own time and stays in the gap's rest.
  */
 static void hook_sched_switch(void *data, bool preempt,
 			      struct task_struct *prev,
@@ -240,6 +253,8 @@ static void hook_sched_switch(void *data, bool preempt,
 {
 	struct jit_cpu *jc = jit_this_cpu();
 	u64 c, now, thread_start, softirq_start, thread_net, so_far, held;
+	char comm[TASK_COMM_LEN];
+	pid_t pid = -1;
 
 	if (!READ_ONCE(jc->sampling))
 		return;
@@ -270,10 +285,17 @@ static void hook_sched_switch(void *data, bool preempt,
 			jc->softirq_paused = 0;
 		}
 	}
-	if (prev != jc->task && jc->thread.depth)
-		jit_thread_close(jc, thread_net);
+	if (prev != jc->task && jc->thread.depth) {
+		jc->thread.depth = 0;
+		WRITE_ONCE(jc->net_cyc[JIT_NOISE_THREAD],
+			   jc->net_cyc[JIT_NOISE_THREAD] + thread_net);
+		pid = jc->thread_pid;
+		memcpy(comm, jc->thread_comm, TASK_COMM_LEN);
+	}
 	if (next != jc->task)
-		jit_thread_open(jc, next, now);
+		jit_thread_open(jc, next);
+	if (pid >= 0)
+		trace_thread_noise(comm, pid, jit_cyc_to_ns(thread_net));
 }
 
 /*

@@ -20,6 +20,9 @@
  *            thread preempts the softirq in the middle (ktimers/N is
  *            preemptible); elsewhere it runs after it.  Either way each
  *            has D/2 of its own.
+ *   tasklet  a tasklet scheduled on the CPU spins D: softirq:TASKLET.  On
+ *            PREEMPT_RT it runs in ksoftirqd/N, a SCHED_OTHER task that
+ *            other SCHED_OTHER tasks preempt in the middle of it.
  *
  * The write returns once the injection has run, or -ETIMEDOUT.  Then
  * late_ns holds how far its spins ran past what they were asked: a spin
@@ -38,6 +41,7 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/interrupt.h>
 #include <linux/kernel_stat.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -68,6 +72,7 @@ static bool jinj_has_thread;		/* the injection's source is a thread */
 static struct hrtimer jinj_hrtimer;
 static struct timer_list jinj_timer;
 static struct task_struct *jinj_waiter;	/* softpre: woken by the timer */
+static struct tasklet_struct jinj_tasklet;
 static int jinj_go;			/* softpre: the timer has woken it */
 
 enum jinj_thread_mode { JINJ_SPIN, JINJ_NEST, JINJ_WAIT };
@@ -165,6 +170,18 @@ static void jinj_timer_fn(struct timer_list *t)
 	wake_up_process(w);
 	jinj_spin(ns / 4, false);
 	atomic_inc(&jinj_done);
+}
+
+static void jinj_tasklet_fn(struct tasklet_struct *t)
+{
+	jinj_spin(READ_ONCE(jinj_spin_ns), true);
+	atomic_inc(&jinj_done);
+}
+
+/* jinj_sched_tasklet - runs on the target CPU, so the tasklet runs there. */
+static void jinj_sched_tasklet(void *unused)
+{
+	tasklet_schedule(&jinj_tasklet);
 }
 
 /* jinj_nmi - claim only the NMI we sent, and only on the target CPU. */
@@ -268,6 +285,8 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 	} else if (!strcmp(cls, "softirq")) {
 		jinj_timer.expires = jiffies + 1;
 		add_timer_on(&jinj_timer, cpu);
+	} else if (!strcmp(cls, "tasklet")) {
+		ret = smp_call_function_single(cpu, jinj_sched_tasklet, NULL, 1);
 	} else if (!strcmp(cls, "nmi")) {
 		atomic_set(&jinj_nmi_pending, 1);
 		apic->send_IPI(cpu, NMI_VECTOR);
@@ -289,7 +308,7 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 			add_timer_on(&jinj_timer, cpu);
 		}
 	} else {
-		pr_err("inject: unknown class '%s' (hrtimer ipi softirq nmi thread nest softpre)\n",
+		pr_err("inject: unknown class '%s' (hrtimer ipi softirq tasklet nmi thread nest softpre)\n",
 		       cls);
 		return -EINVAL;
 	}
@@ -386,6 +405,7 @@ static int __init jinj_init(void)
 		     HRTIMER_MODE_REL_PINNED_HARD);
 	jinj_hrtimer.function = jinj_hrtimer_fn;
 	timer_setup(&jinj_timer, jinj_timer_fn, TIMER_PINNED);
+	tasklet_setup(&jinj_tasklet, jinj_tasklet_fn);
 	ret = register_nmi_handler(NMI_LOCAL, jinj_nmi, 0, "jitinject");
 	if (ret)
 		pr_err("cannot register the NMI handler: %d\n", ret);
@@ -395,6 +415,7 @@ static int __init jinj_init(void)
 static void __exit jinj_exit(void)
 {
 	unregister_nmi_handler(NMI_LOCAL, "jitinject");
+	tasklet_kill(&jinj_tasklet);
 	hrtimer_cancel(&jinj_hrtimer);
 	del_timer_sync(&jinj_timer);
 }

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""NMIs that land inside jitmod's probes break no window.
+
+cyclictest's SCHED_FIFO thread wakes every INTERVAL_US on the sampled CPU,
+so sched_switch runs there at a high rate and each of its thread windows
+is short, while the injector's NMIs, each spinning NMI_US, hit the same
+CPU for STORM_S.  An NMI that lands in a probe between its clock read and
+its use of a window's start pushes that start past the clock: unless the
+probe reads both as of one instant, that is a window pushed past its end,
+counted as an anomaly (and was a WARN).  So:
+ - every summary reports 0 anomalies, and the kernel log has no WARN;
+ - in every gap, the classes' net times add up to no more than the gap,
+   so the NMIs' time is not also charged to the thread they interrupted.
+"""
+
+import subprocess
+import sys
+import time
+
+import jittest as jt
+
+CPU = 1
+INTERVAL_US = 50
+NMI_US = 200
+STORM_S = 6
+SLACK_NS = 1000
+
+
+def storm():
+    """NMIs at CPU for STORM_S; the number sent."""
+    n = 0
+    end = time.monotonic() + STORM_S
+    while time.monotonic() < end:
+        jt.inject("nmi", NMI_US)
+        n += 1
+    return n
+
+
+def body():
+    jt.insmod("jitmod", cpus=CPU, threshold_ns=5000, period_us=200000,
+              runtime_us=190000)
+    jt.insmod("jitinject", cpu=CPU)
+    with jt.Instance("nmiwin") as inst:
+        cyc = subprocess.Popen(
+            ["cyclictest", "-q", "-m", "-t", "1", "-a", str(CPU), "-p", "50",
+             "-i", str(INTERVAL_US), "-D", str(STORM_S + 2)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        try:
+            time.sleep(0.5)
+            sent = storm()
+        finally:
+            cyc.wait(jt.CMD_TIMEOUT_S)
+        time.sleep(0.5)
+        evs = jt.parse_trace(inst.text())
+    jt.rmmod("jitinject")
+    jt.rmmod("jitmod")
+    sums = [e for e in evs if e.name == "summary" and e.cpu == CPU]
+    gaps = [e for e in evs if e.name == "gap" and e.cpu == CPU]
+    both = [g for g in gaps if g.num("nmi") and g.num("thread")]
+    jt.log(f"{sent} NMIs, {len(gaps)} gaps, {len(both)} with an NMI and a "
+           f"thread, {len(sums)} summaries")
+    if not sums or not both:
+        raise jt.Fail("no summary, or no gap held both an NMI and a thread")
+    bad = [s for s in sums if int(s.f.get("anomalies", 0))]
+    if bad:
+        raise jt.Fail(f"{len(bad)} summaries with anomalies: {bad[0]}")
+    over = [g for g in gaps
+            if jt.class_ns(g, jt.INTF) > g.ns("duration_ns") + SLACK_NS]
+    if over:
+        raise jt.Fail(f"{len(over)} gaps whose classes add up to more than "
+                      f"the gap: {over[0]}")
+
+
+if __name__ == "__main__":
+    sys.exit(jt.run(body))

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""A parameter write racing rmmod leaves nothing of jitmod behind.
+
+A write to a parameter file holds no module reference, and module_exit()
+runs while the files still exist, so a writer can be inside jitmod's
+restart while rmmod tears the module down.  Each of ROUNDS rounds loads
+jitmod, starts a shell loop writing threshold_ns, and unloads it after a
+short, varied delay.  After each round no jitmod thread, parameter file or
+symbol may remain.  Then every injector class hits the sampled CPU: a
+probe, NMI handler or queued cross-CPU call left in the freed module would
+run there and oops, which the kernel-log check catches.
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+import jittest as jt
+
+CPU = 1
+ROUNDS = 200
+WRITER = ("while :; do echo 2000 > {p}/threshold_ns; "
+          "echo 3000 > {p}/threshold_ns; done 2>/dev/null")
+
+
+def leftovers():
+    """What of jitmod is still in the kernel, as a list of strings."""
+    left = []
+    if os.path.exists("/sys/module/jitmod"):
+        left.append("/sys/module/jitmod")
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            if jt.read(f"/proc/{pid}/comm").startswith("jitmod/"):
+                left.append(f"thread {pid}")
+        except OSError:
+            continue
+    with open("/proc/kallsyms") as f:
+        if any(line.rstrip().endswith("[jitmod]") for line in f):
+            left.append("symbols in /proc/kallsyms")
+    return left
+
+
+def one_round(i):
+    jt.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=20000,
+              runtime_us=10000)
+    writer = subprocess.Popen(["sh", "-c", WRITER.format(p=jt.JIT_PARAMS)])
+    try:
+        time.sleep(0.05 + 0.05 * (i % 5))
+        jt.rmmod("jitmod")
+    finally:
+        writer.kill()
+        writer.wait()
+    left = leftovers()
+    if left:
+        raise jt.Fail(f"round {i}: left after rmmod: {', '.join(left)}")
+
+
+def body():
+    t0 = time.monotonic()
+    for i in range(ROUNDS):
+        one_round(i)
+    jt.log(f"{ROUNDS} rounds of rmmod under parameter writes in "
+           f"{time.monotonic() - t0:.1f} s")
+    jt.insmod("jitinject", cpu=CPU)
+    for cls in ("hrtimer", "ipi", "softirq", "tasklet", "nmi", "thread"):
+        jt.inject(cls, 100)
+    jt.log("every injector class ran on the CPU after the last rmmod")
+    jt.rmmod("jitinject")
+
+
+if __name__ == "__main__":
+    sys.exit(jt.run(body))
