@@ -49,6 +49,7 @@ static char jit_cpus_str[256];		/* jit_mask as the user wrote it */
 static bool jit_enable = true;
 static bool jit_ready;			/* init done: params now restart */
 static int jit_hp_state = -1;		/* cpuhp state while running */
+static bool jit_starting;		/* jit_start() wakes the samplers */
 
 /* jit_cpu_get - the one accessor for a CPU's jitmod state. */
 struct jit_cpu *jit_cpu_get(unsigned int cpu)
@@ -81,7 +82,16 @@ static int jit_cpu_online(unsigned int cpu)
 				jit_params.prio);
 	}
 	jc->task = t;
-	wake_up_process(t);
+	/*
+	 * This runs in the CPU's hotplug thread, on that CPU.  Under full
+	 * preemption a SCHED_FIFO sampler woken here would take the CPU from
+	 * that thread before it reports back, and hold it for a whole
+	 * runtime: insmod or a parameter write would wait that long.  So
+	 * jit_start() wakes the samplers itself once every callback is done;
+	 * only a CPU coming online later is woken from here.
+	 */
+	if (!jit_starting)
+		wake_up_process(t);
 	return 0;
 }
 
@@ -98,6 +108,21 @@ static int jit_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
+/* jit_wake_samplers - start the samplers jit_cpu_online() created. */
+static void jit_wake_samplers(void)
+{
+	unsigned int cpu;
+
+	cpus_read_lock();
+	for_each_cpu(cpu, &jit_mask) {
+		struct jit_cpu *jc = jit_cpu_get(cpu);
+
+		if (cpu_online(cpu) && jc->task)
+			wake_up_process(jc->task);
+	}
+	cpus_read_unlock();
+}
+
 /* jit_start - hook the probes and start a sampler on each online CPU. */
 static int jit_start(void)
 {
@@ -111,11 +136,14 @@ static int jit_start(void)
 	ret = jit_probes_hook();
 	if (ret)
 		return ret;
+	jit_starting = true;
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "jitmod:online",
 				jit_cpu_online, jit_cpu_offline);
+	jit_starting = false;
 	if (ret < 0)
 		goto err_unhook;
 	WRITE_ONCE(jit_hp_state, ret);
+	jit_wake_samplers();
 	return 0;
 
 err_unhook:

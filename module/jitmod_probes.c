@@ -42,6 +42,18 @@ static __always_inline void jit_push(struct jit_window *w, u64 cyc)
 }
 
 /*
+ * jit_push_softirq - push the softirq window by nested time, unless its
+ * task is switched out (PREEMPT_RT): what runs then nests in another
+ * task's window, and the softirq's resume already leaves out the whole
+ * paused interval, so pushing it too would take that time off twice.
+ */
+static __always_inline void jit_push_softirq(struct jit_cpu *jc, u64 cyc)
+{
+	if (!jc->softirq_paused)
+		jit_push(&jc->softirq, cyc);
+}
+
+/*
  * jit_open_at - start an open window's own time at the clock, as of one
  * instant with the interference counter.  The window is marked open first,
  * so an NMI after this pushes it; one between the clock read and the store
@@ -156,7 +168,7 @@ static void jit_irq_exit(int irq, int vector, const char *name)
 	net = jit_exit(jc, &jc->irq, JIT_NOISE_IRQ);
 	if (!net)
 		return;
-	jit_push(&jc->softirq, net);
+	jit_push_softirq(jc, net);
 	jit_push(&jc->thread, net);
 	trace_irq_noise(irq, vector, name, jit_cyc_to_ns(net));
 }
@@ -332,7 +344,7 @@ static void hook_nmi_handler(void *data, void *handler, s64 delta_ns,
 	jc->nmi_mark = now;
 	WRITE_ONCE(jc->net_cyc[JIT_NOISE_NMI], jc->net_cyc[JIT_NOISE_NMI] + d);
 	jit_push(&jc->irq, d);
-	jit_push(&jc->softirq, d);
+	jit_push_softirq(jc, d);
 	jit_push(&jc->thread, d);
 	if ((unsigned long)handler != (unsigned long)jit_nmi_first)
 		trace_nmi_noise(handler, jit_cyc_to_ns(d));
