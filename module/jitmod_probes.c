@@ -236,11 +236,33 @@ static void hook_softirq_exit(void *data, unsigned int vec_nr)
 
 /* Threads: any task other than the sampler that holds the CPU. */
 
-/* jit_thread_open - open a thread window for @next, from now. */
-static void jit_thread_open(struct jit_cpu *jc, struct task_struct *next)
+/*
+ * jit_thread_open - open a thread window for @next, from now; if @next
+ * owns a paused softirq (PREEMPT_RT), resume it at the same instant.
+ *
+ * As in jit_open_at(), the starts are written while the interference
+ * counter is unchanged, so an NMI in between is never inside them.  The
+ * softirq's start moves past the whole paused interval; it stays marked
+ * paused until the same instant, so that nothing pushes it meanwhile.
+ */
+static void jit_thread_open(struct jit_cpu *jc, struct task_struct *next,
+			    bool resume)
 {
+	u64 c, t, base = jc->softirq.delta_start, paused = jc->softirq_paused;
+
 	jc->thread.depth = 1;
-	jit_open_at(jc, &jc->thread);
+	do {
+		c = READ_ONCE(jc->int_count);
+		barrier();
+		t = rdtsc();
+		WRITE_ONCE(jc->thread.arrival, t);
+		WRITE_ONCE(jc->thread.delta_start, t);
+		if (resume) {
+			WRITE_ONCE(jc->softirq.delta_start, base + t - paused);
+			WRITE_ONCE(jc->softirq_paused, 0);
+		}
+		barrier();
+	} while (unlikely(c != READ_ONCE(jc->int_count)));
 	jc->thread_pid = next->pid;
 	memcpy(jc->thread_comm, next->comm, TASK_COMM_LEN);
 	jc->count[JIT_NOISE_THREAD]++;
@@ -266,6 +288,7 @@ static void hook_sched_switch(void *data, bool preempt,
 	struct jit_cpu *jc = jit_this_cpu();
 	u64 c, now, thread_start, softirq_start, thread_net, so_far, held;
 	char comm[TASK_COMM_LEN];
+	bool resume = false;
 	pid_t pid = -1;
 
 	if (!READ_ONCE(jc->sampling))
@@ -293,8 +316,7 @@ static void hook_sched_switch(void *data, bool preempt,
 			jc->softirq_pushed = so_far;
 			jc->softirq_paused = now;
 		} else if (next == jc->softirq_owner && jc->softirq_paused) {
-			jc->softirq.delta_start += now - jc->softirq_paused;
-			jc->softirq_paused = 0;
+			resume = true;
 		}
 	}
 	if (prev != jc->task && jc->thread.depth) {
@@ -304,8 +326,12 @@ static void hook_sched_switch(void *data, bool preempt,
 		pid = jc->thread_pid;
 		memcpy(comm, jc->thread_comm, TASK_COMM_LEN);
 	}
-	if (next != jc->task)
-		jit_thread_open(jc, next);
+	if (next != jc->task) {
+		jit_thread_open(jc, next, resume);
+	} else if (resume) {	/* the sampler itself ran the softirq */
+		jc->softirq.delta_start += now - jc->softirq_paused;
+		jc->softirq_paused = 0;
+	}
 	if (pid >= 0)
 		trace_thread_noise(comm, pid, jit_cyc_to_ns(thread_net));
 }
