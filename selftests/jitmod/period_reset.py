@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""A softirq still running when a period ends does not blind jitmod.
+"""A softirq still open when a period ends does not blind jitmod.
 
-On PREEMPT_RT a tasklet runs in ksoftirqd/N, a SCHED_OTHER task, so the
-SCHED_OTHER sampler preempts it in the middle: with TASKLETS tasklets of
-TASKLET_US each against 40 ms periods, some start while the sampler
-samples and end while it sleeps, so their exit is never seen.  Then the
-sampler runs nearly all of each period and the TIMER softirq is injected
-INJECTIONS times: its events must still come, which needs every window
-reset at the start of a period.  On other kernels softirqs cannot be
-preempted, so no window can stay open across a period's end; the test
-runs the same steps there and only checks that the events still come.
+On PREEMPT_RT a softirq runs in a task and can block: the injector's
+softlock class makes the TIMER callback sleep HOLD_US on a spinlock_t
+whose owner is preempted on another CPU.  The SCHED_OTHER sampler takes
+the CPU meanwhile, with the softirq's window open, until its period ends;
+its wakeup is then a soft hrtimer, which cannot fire while the blocked
+softirq holds the CPU's softirq lock, so the softirq exits while the
+sampler sleeps and the exit is never seen.  After ATTEMPTS such
+injections the TIMER softirq is injected INJECTIONS times, and its events
+must still come: that needs every window reset when a period starts.  On
+other kernels a softirq cannot block, so no period can end inside one;
+the test runs the same steps there and only checks that the events come.
 """
 
 import sys
@@ -19,11 +21,12 @@ import time
 import jittest as jt
 
 CPU = 1
-TASKLETS = 10
-TASKLET_US = 100000
+HOLD_US = 300000
+ATTEMPTS = 3
 D_US = 1000
 INJECTIONS = 6
 MIN_SEEN = 4
+MARK = "period_reset: injecting TIMER"
 
 
 def rt_kernel():
@@ -35,33 +38,34 @@ def rt_kernel():
 
 def body():
     if not rt_kernel():
-        jt.log("not PREEMPT_RT: softirqs are not preemptible here, so a "
-               "window cannot straddle a period; checking the events only")
-    jt.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=40000,
-              runtime_us=20000)
+        jt.log("not PREEMPT_RT: a softirq cannot block here, so no period "
+               "can end inside one; checking the events only")
+    jt.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=100000,
+              runtime_us=90000)
     jt.insmod("jitinject", cpu=CPU)
-    for _ in range(TASKLETS):
-        jt.inject("tasklet", TASKLET_US)
+    for _ in range(ATTEMPTS):
+        jt.inject("softlock", HOLD_US)
     # almost all of each period sampled, so every injection lands in one
     jt.write(f"{jt.JIT_PARAMS}/period_us", 200000)
     jt.write(f"{jt.JIT_PARAMS}/runtime_us", 199000)
-    time.sleep(0.3)
     with jt.Instance("preset", events=("jitmod/softirq_noise",)) as inst:
+        inst.marker(MARK)
         for _ in range(INJECTIONS):
             jt.inject("softirq", D_US)
         time.sleep(0.3)
-        evs = jt.parse_trace(inst.text())
+        text = inst.text()
+        evs = jt.parse_trace(text[text.index(MARK):])
     jt.rmmod("jitinject")
     jt.rmmod("jitmod")
     floor = D_US * 1000 // 2
     seen = [e for e in evs if e.cpu == CPU and "[TIMER]" in e.body and
             e.ns("duration_ns") >= floor]
     jt.log(f"{len(seen)} of {INJECTIONS} injected TIMER softirqs seen "
-           f"after {TASKLETS} tasklets of {TASKLET_US} us")
+           f"after {ATTEMPTS} softirqs of {HOLD_US} us blocked on a lock")
     if len(seen) < MIN_SEEN:
         raise jt.Fail(f"only {len(seen)} TIMER softirqs of >= {floor} ns "
-                      f"on CPU {CPU} after the tasklets (want {MIN_SEEN}); "
-                      f"{len(evs)} softirq events in all")
+                      f"on CPU {CPU} after the blocked ones (want "
+                      f"{MIN_SEEN}); {len(evs)} softirq events in all")
 
 
 if __name__ == "__main__":

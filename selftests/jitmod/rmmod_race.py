@@ -64,7 +64,7 @@ def body():
     jt.log(f"{ROUNDS} rounds of rmmod under parameter writes in "
            f"{time.monotonic() - t0:.1f} s")
     jt.insmod("jitinject", cpu=CPU)
-    for cls in ("hrtimer", "ipi", "softirq", "tasklet", "nmi", "thread"):
+    for cls in ("hrtimer", "ipi", "softirq", "nmi", "thread"):
         jt.inject(cls, 100)
     jt.log("every injector class ran on the CPU after the last rmmod")
     jt.rmmod("jitinject")

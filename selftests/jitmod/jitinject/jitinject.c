@@ -7,7 +7,7 @@
  *
  *   echo "hrtimer 200" > /sys/module/jitinject/parameters/inject
  *
- * Classes (the duration is in us, 1..100000):
+ * Classes (the duration is in us, 1..1000000):
  *   hrtimer  a pinned hard hrtimer, armed on the CPU itself: irq:local_timer
  *   ipi      smp_call_function_single(): irq:call_function_single
  *   softirq  a timer_list queued with add_timer_on(): softirq:TIMER
@@ -20,9 +20,14 @@
  *            thread preempts the softirq in the middle (ktimers/N is
  *            preemptible); elsewhere it runs after it.  Either way each
  *            has D/2 of its own.
- *   tasklet  a tasklet scheduled on the CPU spins D: softirq:TASKLET.  On
- *            PREEMPT_RT it runs in ksoftirqd/N, a SCHED_OTHER task that
- *            other SCHED_OTHER tasks preempt in the middle of it.
+ *   softlock the writer takes a spinlock_t and queues the TIMER softirq
+ *            on the CPU, whose callback takes the lock and returns.  The
+ *            writer holds the lock for D from the moment the callback
+ *            reaches it.  On PREEMPT_RT a SCHED_FIFO "jitinject/N" on the
+ *            writer's CPU preempts the writer for that time: spinlock_t
+ *            waiters spin while the owner runs, but sleep while it is
+ *            preempted, so ktimers/N blocks inside the softirq and its CPU
+ *            runs other tasks.  Elsewhere the callback spins on the lock.
  *
  * The write returns once the injection has run, or -ETIMEDOUT.  Then
  * late_ns holds how far its spins ran past what they were asked: a spin
@@ -41,7 +46,6 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
-#include <linux/interrupt.h>
 #include <linux/kernel_stat.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -55,7 +59,7 @@
 #include <asm/hardirq.h>
 #include <asm/nmi.h>
 
-#define JINJ_MAX_US		100000U
+#define JINJ_MAX_US		1000000U
 #define JINJ_ARM_DELAY_US	50
 #define JINJ_SLACK_MS		5000
 
@@ -72,7 +76,9 @@ static bool jinj_has_thread;		/* the injection's source is a thread */
 static struct hrtimer jinj_hrtimer;
 static struct timer_list jinj_timer;
 static struct task_struct *jinj_waiter;	/* softpre: woken by the timer */
-static struct tasklet_struct jinj_tasklet;
+static DEFINE_SPINLOCK(jinj_slock);	/* softlock: held by the writer */
+static atomic_t jinj_at_lock;		/* softlock: the callback reached it */
+static bool jinj_softlock;		/* the timer runs softlock's callback */
 static int jinj_go;			/* softpre: the timer has woken it */
 
 enum jinj_thread_mode { JINJ_SPIN, JINJ_NEST, JINJ_WAIT };
@@ -160,6 +166,13 @@ static void jinj_timer_fn(struct timer_list *t)
 	struct task_struct *w = READ_ONCE(jinj_waiter);
 	u64 ns = READ_ONCE(jinj_spin_ns);
 
+	if (READ_ONCE(jinj_softlock)) {
+		atomic_set(&jinj_at_lock, 1);
+		spin_lock(&jinj_slock);
+		spin_unlock(&jinj_slock);
+		atomic_inc(&jinj_done);
+		return;
+	}
 	if (!w) {
 		jinj_spin(ns, true);
 		atomic_inc(&jinj_done);
@@ -170,18 +183,6 @@ static void jinj_timer_fn(struct timer_list *t)
 	wake_up_process(w);
 	jinj_spin(ns / 4, false);
 	atomic_inc(&jinj_done);
-}
-
-static void jinj_tasklet_fn(struct tasklet_struct *t)
-{
-	jinj_spin(READ_ONCE(jinj_spin_ns), true);
-	atomic_inc(&jinj_done);
-}
-
-/* jinj_sched_tasklet - runs on the target CPU, so the tasklet runs there. */
-static void jinj_sched_tasklet(void *unused)
-{
-	tasklet_schedule(&jinj_tasklet);
 }
 
 /* jinj_nmi - claim only the NMI we sent, and only on the target CPU. */
@@ -264,6 +265,71 @@ static int jinj_wait(int want, u64 spin_ns)
 	return 0;
 }
 
+/* jinj_preempt_fn - softlock on PREEMPT_RT: keep the lock's owner off. */
+static int jinj_preempt_fn(void *arg)
+{
+	jinj_spin(READ_ONCE(jinj_spin_ns), false);
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/*
+ * jinj_fire_softlock - hold jinj_slock for @ns from the moment the TIMER
+ * callback on @cpu reaches it, preempted by a FIFO thread on PREEMPT_RT.
+ * The wait for the callback spins, because the lock is held (a spinning
+ * lock, off PREEMPT_RT).  The writer stays on one CPU throughout, so that
+ * the preempting thread, bound there before the lock is taken, runs on it.
+ */
+static int jinj_fire_softlock(unsigned int cpu, u64 ns)
+{
+	u64 end = ktime_get_mono_fast_ns() + JINJ_SLACK_MS * NSEC_PER_MSEC;
+	struct task_struct *t = NULL;
+	int ret = 0;
+
+	atomic_set(&jinj_at_lock, 0);
+	WRITE_ONCE(jinj_softlock, true);
+	migrate_disable();
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		t = kthread_create_on_cpu(jinj_preempt_fn, NULL,
+					  smp_processor_id(), "jitinject/%u");
+		if (IS_ERR(t)) {
+			ret = PTR_ERR(t);
+			goto out;
+		}
+		sched_set_fifo(t);
+	}
+	spin_lock(&jinj_slock);
+	jinj_timer.expires = jiffies + 1;
+	add_timer_on(&jinj_timer, cpu);
+	while (!atomic_read(&jinj_at_lock)) {
+		if (ktime_get_mono_fast_ns() > end) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		cpu_relax();
+	}
+	if (!ret && t)
+		wake_up_process(t);	/* runs now, and for ns */
+	else if (!ret)
+		jinj_spin(ns, false);
+	spin_unlock(&jinj_slock);
+	if (ret)
+		del_timer_sync(&jinj_timer);
+	else
+		ret = jinj_wait(1, ns);
+	if (t)
+		kthread_stop(t);
+out:
+	migrate_enable();
+	WRITE_ONCE(jinj_softlock, false);
+	return ret;
+}
+
 /* jinj_fire - make one interruption of @cls on @cpu and wait for it. */
 static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 {
@@ -285,8 +351,8 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 	} else if (!strcmp(cls, "softirq")) {
 		jinj_timer.expires = jiffies + 1;
 		add_timer_on(&jinj_timer, cpu);
-	} else if (!strcmp(cls, "tasklet")) {
-		ret = smp_call_function_single(cpu, jinj_sched_tasklet, NULL, 1);
+	} else if (!strcmp(cls, "softlock")) {
+		return jinj_fire_softlock(cpu, ns);
 	} else if (!strcmp(cls, "nmi")) {
 		atomic_set(&jinj_nmi_pending, 1);
 		apic->send_IPI(cpu, NMI_VECTOR);
@@ -308,7 +374,7 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 			add_timer_on(&jinj_timer, cpu);
 		}
 	} else {
-		pr_err("inject: unknown class '%s' (hrtimer ipi softirq tasklet nmi thread nest softpre)\n",
+		pr_err("inject: unknown class '%s' (hrtimer ipi softirq softlock nmi thread nest softpre)\n",
 		       cls);
 		return -EINVAL;
 	}
@@ -405,7 +471,6 @@ static int __init jinj_init(void)
 		     HRTIMER_MODE_REL_PINNED_HARD);
 	jinj_hrtimer.function = jinj_hrtimer_fn;
 	timer_setup(&jinj_timer, jinj_timer_fn, TIMER_PINNED);
-	tasklet_setup(&jinj_tasklet, jinj_tasklet_fn);
 	ret = register_nmi_handler(NMI_LOCAL, jinj_nmi, 0, "jitinject");
 	if (ret)
 		pr_err("cannot register the NMI handler: %d\n", ret);
@@ -415,7 +480,6 @@ static int __init jinj_init(void)
 static void __exit jinj_exit(void)
 {
 	unregister_nmi_handler(NMI_LOCAL, "jitinject");
-	tasklet_kill(&jinj_tasklet);
 	hrtimer_cancel(&jinj_hrtimer);
 	del_timer_sync(&jinj_timer);
 }
