@@ -29,6 +29,9 @@
  *            preempted, so ktimers/N blocks inside the softirq and its CPU
  *            runs other tasks.  Elsewhere the callback spins on the lock.
  *
+ * Reading sync_rcu_ns runs one synchronize_rcu() and gives how long it
+ * took, so that a test can see whether sampling delays grace periods.
+ *
  * The write returns once the injection has run, or -ETIMEDOUT.  Then
  * late_ns holds how far its spins ran past what they were asked: a spin
  * ends by the clock, so a stall of the CPU (a host descheduling a vCPU)
@@ -53,6 +56,7 @@
 #include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
+#include <linux/rcupdate.h>
 #include <linux/timekeeping.h>
 #include <linux/timer.h>
 #include <asm/apic.h>
@@ -458,6 +462,21 @@ static int jinj_atomic64_get(char *buf, const struct kernel_param *kp)
 static const struct kernel_param_ops jinj_atomic64_ops = {
 	.get = jinj_atomic64_get,
 };
+/* jinj_sync_rcu_get - time one synchronize_rcu() from the reader's CPU. */
+static int jinj_sync_rcu_get(char *buf, const struct kernel_param *kp)
+{
+	u64 t0 = ktime_get_ns();
+
+	synchronize_rcu();
+	return scnprintf(buf, PAGE_SIZE, "%llu\n", ktime_get_ns() - t0);
+}
+
+static const struct kernel_param_ops jinj_sync_rcu_ops = {
+	.get = jinj_sync_rcu_get,
+};
+module_param_cb(sync_rcu_ns, &jinj_sync_rcu_ops, NULL, 0400);
+MODULE_PARM_DESC(sync_rcu_ns, "a read runs synchronize_rcu() and gives its ns");
+
 module_param_cb(late_ns, &jinj_atomic64_ops, &jinj_late_ns, 0400);
 MODULE_PARM_DESC(late_ns, "ns the last injection's spins ran past their time");
 module_param_cb(nested_ns, &jinj_atomic64_ops, &jinj_nested_ns, 0400);
