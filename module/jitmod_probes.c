@@ -55,16 +55,20 @@ static __always_inline void jit_push_softirq(struct jit_cpu *jc, u64 cyc)
 
 /*
  * jit_open_at - start an open window's own time at the clock, as of one
- * instant with the interference counter.  The window is marked open first,
- * so an NMI after this pushes it; one between the clock read and the store
- * would have pushed the old start instead and left its own time inside
- * the window (charged twice: to the NMI and to this class), so that case
- * reads the clock again.
+ * instant with the interference counter; with @resume, also resume the
+ * paused softirq (PREEMPT_RT) at that instant.
+ *
+ * The window is marked open first, so an NMI after this pushes it; one
+ * between the clock read and the store would have pushed the old start
+ * instead and left its own time inside the window (charged twice: to the
+ * NMI and to this class), so that case reads the clock again.  A resumed
+ * softirq's start moves past the whole paused interval; it stays marked
+ * paused until the same instant, so that nothing pushes it meanwhile.
  */
 static __always_inline void jit_open_at(struct jit_cpu *jc,
-					struct jit_window *w)
+					struct jit_window *w, bool resume)
 {
-	u64 c, t;
+	u64 c, t, base = jc->softirq.delta_start, paused = jc->softirq_paused;
 
 	do {
 		c = READ_ONCE(jc->int_count);
@@ -72,6 +76,10 @@ static __always_inline void jit_open_at(struct jit_cpu *jc,
 		t = rdtsc();
 		WRITE_ONCE(w->arrival, t);
 		WRITE_ONCE(w->delta_start, t);
+		if (resume) {
+			WRITE_ONCE(jc->softirq.delta_start, base + t - paused);
+			WRITE_ONCE(jc->softirq_paused, 0);
+		}
 		barrier();
 	} while (unlikely(c != READ_ONCE(jc->int_count)));
 }
@@ -81,7 +89,7 @@ static __always_inline void jit_enter(struct jit_cpu *jc,
 				      struct jit_window *w, int cls)
 {
 	if (w->depth++ == 0)
-		jit_open_at(jc, w);
+		jit_open_at(jc, w, false);
 	jc->count[cls]++;
 	WRITE_ONCE(jc->int_count, jc->int_count + 1);
 }
@@ -239,30 +247,12 @@ static void hook_softirq_exit(void *data, unsigned int vec_nr)
 /*
  * jit_thread_open - open a thread window for @next, from now; if @next
  * owns a paused softirq (PREEMPT_RT), resume it at the same instant.
- *
- * As in jit_open_at(), the starts are written while the interference
- * counter is unchanged, so an NMI in between is never inside them.  The
- * softirq's start moves past the whole paused interval; it stays marked
- * paused until the same instant, so that nothing pushes it meanwhile.
  */
 static void jit_thread_open(struct jit_cpu *jc, struct task_struct *next,
 			    bool resume)
 {
-	u64 c, t, base = jc->softirq.delta_start, paused = jc->softirq_paused;
-
 	jc->thread.depth = 1;
-	do {
-		c = READ_ONCE(jc->int_count);
-		barrier();
-		t = rdtsc();
-		WRITE_ONCE(jc->thread.arrival, t);
-		WRITE_ONCE(jc->thread.delta_start, t);
-		if (resume) {
-			WRITE_ONCE(jc->softirq.delta_start, base + t - paused);
-			WRITE_ONCE(jc->softirq_paused, 0);
-		}
-		barrier();
-	} while (unlikely(c != READ_ONCE(jc->int_count)));
+	jit_open_at(jc, &jc->thread, resume);
 	jc->thread_pid = next->pid;
 	memcpy(jc->thread_comm, next->comm, TASK_COMM_LEN);
 	jc->count[JIT_NOISE_THREAD]++;

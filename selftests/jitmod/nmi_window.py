@@ -42,6 +42,12 @@ def body():
               runtime_us=190000)
     jt.insmod("jitinject", cpu=CPU)
     with jt.Instance("nmiwin") as inst:
+        # sampling must be under way first: enabling the events patches
+        # kernel text, after which QEMU's TCG can stall a vCPU until the
+        # runner's watch frees it
+        if not jt.wait_for(lambda: "summary:" in inst.text(), 30):
+            jt.diagnose(CPU)
+            raise jt.Fail("no summary within 30 s of enabling the events")
         cyc = subprocess.Popen(
             ["cyclictest", "-q", "-m", "-t", "1", "-a", str(CPU), "-p", "50",
              "-i", str(INTERVAL_US), "-D", str(STORM_S + 2)],

@@ -6,10 +6,11 @@ A write to a parameter file holds no module reference, and module_exit()
 runs while the files still exist, so a writer can be inside jitmod's
 restart while rmmod tears the module down.  Each of ROUNDS rounds loads
 jitmod, starts a shell loop writing threshold_ns, and unloads it after a
-short, varied delay.  After each round no jitmod thread, parameter file or
-symbol may remain.  Then every injector class hits the sampled CPU: a
-probe, NMI handler or queued cross-CPU call left in the freed module would
-run there and oops, which the kernel-log check catches.
+short, varied delay (20 to 140 ms).  After each round no jitmod thread,
+parameter file or symbol may remain.  Then every injector class hits the
+sampled CPU: a probe, NMI handler or queued cross-CPU call left in the
+freed module would run there and oops, which the kernel-log check
+catches.
 """
 
 import os
@@ -47,7 +48,7 @@ def one_round(i):
               runtime_us=10000)
     writer = subprocess.Popen(["sh", "-c", WRITER.format(p=jt.JIT_PARAMS)])
     try:
-        time.sleep(0.05 + 0.05 * (i % 5))
+        time.sleep(0.02 + 0.03 * (i % 5))
         jt.rmmod("jitmod")
     finally:
         writer.kill()

@@ -5,10 +5,10 @@
 Passes if the periods kept reporting (at least 80 % of the nominal one
 summary per period: the sampler's sleep is relative, so under TCG each
 period runs about 10 % long and two minutes hold about 219 of 240), no
-stop condition fired, the sampler thread stayed alive, every injection ran
-(jt.inject fails otherwise), and the kernel log has no warning, stall,
-lockup or hung task (jittest.run checks the log).  SOAK_S can shorten it
-for a quick local run.
+summary counted a measurement anomaly, no stop condition fired, the
+sampler thread stayed alive, every injection ran (jt.inject fails
+otherwise), and the kernel log has no warning, stall, lockup or hung task
+(jittest.run checks the log).  SOAK_S sets the length (default 120 s).
 """
 
 import os
@@ -27,6 +27,7 @@ def body():
               runtime_us=PERIOD_US * 9 // 10)
     jt.insmod("jitinject", cpu=CPU)
     summaries = injections = 0
+    anomalous = []
     with jt.Instance("soak", events=("jitmod/summary", "jitmod/stop")) as \
             inst:
         end = time.monotonic() + SOAK_S
@@ -41,10 +42,14 @@ def body():
                 evs = jt.parse_trace(inst.text())
                 inst.clear()
                 summaries += sum(e.name == "summary" for e in evs)
+                anomalous += [e for e in evs if e.name == "summary" and
+                              int(e.f.get("anomalies", 0))]
                 if any(e.name == "stop" for e in evs):
                     raise jt.Fail("a stop condition fired without limits")
-        summaries += sum(e.name == "summary"
-                         for e in jt.parse_trace(inst.text()))
+        evs = jt.parse_trace(inst.text())
+        summaries += sum(e.name == "summary" for e in evs)
+        anomalous += [e for e in evs if e.name == "summary" and
+                      int(e.f.get("anomalies", 0))]
     alive = "1" == jt.read(f"{jt.JIT_PARAMS}/enable")
     jt.rmmod("jitinject")
     jt.rmmod("jitmod")
@@ -52,6 +57,9 @@ def body():
     jt.log(f"{SOAK_S} s: {summaries} summaries, {injections} injections")
     if not alive:
         raise jt.Fail("sampling stopped during the soak")
+    if anomalous:
+        raise jt.Fail(f"{len(anomalous)} summaries counted anomalies: "
+                      f"{anomalous[0]}")
     if summaries < want:
         raise jt.Fail(f"{summaries} summaries in {SOAK_S} s, want >= {want}")
 
