@@ -200,6 +200,18 @@ static int jinj_nmi(unsigned int type, struct pt_regs *regs)
 	return NMI_HANDLED;
 }
 
+/* jinj_park - sleep until kthread_stop(); a kthread's exit code. */
+static int jinj_park(void)
+{
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
 /*
  * jinj_thread_fn - spin, then park until stopped.  In nest mode it arms the
  * hrtimer on its own CPU first and spins the hrtimer's time on top of its
@@ -229,13 +241,7 @@ static int jinj_thread_fn(void *arg)
 	}
 	jinj_spin(spin, true);
 	atomic_inc(&jinj_done);
-	set_current_state(TASK_INTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_INTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
-	return 0;
+	return jinj_park();
 }
 
 /* jinj_start_thread - start the FIFO spinner; the caller must put it. */
@@ -273,13 +279,7 @@ static int jinj_wait(int want, u64 spin_ns)
 static int jinj_preempt_fn(void *arg)
 {
 	jinj_spin(READ_ONCE(jinj_spin_ns), false);
-	set_current_state(TASK_INTERRUPTIBLE);
-	while (!kthread_should_stop()) {
-		schedule();
-		set_current_state(TASK_INTERRUPTIBLE);
-	}
-	__set_current_state(TASK_RUNNING);
-	return 0;
+	return jinj_park();
 }
 
 /*
@@ -462,6 +462,7 @@ static int jinj_atomic64_get(char *buf, const struct kernel_param *kp)
 static const struct kernel_param_ops jinj_atomic64_ops = {
 	.get = jinj_atomic64_get,
 };
+
 /* jinj_sync_rcu_get - time one synchronize_rcu() from the reader's CPU. */
 static int jinj_sync_rcu_get(char *buf, const struct kernel_param *kp)
 {
