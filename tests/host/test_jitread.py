@@ -7,6 +7,8 @@ import json
 import math
 import os
 import random
+import shutil
+import subprocess
 import tempfile
 import unittest
 
@@ -353,13 +355,29 @@ class JitreadErrors(unittest.TestCase):
         if os.geteuid() != 0:
             self.expect(["-d", "1s"], 1, "must run as root")
             return
-        pid = os.fork()
-        if pid == 0:
-            os.setuid(65534)
-            rc, _, err = jrrec.jitread("-d", "1s")
-            os._exit(0 if rc == 1 and "must run as root" in err else 1)
-        _, st = os.waitpid(pid, 0)
-        self.assertEqual(os.waitstatus_to_exitcode(st), 0)
+        # nobody cannot reach a checkout inside a 0700 directory (as
+        # root's home is), so it runs a copy from a directory it can read
+        with tempfile.TemporaryDirectory() as d:
+            os.chmod(d, 0o755)
+            exe = os.path.join(d, "jitread")
+            shutil.copy(jrrec.JITREAD, exe)
+            os.chmod(exe, 0o755)
+            pid = os.fork()
+            if pid == 0:
+                code = 2
+                try:
+                    os.setgid(65534)
+                    os.setuid(65534)
+                    p = subprocess.run([exe, "-d", "1s"], text=True,
+                                       capture_output=True, timeout=60,
+                                       check=False)
+                    code = 0 if (p.returncode == 1 and
+                                 "must run as root" in p.stderr) else 1
+                finally:
+                    os._exit(code)
+            _, st = os.waitpid(pid, 0)
+        self.assertEqual(os.waitstatus_to_exitcode(st), 0,
+                         "as nobody: 1 is the wrong answer, 2 an error")
 
     def test_live_without_module(self):
         if os.path.exists("/sys/module/jitmod"):
