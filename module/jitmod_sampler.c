@@ -25,6 +25,13 @@
 /* Poll kthread_should_stop() once per this many + 1 loops (~10 us). */
 #define JIT_STOP_POLL_MASK 0x3ffULL
 /*
+ * Report an RCU quiescent state once per this many + 1 loops: 0.2 to
+ * 0.7 ms at 10 to 40 ns a loop, far inside the delay after which RCU
+ * forces one, and rare enough that its cost (interrupts off and on, an
+ * atomic) stays out of the loop's average.
+ */
+#define JIT_RCU_QS_MASK 0x3fffULL
+/*
  * Quiet gaps shorter than this are not checked for SMIs or steal time.
  * Reading MSR_SMI_COUNT is itself a VM exit of a microsecond or more under
  * a hypervisor, so reading it for every small gap would make noise.  And
@@ -270,10 +277,10 @@ static void jit_reset_windows(struct jit_cpu *jc)
  * The loop body is kept to one stable TSC read and two compares so that its
  * own cost, the resolution, stays close to a bare rdtsc loop.  Everything
  * else happens on the slow path, only when interference was seen or the
- * delta crossed the threshold, and about every thousand loops, to poll
- * for a stop and report an RCU quiescent state.  That work (the snapshot,
- * the event, the hardware counters, the poll) is jitmod's own time, not
- * the next delta's: jit_restamp() moves it to self_cyc.
+ * delta crossed the threshold, about every thousand loops to poll for a
+ * stop, and every sixteen thousand to report an RCU quiescent state.  The
+ * slow path's and the quiescent state's time is jitmod's own, not the
+ * next delta's: jit_restamp() moves it to self_cyc.
  */
 static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 {
@@ -326,8 +333,10 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 		if (unlikely(!(iters & JIT_STOP_POLL_MASK))) {
 			if (kthread_should_stop() || READ_ONCE(jit_halting))
 				break;
-			jit_rcu_qs();
-			t = jit_restamp(jc, per, t, c);
+			if (!(iters & JIT_RCU_QS_MASK)) {
+				jit_rcu_qs();
+				t = jit_restamp(jc, per, t, c);
+			}
 		}
 		prev = t;
 	} while (t - start < run_cyc && !READ_ONCE(jit_stopped));

@@ -266,13 +266,15 @@ def ipi_median(n):
 
 
 def overhead(rounds, n):
-    """IPIs to CPU 2 while CPU 1 spins, in four states.
+    """IPIs to CPU 2 while CPU 1 spins, in five states.
 
     none: a Python loop spins on CPU 1; spin: jitbench's bare rdtsc loop
     does (it reads the TSC as often as jitmod, which under TCG is itself a
-    cost to the other vCPUs); jitmod and osnoise: each samples CPU 1.
+    cost to the other vCPUs); probes: jitmod is loaded and hooked but its
+    sampler sleeps, while the Python loop spins; jitmod and osnoise: each
+    samples CPU 1.  So the loop and the probes are measured apart.
     """
-    out = {"none": [], "spin": [], "jitmod": [], "osnoise": []}
+    out = {"none": [], "spin": [], "probes": [], "jitmod": [], "osnoise": []}
     py = ["taskset", "-c", str(CPU), sys.executable, "-c",
           "while True: pass"]
 
@@ -296,6 +298,14 @@ def overhead(rounds, n):
             measure("spin")
         finally:
             bench_run_async("spin 0")
+        jt.insmod("jitmod", cpus=CPU, period_us=60000000, runtime_us=1)
+        p = subprocess.Popen(py)
+        try:
+            measure("probes")
+        finally:
+            p.kill()
+            p.wait()
+            jt.rmmod("jitmod")
         jitmod_load()
         try:
             measure("jitmod")

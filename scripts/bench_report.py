@@ -145,6 +145,13 @@ def overhead_figures(o):
             f"jitmod {jm:.0f} ns, osnoise {osn:.0f} ns")
     if spin is not None:
         note += f", bare rdtsc loop {spin:.0f} ns"
+    if o.get("probes"):
+        note += (", jitmod probes only "
+                 f"{med(x['median_ns'] for x in o['probes']):.0f} ns")
+    note += "; rounds ranged " + ", ".join(
+        f"{k} {min(x['median_ns'] for x in o[k]):.0f}-"
+        f"{max(x['median_ns'] for x in o[k]):.0f}"
+        for k in ("none", "spin", "probes", "jitmod", "osnoise") if o.get(k))
     if add_o <= 0:
         note += "; osnoise added nothing measurable, so no ratio"
         add_o = None

@@ -100,6 +100,17 @@ class Figures(unittest.TestCase):
         self.assertIn("bare rdtsc loop 7110 ns",
                       self.figs["overhead_added_ipi"]["note"])
 
+    def test_probes_only_and_round_ranges_in_the_note(self):
+        """The bisect's parts: the probes alone have their own median, and
+        every state's range of round medians is shown."""
+        o = self.res["guest"]["overhead"]
+        o["probes"] = [{"median_ns": v} for v in (7010, 7090, 7020)]
+        note = bench_report.overhead_figures(o)[0]["note"]
+        self.assertIn("jitmod probes only 7020 ns", note)
+        self.assertIn("rounds ranged none 7000-7100, spin 7100-7120, "
+                      "probes 7010-7090, jitmod 7140-7160, "
+                      "osnoise 7200-7300", note)
+
     def test_no_ratio_when_osnoise_adds_nothing(self):
         o = self.res["guest"]["overhead"]
         o["osnoise"] = [{"median_ns": 6900}]
