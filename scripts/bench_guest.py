@@ -278,33 +278,30 @@ def overhead(rounds, n):
     py = ["taskset", "-c", str(CPU), sys.executable, "-c",
           "while True: pass"]
 
-    def measure(state):
+    def measure(state, spinner=False):
+        """One round of state; spinner: the Python loop on CPU 1 meanwhile."""
+        p = subprocess.Popen(py) if spinner else None
         time.sleep(0.2)
         jt.write(f"{BENCH}/cpu", IPI_CPU)
         try:
             out[state].append(ipi_median(n))
         finally:
             jt.write(f"{BENCH}/cpu", CPU)
+            if p:
+                p.kill()
+                p.wait()
 
     for _ in range(rounds):
-        p = subprocess.Popen(py)
-        try:
-            measure("none")
-        finally:
-            p.kill()
-            p.wait()
+        measure("none", spinner=True)
         bench_run_async(f"spin {5000}")
         try:
             measure("spin")
         finally:
             bench_run_async("spin 0")
         jt.insmod("jitmod", cpus=CPU, period_us=60000000, runtime_us=1)
-        p = subprocess.Popen(py)
         try:
-            measure("probes")
+            measure("probes", spinner=True)
         finally:
-            p.kill()
-            p.wait()
             jt.rmmod("jitmod")
         jitmod_load()
         try:
