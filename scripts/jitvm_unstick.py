@@ -21,6 +21,13 @@ QEMU's translations of that address, let the guest go on at once.
 So the runner watches the vCPUs over QMP and, when one has been looping
 like that, does exactly that rewrite and says so.  The guest's memory is
 unchanged by it; a guest hung any other way stays hung.
+
+It must free the vCPU well before the guest's own watchdogs see the
+stall: the soft-lockup detector reports a CPU stuck for 2 x
+watchdog_thresh (GUEST_LOCKUP_S), and RCU's stall warning comes at 21 s
+on Debian's kernels.  Either line in the kernel log fails the test that
+was running, though jitmod did nothing wrong.  The window of samples
+plus the probes therefore stays under half of GUEST_LOCKUP_S.
 """
 
 import json
@@ -28,8 +35,8 @@ import re
 import socket
 import time
 
-SAMPLE_S = 2.0
-WINDOW = 8           # samples: 16 s of a vCPU that goes nowhere
+SAMPLE_S = 1.0
+WINDOW = 7           # samples: 7 s of a vCPU that goes nowhere
 MAX_DISTINCT = 4     # places it may be seen at meanwhile
 PROBES = 6           # stopped looks at its stack, of which 2 must agree
 BACKOFF_S = 60.0     # before places that failed the probes are probed again
@@ -39,6 +46,8 @@ MAX_FIXES = 8
 INT3_OPCODE = 0xcc
 KERNEL_CS = 0x10
 KERNEL_TEXT = 0xffffffff80000000
+GUEST_LOCKUP_S = 20  # the soft-lockup report, at watchdog_thresh=10
+PROBE_GAP_S = 0.05   # between two stopped looks
 
 _CPU = re.compile(r"^CPU#(\d+)", re.M)
 _REG = {k: re.compile(v) for k, v in (
@@ -292,7 +301,7 @@ class Unsticker:
                 seen.append(x)
                 if seen.count(x) >= 2:
                     return x
-            time.sleep(0.05)
+            time.sleep(PROBE_GAP_S)
         return None
 
     def close(self):
