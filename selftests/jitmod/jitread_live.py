@@ -9,7 +9,10 @@
    of the same events, no events lost, and jitread's instance is gone
    afterwards;
  - --record then --replay gives the same JSON;
- - --top prints a frame a second with a row for the CPU;
+ - top prints a frame a second with a row for the CPU;
+ - -T with a unit sets jitmod's threshold for the run (a bare number is
+   us, or ns in the old form) and jitread puts the old value back when it
+   ends, also when it dies of an error after the run;
  - -s with --on-threshold: the stop saves the last events and runs the
    command, and the run ends;
  - SIGTERM ends a run with its report and removes the instance;
@@ -219,12 +222,53 @@ def live_run(jr, tmp, inst):
 
 
 def top_view(jr):
-    rc, out = jt.sh([jr, "--top", "-d", "3s", "-c", str(CPU)], check=False)
-    frames = out.count("jitread --top:")
+    rc, out = jt.sh([jr, "top", "-d", "3s", "-c", str(CPU)], check=False)
+    frames = out.count("jitread top:")
     rows = [ln for ln in out.splitlines() if ln.split()[:1] == [str(CPU)]]
-    jt.log(f"--top: {frames} frames, last row: {rows[-1] if rows else None}")
+    jt.log(f"top: {frames} frames, last row: {rows[-1] if rows else None}")
     if rc or frames < 2 or not rows:
-        raise jt.Fail(f"--top (exit {rc}) printed: {out[-400:]}")
+        raise jt.Fail(f"top (exit {rc}) printed: {out[-400:]}")
+
+
+def threshold_during(jr, tmp, args):
+    """jitmod's threshold_ns while jitread runs with args (None if it
+    ended before it was ready), its exit code and stderr."""
+    ready = os.path.join(tmp, "ready")
+    if os.path.exists(ready):
+        os.unlink(ready)    # the last run's
+    p = subprocess.Popen([jr, *args, "-q", "-d", "2s", "-c", str(CPU),
+                          "--ready-file", ready],
+                         stderr=subprocess.PIPE, text=True)
+    if not jt.wait_for(lambda: os.path.exists(ready) or
+                       p.poll() is not None, 20):
+        p.kill()
+        raise jt.Fail(f"jitread {args} never became ready")
+    during = None
+    if os.path.exists(ready):
+        during = int(jt.read(f"{jt.JIT_PARAMS}/threshold_ns"))
+    _, err = p.communicate(timeout=60)
+    return during, p.returncode, err.strip()
+
+
+def settings_put_back(jr, tmp):
+    """-T sets threshold_ns for the run only, in the unit it says."""
+    before = jt.read(f"{jt.JIT_PARAMS}/threshold_ns")
+    cases = [(["hist", "-T", "7us"], 7000, 0),
+             (["hist", "-T", "12"], 12000, 0),
+             (["-T", "9000"], 9000, 0),
+             (["hist", "-T", "8us", "--json", "/nonexistent/x.json"], 8000,
+              1),
+             # dies after the setting, before the run: put back at exit
+             (["hist", "-T", "8us", "--record", "/nonexistent/x.rec"], None,
+              1)]
+    for args, want, code in cases:
+        during, rc, err = threshold_during(jr, tmp, args)
+        after = jt.read(f"{jt.JIT_PARAMS}/threshold_ns")
+        jt.log(f"{' '.join(args)}: threshold_ns {during} during, {after} "
+               f"after (was {before}), exit {rc}")
+        if (during, rc, after) != (want, code, before):
+            raise jt.Fail(f"{args}: want {want} during, exit {code}, "
+                          f"{before} after: {err}")
 
 
 def on_threshold(jr, tmp):
@@ -331,6 +375,7 @@ def body():
         raise jt.Fail(f"-c 0 (not sampled): exit {rc}: {out}")
     live_attribution(jr, tmp)
     top_view(jr)
+    settings_put_back(jr, tmp)
     on_threshold(jr, tmp)
     terminated_reader(jr)
     killed_reader(jr)

@@ -12,6 +12,7 @@ import subprocess
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 JITREAD = os.path.join(TOP, "user", "jitread")
+COMMANDS = ("hist", "top", "record", "report", "user", "compare")
 
 MAGIC = b"JITREC\x00\x01"
 HDR = struct.Struct("<8sII65s96s480s256s82s5xQ16x")
@@ -67,6 +68,16 @@ def jitread(*args):
     p = subprocess.run([JITREAD, *args], capture_output=True, text=True,
                        check=False, timeout=120)
     return p.returncode, p.stdout, p.stderr
+
+
+def refused(test, args, code, text):
+    """jitread with args exits code with one line on stderr holding text,
+    and prints nothing on stdout."""
+    rc, out, err = jitread(*args)
+    test.assertEqual(rc, code, f"{args}: {err}")
+    test.assertIn(text, err)
+    test.assertEqual(len(err.strip().splitlines()), 1, err)
+    test.assertEqual(out, "")
 
 
 def main():

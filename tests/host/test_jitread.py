@@ -295,11 +295,7 @@ class JitreadErrors(unittest.TestCase):
         self.tmp.cleanup()
 
     def expect(self, args, code, text):
-        rc, out, err = jrrec.jitread(*args)
-        self.assertEqual(rc, code, f"{args}: {err}")
-        self.assertIn(text, err)
-        self.assertEqual(len(err.strip().splitlines()), 1, err)
-        self.assertEqual(out, "")
+        jrrec.refused(self, args, code, text)
 
     def test_cli_errors(self):
         self.expect(["--bogus"], 2, "unknown option '--bogus'")
@@ -309,16 +305,25 @@ class JitreadErrors(unittest.TestCase):
         self.expect(["-c", ""], 2, "bad CPU list")
         self.expect(["-T", "0"], 2, "for -T")
         self.expect(["--precision", "9"], 2, "for --precision")
-        self.expect(["-u", "ms"], 2, "for -u")
+        self.expect(["-u", "s"], 2, "for -u")
         self.expect(["--on-threshold", "reboot"], 2, "bad --on-threshold")
         self.expect(["--json"], 2, "needs a value")
-        self.expect(["extra"], 2, "unexpected argument 'extra'")
-        self.expect(["--replay", "x", "--top"], 2, "--replay reads a file")
+        self.expect(["extra"], 2, "unknown command 'extra'")
+        self.expect(["hist", "extra"], 2, "unexpected argument 'extra'")
+        self.expect(["--replay", "x", "--top"], 2,
+                    "'--top' is not an option of 'jitread report'")
 
     def test_help(self):
         rc, out, _ = jrrec.jitread("--help")
         self.assertEqual(rc, 0)
+        for cmd in jrrec.COMMANDS:
+            self.assertIn(f"\n  {cmd} ", out)
         self.assertIn("--replay FILE", out)
+        rc, out, _ = jrrec.jitread("report", "--help")
+        self.assertEqual(rc, 0)
+        self.assertIn("usage: jitread report FILE", out)
+        self.assertIn("--bucket-size TIME", out)
+        self.assertNotIn("--threshold", out, "report sets nothing")
 
     def test_replay_missing_file(self):
         self.expect(["--replay", "/nonexistent/x"], 1, "No such file")
@@ -398,11 +403,15 @@ class JitreadDocs(unittest.TestCase):
                          "user/jitread not built (make user)")
     def test_every_option_documented(self):
         import re
-        _, usage, _ = jrrec.jitread("--help")
+        usage = ""
+        for cmd in jrrec.COMMANDS:
+            usage += jrrec.jitread(cmd, "--help")[1]
         with open(self.DOC) as f:
             doc = f.read()
         opts = set(re.findall(r"--[a-z][a-z-]+", usage))
-        self.assertGreater(len(opts), 15)
+        self.assertGreater(len(opts), 30)
+        for cmd in jrrec.COMMANDS:
+            self.assertIn(f"**jitread {cmd}**", doc)
         missing = [o for o in sorted(opts) if f"**{o}**" not in doc]
         self.assertEqual(missing, [], "options missing from jitread.rst")
 

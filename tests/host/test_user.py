@@ -254,8 +254,11 @@ class UserErrors(unittest.TestCase):
         self.expect(["--user"], 2, "needs -c")
         self.expect(["--user", "-c", "4000", "--no-pipeline"], 2,
                     "not online")
-        self.expect(c + ["--replay", "x"], 2, "cannot be combined")
-        self.expect(["--compare", "--record", "x"], 2, "cannot be combined")
+        self.expect(c + ["--replay", "x"], 2, "is not an option of")
+        self.expect(["--compare", "--record", "x"], 2,
+                    "'--record' is not an option of 'jitread compare'")
+        self.expect(["user", "--csv", "x"], 2,
+                    "'--csv' is not an option of 'jitread user'")
         self.expect(c + ["--no-pipeline", "-d", "1", "--ready-file",
                          "/nonexistent/ready"], 1, "--ready-file")
 

@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../jr_model.h"
-#include "../jr_rec.h"
-#include "../jr_report.h"
+#include "core/jr_model.h"
+#include "core/jr_rec.h"
+#include "core/jr_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0
+"""jitread's subcommands, the old form as their alias, and times with
+units.  What needs jitmod (hist, top, record, and the settings put back
+at exit) is checked in the guest by selftests/jitmod/jitread_live.py."""
+
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import jrrec  # noqa: E402
+
+
+def records():
+    out = [jrrec.gap(1, v) for v in range(1000, 90000, 37)]
+    out += [jrrec.irq(1, 4000, "local_timer"),
+            jrrec.thread(2, 7000, "kworker/2:1", 77),
+            jrrec.gap(2, 123456, "thread"),
+            jrrec.summary(1, 10 ** 9, 2 * 10 ** 6, 89000),
+            jrrec.summary(2, 10 ** 9, 123456, 123456)]
+    return out
+
+
+@unittest.skipUnless(os.access(jrrec.JITREAD, os.X_OK), "make user")
+class Commands(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.rec = os.path.join(self.tmp.name, "r.rec")
+        jrrec.write(self.rec, records())
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_ok(self, *args):
+        rc, out, err = jrrec.jitread(*args)
+        self.assertEqual(rc, 0, f"{args}: {err}")
+        return out
+
+    def json_of(self, *args):
+        path = os.path.join(self.tmp.name, "o.json")
+        self.run_ok(*args, "-q", "--json", path)
+        with open(path) as f:
+            d = json.load(f)
+        d["system"].pop("argv", None)   # the command line itself differs
+        return d
+
+    def test_old_form_is_an_alias(self):
+        new = self.run_ok("report", self.rec, "-u", "us")
+        self.assertIn("CPU", new)
+        self.assertEqual(self.run_ok("--replay", self.rec, "-u", "us"), new)
+        self.assertEqual(self.run_ok("--hist", "--replay", self.rec, "-u",
+                                     "us"), new)
+        self.assertEqual(self.run_ok("report", "--replay", self.rec, "-u",
+                                     "us"), new)
+        self.assertEqual(self.json_of("report", self.rec, "-c", "1"),
+                         self.json_of("--replay", self.rec, "-c", "1"))
+
+    def bucket_rows(self, *args):
+        lines = self.run_ok(*args, "--entries", "4").splitlines()
+        i = next(n for n, ln in enumerate(lines) if ln.startswith("Index"))
+        return lines[i + 1:i + 5]
+
+    def test_bucket_size_units(self):
+        want = self.bucket_rows("--replay", self.rec, "--bucket-size",
+                                "20000")
+        self.assertEqual(len(want), 4, want)
+        self.assertTrue(want[1].startswith("20000"), want)
+        for args in (["-b", "20"], ["-b", "20us"], ["--bucket-size",
+                                                    "0.02ms"],
+                     ["-b", "20000ns"]):
+            self.assertEqual(self.bucket_rows("report", self.rec, *args),
+                             want, args)
+        # the old form keeps its bare ns, and takes units too
+        self.assertEqual(self.bucket_rows("--replay", self.rec, "-b",
+                                          "20us"), want)
+        self.assertNotEqual(self.bucket_rows("report", self.rec, "-b",
+                                             "20000"), want)
+
+    def expect(self, args, code, text):
+        jrrec.refused(self, args, code, text)
+
+    def test_refusals(self):
+        self.expect(["bogus"], 2, "unknown command 'bogus'")
+        self.expect(["report"], 2, "needs the recording")
+        self.expect(["record", "-d", "1s"], 2, "needs -o FILE")
+        self.expect(["user"], 2, "needs -c CPUS")
+        self.expect(["report", self.rec, "-T", "5us"], 2,
+                    "'-T' is not an option of 'jitread report'")
+        self.expect(["top", "--csv", "d"], 2,
+                    "'--csv' is not an option of 'jitread top'")
+        self.expect(["record", "-o", "x", "--json", "y"], 2,
+                    "'--json' is not an option of 'jitread record'")
+        self.expect(["hist", "--wat"], 2, "unknown option '--wat'")
+        self.expect(["report", self.rec, self.rec], 2,
+                    "unexpected argument")
+
+    def test_bad_times(self):
+        for bad in ("1.5ns", "5 us", "us", "-1us", "2x", "1.", "0.0000000001s",
+                    "99999999999999999999s"):
+            self.expect(["report", self.rec, "-b", bad], 2,
+                        f"bad value '{bad}' for -b")
+        self.expect(["hist", "-T", "0"], 2, "for -T")
+        self.expect(["hist", "-T", "2s"], 2, "for -T")
+        self.expect(["hist", "-s", "1500ns"], 2, "for -s")
+        self.expect(["hist", "-d", "500ms"], 2, "for -d")
+        self.expect(["compare", "--phase", "0s"], 2, "for --phase")
+
+    def test_each_command_has_help(self):
+        for cmd in jrrec.COMMANDS:
+            rc, out, err = jrrec.jitread(cmd, "--help")
+            self.assertEqual((rc, err), (0, ""), cmd)
+            self.assertTrue(out.startswith(f"usage: jitread {cmd} "), out)
+            self.assertIn("-h, --help", out)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_cmd_compare.c - jitread compare: jitmod and the user side, in turn,
+ * on the same CPUs.
+ *
+ * The kernel and the user samplers cannot both spin on one CPU, so a
+ * comparison runs phases: kernel, user, kernel, user...  A kernel phase
+ * switches jitmod on (its enable parameter) and drains its events; a user
+ * phase switches it off, runs the user sampler on every CPU and then the
+ * pipeline.  Both sides use the same threshold, and jitmod's settings are
+ * put back at the end.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/jr_cmds.h"
+#include "cmd/jr_live.h"
+#include "cmd/jr_udoc.h"
+#include "common/jr_sys.h"
+#include "kernel/jr_trace.h"
+
+/* jr_compare_cpus - -c, or jitmod's own CPUs. */
+static void jr_compare_cpus(struct jr_opts *o)
+{
+	static char text[512];
+	struct jr_err e;
+
+	if (o->have_cpus)
+		return;
+	if (jr_read_line(JR_PARAMS_DIR "/cpus", text, sizeof(text)) ||
+	    jr_parse_cpus(text, o->cpus, &e))
+		jr_die(JR_EXIT_RUN, "cannot read jitmod's cpus parameter");
+	o->have_cpus = true;
+	o->cpus_text = text;
+}
+
+static void jr_jitmod_enable(struct jr_ksave *saved, int on)
+{
+	int ret = jr_param_change(saved, "enable", on);
+
+	if (ret)
+		jr_die(JR_EXIT_RUN, "cannot set jitmod's enable=%d: %s", on,
+		       strerror(-ret));
+}
+
+/* jr_kernel_phase - jitmod samples for ns; its events go to the stream. */
+static int jr_kernel_phase(struct jr_stream *s, struct jr_ksave *saved,
+			   uint64_t ns, const char *ready_file)
+{
+	uint64_t ticks = ns / (100 * JR_MS);
+	int ret = 0;
+
+	jr_jitmod_enable(saved, 1);
+	jr_ready(ready_file);
+	while (ticks-- && !jr_interrupted && !ret) {
+		usleep(100000);
+		ret = jr_stream_drain(s);
+		if (!jr_module_loaded())
+			return -ENODEV;
+	}
+	jr_jitmod_enable(saved, 0);
+	usleep(200000); /* the last period's summary */
+	return ret ? ret : jr_stream_drain(s);
+}
+
+/* jr_rounds - kernel and user phases in turn; 0 or a negative errno. */
+static int jr_rounds(struct jr_udoc *d, struct jr_ubpf *b, struct jr_stream *s,
+		     struct jr_ksave *saved)
+{
+	const struct jr_opts *o = d->o;
+	uint64_t r;
+	int ret = 0;
+
+	for (r = 0; r < o->user.rounds && !jr_interrupted && !ret; r++) {
+		if (!o->out.quiet)
+			jr_warn("round %" PRIu64 "/%" PRIu64
+				": kernel %g s, user %g s%s",
+				r + 1, o->user.rounds,
+				(double)o->user.phase_ns / JR_S,
+				(double)o->user.phase_ns / JR_S,
+				o->user.no_pipeline ? "" : ", pipeline");
+		ret = jr_kernel_phase(s, saved, o->user.phase_ns,
+				      o->live.ready_file);
+		if (ret)
+			break;
+		jr_sample_phase(d, b, o->user.phase_ns);
+		jr_pipe_phase(d, o->user.phase_ns);
+		d->rounds_done++;
+	}
+	return ret;
+}
+
+static int jr_compare_run(struct jr_opts *o, int argc, char **argv)
+{
+	struct jr_model kernel, user;
+	struct jr_sysinfo sys;
+	struct jr_ksave saved = { 0 };
+	struct jr_stream s;
+	struct jr_udoc d;
+	struct jr_ubpf b;
+	struct jr_err e;
+	int ret;
+
+	jr_preflight(o);
+	jr_compare_cpus(o);
+	jr_check_online(o);
+	jr_udoc_init(&d, o);
+	jr_set_params(o, &saved);
+	if (!o->live.threshold_ns &&
+	    jr_read_param("threshold_ns", &o->live.threshold_ns))
+		jr_die(JR_EXIT_RUN, "cannot read jitmod's threshold_ns");
+	jr_model_init(&kernel, o->out.precision, o->out.bucket_ns,
+		      o->out.entries);
+	jr_model_init(&user, o->out.precision, o->out.bucket_ns,
+		      o->out.entries);
+	d.kernel = &kernel;
+	d.user = &user;
+	jr_sysinfo_fill(&sys, argc, argv);
+	jr_remove_stale_instances();
+	jr_jitmod_enable(&saved, 0);
+	if (jr_stream_open(&s, o->live.buffer_kb, jr_model_sink, &kernel, &e))
+		jr_die(JR_EXIT_RUN, "%s", e.msg);
+	jr_prepare(&d, &b, &sys);
+	ret = jr_rounds(&d, &b, &s, &saved);
+	jr_stream_close(&s);
+	jr_restore_params(&saved);
+	if (ret == -ENODEV)
+		jr_warn("jitmod was unloaded during the run; the report covers what was read before");
+	else if (ret)
+		jr_warn("reading the trace failed: %s",
+			strerror(ret < 0 ? -ret : ret));
+	ret = ret == -ENODEV ? JR_EXIT_GONE : ret ? JR_EXIT_RUN : 0;
+	ret = jr_udoc_finish(&d, &sys) ?: ret;
+	jr_ubpf_close(&b);
+	jr_model_free(&kernel);
+	jr_model_free(&user);
+	jr_pipe_free(&d.pipe);
+	return ret;
+}
+
+const struct jr_cmd_def jr_cmd_compare = {
+	.name = "compare",
+	.summary = "jitmod and the user side in turn on the same CPUs",
+	.cmd = JR_CMD_COMPARE,
+	.synopsis = "[-c CPUS] [options]",
+	.about =
+		"Runs jitmod and the user side in turn on the same CPUs (by default\n"
+		"jitmod's) and sets their noise floors side by side.",
+	.run = jr_compare_run,
+};

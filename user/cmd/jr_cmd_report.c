@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_cmd_report.c - jitread report: the hist report of a recording.
+ */
+#include <stdio.h>
+
+#include "cmd/jr_cmds.h"
+#include "cmd/jr_out.h"
+
+static int jr_report_run(struct jr_opts *o, int argc, char **argv)
+{
+	struct jr_report_opts ro = jr_report_opts_of(o);
+	struct jr_reader rd;
+	struct jr_model m;
+	struct jr_rec r;
+	struct jr_err e;
+	int ret;
+
+	(void)argc;
+	(void)argv;
+	if (jr_reader_open(&rd, o->file, &e))
+		jr_die(JR_EXIT_RUN, "%s: %s", o->file, e.msg);
+	jr_model_init(&m, o->out.precision, o->out.bucket_ns, o->out.entries);
+	while ((ret = jr_read(&rd, &r, &e)) > 0) {
+		if (o->have_cpus && !o->cpus[r.cpu])
+			continue;
+		if (jr_model_add(&m, &r))
+			jr_die(JR_EXIT_RUN, "out of memory");
+	}
+	fclose(rd.f);
+	if (ret < 0)
+		jr_die(JR_EXIT_RUN, "%s: %s", o->file, e.msg);
+	if (!o->out.quiet)
+		jr_report_text(stdout, &m, &rd.hdr.sys, &ro);
+	jr_report_files(&m, &rd.hdr.sys, o);
+	jr_model_free(&m);
+	return 0;
+}
+
+const struct jr_cmd_def jr_cmd_report = {
+	.name = "report",
+	.summary = "the hist report of a recording: no root, no module",
+	.cmd = JR_CMD_REPORT,
+	.synopsis = "FILE [options]",
+	.about =
+		"Reports a recording of jitread record (or --record) as jitread hist\n"
+		"would have: no root, no module, any machine.",
+	.run = jr_report_run,
+};

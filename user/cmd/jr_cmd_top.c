@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_cmd_top.c - jitread top: a per-CPU table of the last second,
+ * refreshed every second.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "cmd/jr_cmds.h"
+#include "cmd/jr_live.h"
+#include "cmd/jr_out.h"
+
+static void jr_top_frame(struct jr_live *c, double elapsed, bool last)
+{
+	static double next = 1;
+	struct jr_model *w = &c->window;
+	int cpu;
+
+	if (last || elapsed < next)
+		return;
+	next += 1;
+	if (isatty(STDOUT_FILENO))
+		printf("\033[H\033[2J");
+	printf("jitread top: %.0f s, %" PRIu64 " events; last second, ns\n",
+	       elapsed, c->model.events);
+	printf("%-4s %14s %12s %9s %12s %7s %7s %7s %7s %7s %7s\n", "CPU",
+	       "runtime", "noise", "%avail", "max-single", "HW", "NMI", "IRQ",
+	       "SIRQ", "THREAD", "lost");
+	for (cpu = 0; cpu < w->nr_cpus; cpu++) {
+		const struct jr_cpu *p = &w->cpu[cpu];
+		uint64_t hw = p->hist[JR_H_SMI].count +
+			      p->hist[JR_H_STEAL].count +
+			      p->hist[JR_H_UNKNOWN].count;
+		char pct[JR_AVAIL_LEN];
+
+		if (!p->seen)
+			continue;
+		printf("%-4d %14" PRIu64 " %12" PRIu64 " %9s %12" PRIu64
+		       " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
+		       " %7" PRIu64 " %7" PRIu64 "\n",
+		       cpu, p->runtime_ns, p->noise_ns,
+		       jr_cpu_avail_str(p, pct, sizeof(pct)), p->max_gap_ns, hw,
+		       p->hist[JR_H_NMI].count, p->hist[JR_H_IRQ].count,
+		       p->hist[JR_H_SOFTIRQ].count, p->hist[JR_H_THREAD].count,
+		       p->lost);
+	}
+	fflush(stdout);
+	jr_model_free(w);
+	jr_model_init(w, c->o->out.precision, c->o->out.bucket_ns,
+		      c->o->out.entries);
+}
+
+static int jr_top_run(struct jr_opts *o, int argc, char **argv)
+{
+	struct jr_live c = { .o = o, .frame = jr_top_frame };
+	int ret;
+
+	ret = jr_live_run(&c, argc, argv);
+	jr_report_files(&c.model, &c.sys, o);
+	jr_live_free(&c);
+	return ret;
+}
+
+const struct jr_cmd_def jr_cmd_top = {
+	.name = "top",
+	.summary = "a per-CPU table of the last second, refreshed every second",
+	.cmd = JR_CMD_TOP,
+	.synopsis = "[options]",
+	.about =
+		"Shows every sampled CPU's noise of the last second, refreshed every\n"
+		"second: runtime, noise, availability, the largest gap and the gaps\n"
+		"per class.",
+	.run = jr_top_run,
+};

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_cmd_user.c - jitread user: the noise a user thread sees on the same
+ * CPUs, without jitmod: a TSC sampler per CPU, classified by BPF, then
+ * the three-thread pipeline.
+ */
+#include "cmd/jr_cmds.h"
+#include "cmd/jr_udoc.h"
+#include "kernel/jr_kparams.h"
+
+#define JR_DEFAULT_USER_NS (10 * JR_S)
+
+static int jr_user_run(struct jr_opts *o, int argc, char **argv)
+{
+	uint64_t ns = o->live.duration_ns ? o->live.duration_ns :
+					    JR_DEFAULT_USER_NS;
+	struct jr_sysinfo sys;
+	struct jr_model user;
+	struct jr_udoc d;
+	struct jr_ubpf b;
+	int ret;
+
+	jr_check_online(o);
+	jr_udoc_init(&d, o);
+	if (!o->live.threshold_ns)
+		o->live.threshold_ns = 1000;
+	jr_model_init(&user, o->out.precision, o->out.bucket_ns,
+		      o->out.entries);
+	d.user = &user;
+	jr_sysinfo_fill(&sys, argc, argv);
+	jr_prepare(&d, &b, &sys);
+	jr_sample_phase(&d, &b, ns);
+	jr_pipe_phase(&d, ns);
+	d.rounds_done = 1;
+	ret = jr_udoc_finish(&d, &sys);
+	jr_ubpf_close(&b);
+	jr_model_free(&user);
+	jr_pipe_free(&d.pipe);
+	return ret;
+}
+
+const struct jr_cmd_def jr_cmd_user = {
+	.name = "user",
+	.summary = "the noise a user thread sees: sampler, BPF, pipeline",
+	.cmd = JR_CMD_USER,
+	.synopsis = "-c CPUS [options]",
+	.about =
+		"Samples the CPUs from a user thread each (no module needed), with BPF\n"
+		"naming what interrupted each gap, then runs the three-thread pipeline\n"
+		"(producer, accumulator, journaller) and checks its journal.",
+	.run = jr_user_run,
+};

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_live.c - a live run over jitmod's events: hist, top and record.
+ *
+ * The run reads jitmod's events from a tracefs instance of its own until
+ * the duration ends, ^C, jitmod stops on a threshold, or jitmod goes
+ * away.  Whatever it set in jitmod (-T, -s, -S) is put back at the end,
+ * also when it dies of an error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs/tracefs.h>
+
+#include "cmd/jr_live.h"
+#include "common/jr_sys.h"
+#include "kernel/jr_trace.h"
+
+#define JR_POLL_MS 100
+#define JR_TAIL 4096 /* records kept for --on-threshold trace */
+
+static struct jr_ksave *jr_to_restore;
+
+static void jr_restore_at_exit(void)
+{
+	if (jr_to_restore)
+		jr_restore_params(jr_to_restore);
+}
+
+/* jr_restore_params - put back jitmod's settings; say so if it fails. */
+void jr_restore_params(struct jr_ksave *saved)
+{
+	int ret = jr_params_restore(saved);
+
+	if (ret)
+		jr_warn("could not put back jitmod's settings: %s",
+			strerror(-ret));
+	if (jr_to_restore == saved)
+		jr_to_restore = NULL;
+}
+
+/* jr_set_params - -T, -s and -S, each noted to be put back at exit. */
+void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved)
+{
+	static const char *const names[] = { "threshold_ns", "stop_us",
+					     "stop_total_us" };
+	const struct jr_live_opts *l = &o->live;
+	uint64_t vals[] = { l->threshold_ns, l->stop_us, l->stop_total_us };
+	static bool registered;
+	int i, ret;
+
+	if (!registered) {
+		atexit(jr_restore_at_exit);
+		registered = true;
+	}
+	jr_to_restore = saved;
+	for (i = 0; i < 3; i++) {
+		if (!vals[i])
+			continue;
+		ret = jr_param_change(saved, names[i], vals[i]);
+		if (ret)
+			jr_die(JR_EXIT_RUN,
+			       "cannot set jitmod's %s=%" PRIu64 ": %s",
+			       names[i], vals[i], strerror(-ret));
+	}
+}
+
+/* jr_check_cpus - every CPU asked for must be sampled by jitmod. */
+static void jr_check_cpus(const struct jr_opts *o)
+{
+	char text[512];
+	int cpu;
+
+	if (!o->have_cpus)
+		return;
+	cpu = jr_cpus_outside(o->cpus, JR_PARAMS_DIR "/cpus", text,
+			      sizeof(text));
+	if (cpu >= 0)
+		jr_die(JR_EXIT_USAGE,
+		       "CPU %d is not sampled by jitmod (cpus=%s); "
+		       "write the list to " JR_PARAMS_DIR "/cpus",
+		       cpu, text);
+}
+
+/* jr_preflight - root, tracefs, jitmod, the CPUs; then pin (-H). */
+void jr_preflight(const struct jr_opts *o)
+{
+	cpu_set_t set;
+	int cpu;
+
+	if (geteuid() != 0)
+		jr_die(JR_EXIT_RUN,
+		       "must run as root to read the trace (or read a recording: jitread report FILE)");
+	if (!tracefs_tracing_dir())
+		jr_die(JR_EXIT_RUN,
+		       "tracefs is not mounted; run: mount -t tracefs nodev /sys/kernel/tracing");
+	if (!jr_module_loaded())
+		jr_die(JR_EXIT_RUN,
+		       "jitmod is not loaded; load it first, e.g.: insmod module/jitmod.ko cpus=1-3");
+	jr_check_cpus(o);
+	if (!o->live.have_house)
+		return;
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < CPU_SETSIZE && cpu < JR_MAX_CPUS; cpu++)
+		if (o->live.house[cpu])
+			CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		jr_die(JR_EXIT_USAGE, "-H: cannot pin to those CPUs: %s",
+		       strerror(errno));
+}
+
+static bool jr_wanted(const struct jr_opts *o, const struct jr_rec *r)
+{
+	return !o->have_cpus || o->cpus[r->cpu];
+}
+
+/* jr_sink - every decoded record comes through here. */
+static int jr_sink(void *data, const struct jr_rec *r)
+{
+	struct jr_live *c = data;
+	int ret;
+
+	if (c->rec) {
+		if (jr_write(c->rec, r))
+			return -EIO;
+		c->recorded++;
+	}
+	if (!jr_wanted(c->o, r))
+		return 0;
+	if (c->tail)
+		c->tail[c->nr_tail++ % JR_TAIL] = *r;
+	if (r->type == JR_STOP)
+		c->stopped = true;
+	ret = jr_model_add(&c->model, r);
+	if (!ret)
+		ret = jr_model_add(&c->window, r);
+	return ret;
+}
+
+static double jr_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void jr_save_tail(struct jr_live *c, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	uint64_t i = c->nr_tail > JR_TAIL ? c->nr_tail - JR_TAIL : 0;
+	char key[64];
+	int h;
+
+	if (!f) {
+		jr_warn("%s: %s", path, strerror(errno));
+		return;
+	}
+	fprintf(f, "# the last %" PRIu64 " jitmod events before the stop\n",
+		c->nr_tail - i);
+	for (; i < c->nr_tail; i++) {
+		const struct jr_rec *r = &c->tail[i % JR_TAIL];
+
+		if (jr_source_key(r, key, sizeof(key), &h) < 0)
+			snprintf(key, sizeof(key), "%s",
+				 r->type == JR_GAP  ? "gap" :
+				 r->type == JR_STOP ? "stop" :
+						      "summary");
+		fprintf(f,
+			"%" PRIu64 " cpu=%u %s v0=%" PRIu64 " v1=%" PRIu64 "\n",
+			r->ts_ns, r->cpu, key, r->v[0], r->v[1]);
+	}
+	if (fclose(f))
+		jr_warn("%s: write failed", path);
+	else
+		jr_warn("saved the last events to %s", path);
+}
+
+static void jr_run_actions(struct jr_live *c)
+{
+	int i;
+
+	jr_warn("jitmod stopped: %s %" PRIu64 " ns > %" PRIu64 " ns on CPU %u",
+		c->model.last_stop.cls ? "period noise" : "single gap",
+		c->model.last_stop.v[0], c->model.last_stop.v[1],
+		c->model.last_stop.cpu);
+	for (i = 0; i < c->o->live.nr_act; i++) {
+		const struct jr_action *a = &c->o->live.act[i];
+
+		if (a->kind == JR_ACT_TRACE)
+			jr_save_tail(c, a->arg);
+		else if (a->kind == JR_ACT_EXEC && system(a->arg) == -1)
+			jr_warn("cannot run '%s'", a->arg);
+		else if (a->kind == JR_ACT_SIGNAL && kill(a->pid, a->sig))
+			jr_warn("kill(%d, %d): %s", a->pid, a->sig,
+				strerror(errno));
+	}
+}
+
+/* jr_live_start - checks, settings, the recording and the stream. */
+static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
+			  char **argv)
+{
+	const struct jr_opts *o = c->o;
+	struct jr_err e;
+	int removed;
+
+	jr_model_init(&c->model, o->out.precision, o->out.bucket_ns,
+		      o->out.entries);
+	jr_model_init(&c->window, o->out.precision, o->out.bucket_ns,
+		      o->out.entries);
+	jr_preflight(o);
+	jr_set_params(o, &c->saved);
+	jr_sysinfo_fill(&c->sys, argc, argv);
+	removed = jr_remove_stale_instances();
+	if (removed && !o->out.quiet)
+		jr_warn("removed %d stale instance(s)", removed);
+	jr_catch_signals();
+	if (o->live.record && jr_writer_open(&c->rec, o->live.record, &c->sys))
+		jr_die(JR_EXIT_RUN, "%s: %s", o->live.record, strerror(errno));
+	if (o->live.nr_act) {
+		c->tail = calloc(JR_TAIL, sizeof(*c->tail));
+		if (!c->tail)
+			jr_die(JR_EXIT_RUN, "out of memory");
+	}
+	if (jr_stream_open(s, o->live.buffer_kb, jr_sink, c, &e))
+		jr_die(JR_EXIT_RUN, "%s", e.msg);
+	jr_ready(o->live.ready_file);
+}
+
+/*
+ * jr_live_run - read until the end of the run; calls c->frame at every
+ * poll and once at the end.  0, or JR_EXIT_GONE when jitmod went away.
+ */
+int jr_live_run(struct jr_live *c, int argc, char **argv)
+{
+	const struct jr_opts *o = c->o;
+	double start, now;
+	struct jr_stream s;
+	int gone = 0, ret;
+
+	jr_live_start(c, &s, argc, argv);
+	start = jr_now();
+	for (;;) {
+		now = jr_now();
+		ret = jr_stream_drain(&s);
+		if (ret || c->stopped || jr_interrupted)
+			break;
+		if (!jr_module_loaded()) {
+			gone = 1;
+			break;
+		}
+		if (o->live.duration_ns &&
+		    (now - start) * 1e9 >= (double)o->live.duration_ns)
+			break;
+		if (c->frame)
+			c->frame(c, now - start, false);
+		usleep(JR_POLL_MS * 1000);
+	}
+	if (!gone && !ret)
+		ret = jr_stream_drain(&s);
+	jr_stream_close(&s);
+	jr_restore_params(&c->saved);
+	if (c->frame)
+		c->frame(c, jr_now() - start, true);
+	if (c->rec && fclose(c->rec))
+		jr_die(JR_EXIT_RUN, "%s: write failed", o->live.record);
+	c->rec = NULL;
+	if (ret)
+		jr_die(JR_EXIT_RUN, "reading the trace failed: %s",
+		       strerror(ret < 0 ? -ret : ret));
+	if (c->stopped)
+		jr_run_actions(c);
+	if (gone) {
+		jr_warn("jitmod was unloaded during the run; the report covers what was read before");
+		return JR_EXIT_GONE;
+	}
+	return 0;
+}
+
+void jr_live_free(struct jr_live *c)
+{
+	jr_model_free(&c->model);
+	jr_model_free(&c->window);
+	free(c->tail);
+	c->tail = NULL;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_live.h - a live run over jitmod's events: hist, top and record.
+ */
+#ifndef JR_LIVE_H
+#define JR_LIVE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cmd/jr_opts.h"
+#include "core/jr_model.h"
+#include "core/jr_rec.h"
+#include "kernel/jr_kparams.h"
+
+struct jr_live;
+
+/* called about once a second, and once more at the end (last = true) */
+typedef void (*jr_frame_fn)(struct jr_live *c, double elapsed, bool last);
+
+struct jr_live {
+	struct jr_opts *o;
+	struct jr_model model;
+	struct jr_model window; /* the events since the last frame */
+	struct jr_sysinfo sys;
+	struct jr_ksave saved; /* jitmod's settings the run changed */
+	FILE *rec;
+	uint64_t recorded;
+	struct jr_rec *tail;
+	uint64_t nr_tail;
+	bool stopped;
+	jr_frame_fn frame;
+};
+
+void jr_preflight(const struct jr_opts *o);
+void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved);
+void jr_restore_params(struct jr_ksave *saved);
+int jr_live_run(struct jr_live *c, int argc, char **argv);
+void jr_live_free(struct jr_live *c);
+
+#endif /* JR_LIVE_H */

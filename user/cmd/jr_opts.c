@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_opts.c - the options of every subcommand, in one table.
+ *
+ * Times take units everywhere (500ns, 2us, 1.5ms, 30s, 5m, 1h, 1d).  A
+ * bare number follows rtla's convention for the same option: -T, -s, -S
+ * and -b are in us, -d in s.  The old form ("jitread --hist -T 5000")
+ * keeps its bare -T and --bucket-size in ns.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/jr_opts.h"
+#include "core/jr_hist.h"
+#include "usamp/jr_pipe.h"
+#include "usamp/jr_usamp.h"
+
+#define B(c) (1U << (c))
+#define LIVE (B(JR_CMD_HIST) | B(JR_CMD_TOP) | B(JR_CMD_RECORD))
+#define SHOWN \
+	(B(JR_CMD_HIST) | B(JR_CMD_REPORT) | B(JR_CMD_USER) | B(JR_CMD_COMPARE))
+#define USERS (B(JR_CMD_USER) | B(JR_CMD_COMPARE))
+#define ALL (B(JR_NR_CMDS) - 1)
+#define JR_HELP_COL 28 /* where an option's help text starts */
+
+enum jr_key {
+	K_CPUS = 'c',
+	K_DURATION = 'd',
+	K_THRESHOLD = 'T',
+	K_STOP = 's',
+	K_STOP_TOTAL = 'S',
+	K_HOUSE = 'H',
+	K_QUIET = 'q',
+	K_UNIT = 'u',
+	K_BUCKET = 'b',
+	K_ENTRIES = 'E',
+	K_OUTPUT = 'o',
+	K_HELP = 'h',
+	K_PRECISION = 256,
+	K_BUFKB,
+	K_NOHDR,
+	K_ZEROS,
+	K_JSON,
+	K_CSV,
+	K_HGRM,
+	K_RECORD,
+	K_REPLAY,
+	K_ONTHR,
+	K_READY,
+	K_ALIAS, /* --hist, --top, --user, --compare: the old form's mode */
+	K_ROUNDS,
+	K_PHASE,
+	K_WORK,
+	K_FIFO,
+	K_MAXGAPS,
+	K_NOPIPE,
+	K_WAIT,
+	K_INTERVAL,
+	K_RING,
+	K_WARMUP,
+	K_INPUT,
+	K_JOURNAL,
+};
+
+struct jr_optdef {
+	const char *name;
+	int key;
+	const char *arg; /* NULL: a flag */
+	unsigned int cmds; /* B(JR_CMD_*) of the subcommands taking it */
+	const char *help; /* NULL: an alias, not in the usage text */
+};
+
+static const struct jr_optdef jr_optdefs[] = {
+	{ "cpus", K_CPUS, "LIST", ALL,
+	  "CPUs to report, or to sample (user, compare), e.g. 1-3,5" },
+	{ "duration", K_DURATION, "TIME", LIVE | B(JR_CMD_USER),
+	  "run for TIME, e.g. 30s, 5m, 1h, 1d; bare: s\n"
+	  "(default: until ^C; user: 10s)" },
+	{ "threshold", K_THRESHOLD, "TIME", LIVE | USERS,
+	  "set jitmod's threshold (user: the sampler's); bare: us" },
+	{ "stop", K_STOP, "TIME", LIVE,
+	  "set jitmod's stop_us: stop on one gap above TIME; bare: us" },
+	{ "stop-us", K_STOP, "TIME", LIVE, NULL },
+	{ "stop-total", K_STOP_TOTAL, "TIME", LIVE,
+	  "set jitmod's stop_total_us: stop on a period's noise; bare: us" },
+	{ "stop-total-us", K_STOP_TOTAL, "TIME", LIVE, NULL },
+	{ "on-threshold", K_ONTHR, "ACTION", LIVE,
+	  "when jitmod stops: stop | trace[=FILE] | exec=CMD |\n"
+	  "signal=SIG,PID (repeatable)" },
+	{ "house", K_HOUSE, "LIST", LIVE | B(JR_CMD_COMPARE),
+	  "pin jitread itself to these CPUs" },
+	{ "output", K_OUTPUT, "FILE", B(JR_CMD_RECORD),
+	  "the recording to write (required)" },
+	{ "record", K_RECORD, "FILE", B(JR_CMD_HIST) | B(JR_CMD_TOP),
+	  "also save every event to FILE, for jitread report" },
+	{ "replay", K_REPLAY, "FILE", B(JR_CMD_REPORT), NULL },
+	{ "ready-file", K_READY, "FILE", LIVE | USERS,
+	  "create FILE once sampling has begun (for scripts)" },
+	{ "buffer-kb", K_BUFKB, "KB", LIVE | B(JR_CMD_COMPARE),
+	  "per-CPU ring buffer of jitread's instance (default 8192)" },
+	{ "quiet", K_QUIET, NULL, ALL, "no status line, no text report" },
+	{ "unit", K_UNIT, "ns|us|ms", SHOWN,
+	  "unit of the text tables (default ns)" },
+	{ "precision", K_PRECISION, "N", SHOWN | B(JR_CMD_TOP),
+	  "histogram significant digits, 1-4 (default 3)" },
+	{ "bucket-size", K_BUCKET, "TIME", SHOWN,
+	  "bucket table width (default 1us); bare: us" },
+	{ "entries", K_ENTRIES, "N", SHOWN, "bucket table rows (default 256)" },
+	{ "no-header", K_NOHDR, NULL, SHOWN, "no header lines" },
+	{ "with-zeros", K_ZEROS, NULL, SHOWN, "print empty rows and classes" },
+	{ "json", K_JSON, "FILE", SHOWN | B(JR_CMD_TOP),
+	  "versioned JSON report (- for stdout)" },
+	{ "csv", K_CSV, "DIR", B(JR_CMD_HIST) | B(JR_CMD_REPORT),
+	  "percentiles.csv, sources.csv, summary.csv" },
+	{ "hgrm", K_HGRM, "DIR", B(JR_CMD_HIST) | B(JR_CMD_REPORT),
+	  "HdrHistogram .hgrm per CPU and class" },
+	{ "rounds", K_ROUNDS, "R", B(JR_CMD_COMPARE),
+	  "R kernel and R user phases (default 2)" },
+	{ "phase", K_PHASE, "TIME", B(JR_CMD_COMPARE),
+	  "length of each phase (default 10s); bare: s" },
+	{ "work", K_WORK, "MODE", USERS,
+	  "user sampler: none (the gap loop, default), usleep,\n"
+	  "nanosleep, memwalk, arith, kill, gettime" },
+	{ "fifo", K_FIFO, "PRIO", USERS,
+	  "run the user threads SCHED_FIFO at PRIO (1-99)" },
+	{ "max-gaps", K_MAXGAPS, "N", USERS,
+	  "user gaps kept per CPU and phase (default 1000000)" },
+	{ "no-pipeline", K_NOPIPE, NULL, USERS, "skip the pipeline" },
+	{ "wait", K_WAIT, "STRATEGY", USERS,
+	  "pipeline waits: spin (default), yield, sleep;\n"
+	  "only yield and sleep may share a CPU" },
+	{ "interval-us", K_INTERVAL, "TIME", USERS,
+	  "pipeline publication interval (default 10); bare: us" },
+	{ "ring", K_RING, "N", USERS,
+	  "pipeline ring slots, a power of two (default 4096)" },
+	{ "warmup-ms", K_WARMUP, "TIME", USERS,
+	  "pipeline warm-up left out (default 1000); bare: ms" },
+	{ "input", K_INPUT, "FILE", USERS,
+	  "pipeline messages: 8-byte payloads (default: generated)" },
+	{ "journal", K_JOURNAL, "FILE", USERS,
+	  "keep the pipeline journal in FILE (a new file)" },
+	{ "hist", K_ALIAS, NULL, B(JR_CMD_HIST) | B(JR_CMD_REPORT), NULL },
+	{ "top", K_ALIAS, NULL, B(JR_CMD_TOP), NULL },
+	{ "user", K_ALIAS, NULL, B(JR_CMD_USER), NULL },
+	{ "compare", K_ALIAS, NULL, B(JR_CMD_COMPARE), NULL },
+	{ "help", K_HELP, NULL, ALL, "this text" },
+};
+
+#define JR_NR_OPTDEFS (sizeof(jr_optdefs) / sizeof(jr_optdefs[0]))
+
+static void jr_opts_defaults(struct jr_opts *o, enum jr_cmd cmd, bool legacy)
+{
+	memset(o, 0, sizeof(*o));
+	o->cmd = cmd;
+	o->legacy = legacy;
+	o->out.unit = "ns";
+	o->out.div = 1.0;
+	o->out.precision = JR_HIST_DEFAULT_PRECISION;
+	o->out.bucket_ns = 1000;
+	o->out.entries = 256;
+	o->live.buffer_kb = 8192;
+	o->user.interval_ns = 10 * JR_US;
+	o->user.ring_size = 4096;
+	o->user.warmup_ns = 1000 * JR_MS;
+	o->user.max_gaps = 1000000;
+	o->user.rounds = 2;
+	o->user.phase_ns = 10 * JR_S;
+}
+
+static int jr_parse_action(const char *text, struct jr_live_opts *l,
+			   struct jr_err *e)
+{
+	struct jr_action *a;
+
+	if (l->nr_act == JR_MAX_ACTIONS)
+		return jr_fail(e, -EINVAL, "at most %d --on-threshold actions",
+			       JR_MAX_ACTIONS);
+	a = &l->act[l->nr_act];
+	memset(a, 0, sizeof(*a));
+	if (!strcmp(text, "stop")) {
+		a->kind = JR_ACT_STOP;
+	} else if (!strcmp(text, "trace") || !strncmp(text, "trace=", 6)) {
+		a->kind = JR_ACT_TRACE;
+		a->arg = text[5] ? text + 6 : "jitread_trace.txt";
+	} else if (!strncmp(text, "exec=", 5) && text[5]) {
+		a->kind = JR_ACT_EXEC;
+		a->arg = text + 5;
+	} else if (!strncmp(text, "signal=", 7) &&
+		   sscanf(text + 7, "%d,%d", &a->sig, &a->pid) == 2 &&
+		   a->sig > 0 && a->sig < NSIG && a->pid > 0) {
+		a->kind = JR_ACT_SIGNAL;
+	} else {
+		return jr_fail(
+			e, -EINVAL,
+			"bad --on-threshold '%s' (stop, trace[=FILE], exec=CMD, signal=SIG,PID)",
+			text);
+	}
+	l->nr_act++;
+	return 0;
+}
+
+static int jr_set_int(const char *arg, uint64_t lo, uint64_t hi, int *out)
+{
+	uint64_t v;
+
+	if (jr_parse_u64(arg, lo, hi, &v))
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+static int jr_set_name(const char *arg, const char *const *names, int nr,
+		       int *out)
+{
+	int i;
+
+	for (i = 0; i < nr; i++) {
+		if (!strcmp(arg, names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int jr_set_unit(const char *arg, struct jr_out_opts *out)
+{
+	static const char *const units[] = { "ns", "us", "ms" };
+	int i;
+
+	if (jr_set_name(arg, units, 3, &i))
+		return -EINVAL;
+	out->unit = units[i];
+	out->div = i == 0 ? 1.0 : i == 1 ? 1e3 : 1e6;
+	return 0;
+}
+
+/* jr_apply_user - the user side's options; -EINVAL: a bad value. */
+static int jr_apply_user(int key, const char *arg, struct jr_user_opts *u)
+{
+	switch (key) {
+	case K_ROUNDS:
+		return jr_parse_u64(arg, 1, 1000, &u->rounds);
+	case K_PHASE:
+		return jr_parse_time(arg, JR_S, JR_S, 86400 * JR_S,
+				     &u->phase_ns);
+	case K_WORK:
+		return jr_set_name(arg, jr_work_names, JR_WORK_NR, &u->work);
+	case K_FIFO:
+		return jr_set_int(arg, 1, 99, &u->fifo_prio);
+	case K_MAXGAPS:
+		return jr_parse_u64(arg, 1, 100000000, &u->max_gaps);
+	case K_NOPIPE:
+		u->no_pipeline = true;
+		return 0;
+	case K_WAIT:
+		return jr_set_name(arg, jr_wait_names, JR_WAIT_NR, &u->wait);
+	case K_INTERVAL:
+		return jr_parse_time(arg, JR_US, JR_US, JR_S, &u->interval_ns);
+	case K_RING:
+		if (jr_parse_u64(arg, 2, 1 << 24, &u->ring_size) ||
+		    (u->ring_size & (u->ring_size - 1)))
+			return -EINVAL;
+		return 0;
+	case K_WARMUP:
+		return jr_parse_time(arg, JR_MS, 0, 3600 * JR_S, &u->warmup_ns);
+	case K_INPUT:
+		u->input = arg;
+		return 0;
+	case K_JOURNAL:
+		u->journal = arg;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* jr_apply_out - how the report looks and where it goes. */
+static int jr_apply_out(int key, const char *arg, bool legacy,
+			struct jr_out_opts *out)
+{
+	switch (key) {
+	case K_QUIET:
+		out->quiet = true;
+		return 0;
+	case K_UNIT:
+		return jr_set_unit(arg, out);
+	case K_PRECISION:
+		return jr_set_int(arg, JR_HIST_MIN_PRECISION,
+				  JR_HIST_MAX_PRECISION, &out->precision);
+	case K_BUCKET:
+		return jr_parse_time(arg, legacy ? JR_NS : JR_US, 1, JR_S,
+				     &out->bucket_ns);
+	case K_ENTRIES:
+		return jr_set_int(arg, 1, 1000000, &out->entries);
+	case K_NOHDR:
+		out->no_header = true;
+		return 0;
+	case K_ZEROS:
+		out->with_zeros = true;
+		return 0;
+	case K_JSON:
+		out->json = arg;
+		return 0;
+	case K_CSV:
+		out->csv = arg;
+		return 0;
+	case K_HGRM:
+		out->hgrm = arg;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int jr_set_us(const char *arg, uint64_t *us)
+{
+	uint64_t ns;
+
+	if (jr_parse_time(arg, JR_US, JR_US, 60 * JR_S, &ns) || ns % JR_US)
+		return -EINVAL;
+	*us = ns / JR_US;
+	return 0;
+}
+
+/* jr_apply_live - what a live run does to jitmod and to itself. */
+static int jr_apply_live(int key, const char *arg, bool legacy,
+			 struct jr_live_opts *l, struct jr_err *e)
+{
+	switch (key) {
+	case K_DURATION:
+		return jr_parse_time(arg, JR_S, JR_S, 3650 * 86400 * JR_S,
+				     &l->duration_ns);
+	case K_THRESHOLD:
+		return jr_parse_time(arg, legacy ? JR_NS : JR_US, 1, JR_S,
+				     &l->threshold_ns);
+	case K_STOP:
+		return jr_set_us(arg, &l->stop_us);
+	case K_STOP_TOTAL:
+		return jr_set_us(arg, &l->stop_total_us);
+	case K_HOUSE:
+		if (jr_parse_cpus(arg, l->house, e))
+			return -EBADMSG;
+		l->have_house = true;
+		return 0;
+	case K_BUFKB:
+		return jr_parse_u64(arg, 64, 4194304, &l->buffer_kb);
+	case K_OUTPUT:
+	case K_RECORD:
+		l->record = arg;
+		return 0;
+	case K_READY:
+		l->ready_file = arg;
+		return 0;
+	case K_ONTHR:
+		return jr_parse_action(arg, l, e) ? -EBADMSG : 0;
+	}
+	return -ENOENT;
+}
+
+/*
+ * jr_apply - one option; 0, -EINVAL for a bad value, -EBADMSG when e
+ * already says what is wrong.
+ */
+static int jr_apply(int key, const char *arg, struct jr_opts *o,
+		    struct jr_err *e)
+{
+	int ret;
+
+	switch (key) {
+	case K_CPUS:
+		if (jr_parse_cpus(arg, o->cpus, e))
+			return -EBADMSG;
+		o->have_cpus = true;
+		o->cpus_text = arg;
+		return 0;
+	case K_REPLAY:
+		o->file = arg;
+		return 0;
+	case K_ALIAS:
+		return 0;
+	}
+	ret = jr_apply_live(key, arg, o->legacy, &o->live, e);
+	if (ret != -ENOENT)
+		return ret;
+	if (key >= K_ROUNDS)
+		return jr_apply_user(key, arg, &o->user);
+	return jr_apply_out(key, arg, o->legacy, &o->out);
+}
+
+static const struct jr_optdef *jr_optdef_of(const char *arg)
+{
+	size_t i, n;
+
+	if (arg[0] != '-')
+		return NULL;
+	for (i = 0; i < JR_NR_OPTDEFS; i++) {
+		const struct jr_optdef *d = &jr_optdefs[i];
+
+		if (arg[1] != '-') {
+			if (d->key < 128 && arg[1] == d->key)
+				return d;
+			continue;
+		}
+		n = strcspn(arg + 2, "=");
+		if (strlen(d->name) == n && !strncmp(arg + 2, d->name, n))
+			return d;
+	}
+	return NULL;
+}
+
+static int jr_unknown(const char *cmd_name, const char *arg, struct jr_err *e)
+{
+	if (jr_optdef_of(arg))
+		return jr_fail(
+			e, -EINVAL,
+			"'%s' is not an option of 'jitread %s' (see jitread %s --help)",
+			arg, cmd_name, cmd_name);
+	return jr_fail(e, -EINVAL,
+		       "unknown option '%s' (see jitread %s --help)", arg,
+		       cmd_name);
+}
+
+/* jr_getopt_tables - cmd's options in getopt_long's form. */
+static void jr_getopt_tables(enum jr_cmd cmd, struct option *lo, char *so)
+{
+	size_t i, n = 0, s = 0;
+
+	so[s++] = ':';
+	for (i = 0; i < JR_NR_OPTDEFS; i++) {
+		const struct jr_optdef *d = &jr_optdefs[i];
+
+		if (!(d->cmds & B(cmd)))
+			continue;
+		lo[n].name = d->name;
+		lo[n].has_arg = d->arg ? required_argument : no_argument;
+		lo[n].flag = NULL;
+		lo[n].val = d->key;
+		n++;
+		if (d->key < 128 && !strchr(so, d->key)) {
+			so[s++] = (char)d->key;
+			if (d->arg)
+				so[s++] = ':';
+		}
+	}
+	memset(&lo[n], 0, sizeof(lo[n]));
+	so[s] = '\0';
+}
+
+static int jr_check(const struct jr_opts *o, const char *cmd_name,
+		    struct jr_err *e)
+{
+	if (o->cmd == JR_CMD_REPORT && !o->file)
+		return jr_fail(e, -EINVAL,
+			       "jitread %s needs the recording to read",
+			       cmd_name);
+	if (o->cmd == JR_CMD_RECORD && !o->live.record)
+		return jr_fail(
+			e, -EINVAL,
+			"jitread %s needs -o FILE, the recording to write",
+			cmd_name);
+	if (o->cmd == JR_CMD_USER && !o->have_cpus)
+		return jr_fail(
+			e, -EINVAL,
+			"jitread %s needs -c CPUS: the CPUs to sample from userspace",
+			cmd_name);
+	return 0;
+}
+
+/*
+ * jr_parse_opts - fill o from argv[1..] for subcommand cmd (argv[0] is
+ * its name); 1 for --help, 0 to run, -EINVAL with e.
+ */
+int jr_parse_opts(enum jr_cmd cmd, const char *cmd_name, bool legacy, int argc,
+		  char **argv, struct jr_opts *o, struct jr_err *e)
+{
+	struct option lo[JR_NR_OPTDEFS + 1];
+	char so[2 * JR_NR_OPTDEFS + 2] = "";
+	int c, li, ret;
+
+	jr_opts_defaults(o, cmd, legacy);
+	jr_getopt_tables(cmd, lo, so);
+	opterr = 0;
+	optind = 1;
+	for (;;) {
+		li = -1;
+		c = getopt_long(argc, argv, so, lo, &li);
+		if (c == -1)
+			break;
+		if (c == K_HELP)
+			return 1;
+		if (c == ':')
+			return jr_fail(e, -EINVAL, "option '%s' needs a value",
+				       argv[optind - 1]);
+		if (c == '?')
+			return jr_unknown(cmd_name, argv[optind - 1], e);
+		ret = jr_apply(c, optarg, o, e);
+		if (ret == -EBADMSG)
+			return -EINVAL;
+		if (ret && li >= 0)
+			return jr_fail(e, -EINVAL,
+				       "bad value '%s' for --%s (see --help)",
+				       optarg, lo[li].name);
+		if (ret)
+			return jr_fail(e, -EINVAL,
+				       "bad value '%s' for -%c (see --help)",
+				       optarg, c);
+	}
+	if (cmd == JR_CMD_REPORT && optind < argc && !o->file)
+		o->file = argv[optind++];
+	if (optind < argc)
+		return jr_fail(e, -EINVAL, "unexpected argument '%s'",
+			       argv[optind]);
+	return jr_check(o, cmd_name, e);
+}
+
+/* jr_opts_usage - cmd's options, from the table. */
+void jr_opts_usage(FILE *out, enum jr_cmd cmd)
+{
+	size_t i;
+
+	for (i = 0; i < JR_NR_OPTDEFS; i++) {
+		const struct jr_optdef *d = &jr_optdefs[i];
+		const char *h, *nl;
+		char head[64];
+		int len;
+
+		if (!(d->cmds & B(cmd)) || !d->help)
+			continue;
+		if (d->key < 128)
+			snprintf(head, sizeof(head), "  -%c, --%s%s%s", d->key,
+				 d->name, d->arg ? " " : "",
+				 d->arg ? d->arg : "");
+		else
+			snprintf(head, sizeof(head), "      --%s%s%s", d->name,
+				 d->arg ? " " : "", d->arg ? d->arg : "");
+		if (strlen(head) > JR_HELP_COL - 1) {
+			fprintf(out, "%s\n", head);
+			head[0] = '\0';
+		}
+		for (h = d->help; h; h = nl ? nl + 1 : NULL) {
+			nl = strchr(h, '\n');
+			len = nl ? (int)(nl - h) : (int)strlen(h);
+			fprintf(out, "%-*s%.*s\n", JR_HELP_COL, head, len, h);
+			head[0] = '\0';
+		}
+	}
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_opts.h - the options of every subcommand, in one table.
+ *
+ * Each option says which subcommands take it; a subcommand's parser and
+ * its usage text both come from that table, so an option is described
+ * once and no subcommand accepts an option it would ignore.
+ */
+#ifndef JR_OPTS_H
+#define JR_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/jr_err.h"
+#include "common/jr_parse.h"
+
+enum jr_cmd {
+	JR_CMD_HIST,
+	JR_CMD_TOP,
+	JR_CMD_RECORD,
+	JR_CMD_REPORT,
+	JR_CMD_USER,
+	JR_CMD_COMPARE,
+	JR_NR_CMDS,
+};
+
+#define JR_MAX_ACTIONS 8
+
+struct jr_action {
+	enum { JR_ACT_STOP, JR_ACT_TRACE, JR_ACT_EXEC, JR_ACT_SIGNAL } kind;
+	const char *arg; /* file or command */
+	int sig;
+	int pid;
+};
+
+/* what a live run does to jitmod and to itself */
+struct jr_live_opts {
+	uint64_t duration_ns; /* 0: until SIGINT */
+	uint64_t threshold_ns; /* 0: leave the module's */
+	uint64_t stop_us;
+	uint64_t stop_total_us;
+	unsigned char house[JR_MAX_CPUS];
+	bool have_house;
+	size_t buffer_kb;
+	const char *record;
+	const char *ready_file;
+	struct jr_action act[JR_MAX_ACTIONS];
+	int nr_act;
+};
+
+/* how the report looks and where it goes */
+struct jr_out_opts {
+	bool quiet;
+	bool no_header;
+	bool with_zeros;
+	const char *unit;
+	double div;
+	int precision;
+	uint64_t bucket_ns;
+	int entries;
+	const char *json;
+	const char *csv;
+	const char *hgrm;
+};
+
+/* the user side: sampler, pipeline and the comparison's phases */
+struct jr_user_opts {
+	int work; /* enum jr_work */
+	int wait; /* enum jr_wait */
+	int fifo_prio;
+	bool no_pipeline;
+	uint64_t interval_ns;
+	uint64_t ring_size;
+	uint64_t warmup_ns;
+	uint64_t max_gaps;
+	uint64_t rounds;
+	uint64_t phase_ns;
+	const char *input;
+	const char *journal;
+};
+
+struct jr_opts {
+	enum jr_cmd cmd;
+	bool legacy; /* the old form, "jitread --hist": bare -T is in ns */
+	unsigned char cpus[JR_MAX_CPUS];
+	bool have_cpus;
+	const char *cpus_text;
+	const char *file; /* report: the recording */
+	struct jr_live_opts live;
+	struct jr_out_opts out;
+	struct jr_user_opts user;
+};
+
+int jr_parse_opts(enum jr_cmd cmd, const char *cmd_name, bool legacy, int argc,
+		  char **argv, struct jr_opts *o, struct jr_err *e);
+void jr_opts_usage(FILE *out, enum jr_cmd cmd);
+
+#endif /* JR_OPTS_H */

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_udoc.c - the user side's phases and its report, shared by jitread
+ * user and jitread compare.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cmd/jr_udoc.h"
+#include "common/jr_sys.h"
+
+int jr_model_sink(void *ctx, const struct jr_rec *r)
+{
+	return jr_model_add(ctx, r);
+}
+
+/* jr_check_online - every CPU asked for must be online here. */
+void jr_check_online(const struct jr_opts *o)
+{
+	unsigned char online[JR_MAX_CPUS];
+	struct jr_err e;
+	char text[512];
+	int cpu;
+
+	if (jr_read_line("/sys/devices/system/cpu/online", text,
+			 sizeof(text)) ||
+	    jr_parse_cpus(text, online, &e))
+		return;
+	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++)
+		if (o->cpus[cpu] && !online[cpu])
+			jr_die(JR_EXIT_USAGE,
+			       "CPU %d is not online (online: %s)", cpu, text);
+}
+
+void jr_udoc_init(struct jr_udoc *d, struct jr_opts *o)
+{
+	memset(d, 0, sizeof(*d));
+	d->o = o;
+	d->ro.unit = o->out.unit;
+	d->ro.div = o->out.div;
+	d->ro.no_header = o->out.no_header;
+	d->ro.with_zeros = o->out.with_zeros;
+	d->ro.cpu_set = o->cpus;
+	jr_user_info_init(&d->info, o->user.work);
+	d->pcfg.wait = o->user.wait;
+	if (!o->user.no_pipeline) {
+		struct jr_err e;
+
+		if (jr_pipe_place(o->cpus, o->user.wait, &d->pcfg, &e))
+			jr_die(JR_EXIT_USAGE, "%s", e.msg);
+	}
+}
+
+/* jr_prepare - lock memory, measure the TSC, load BPF; say what is missing. */
+void jr_prepare(struct jr_udoc *d, struct jr_ubpf *b, struct jr_sysinfo *sys)
+{
+	struct rlimit rl;
+
+	jr_catch_signals();
+
+	/*
+	 * With a finite RLIMIT_MEMLOCK, MCL_FUTURE turns the samplers' own
+	 * allocations into ENOMEM once the limit is reached; lock only when
+	 * the limit cannot bite.
+	 */
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur != RLIM_INFINITY) {
+		if (geteuid() != 0)
+			fprintf(stderr,
+				"jitread: memory not locked (RLIMIT_MEMLOCK); page faults may add noise\n");
+		else
+			setrlimit(RLIMIT_MEMLOCK,
+				  &(struct rlimit){ RLIM_INFINITY,
+						    RLIM_INFINITY });
+	}
+	if (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur == RLIM_INFINITY &&
+	    mlockall(MCL_CURRENT | MCL_FUTURE))
+		fprintf(stderr,
+			"jitread: mlockall: %s; page faults may add noise\n",
+			strerror(errno));
+	d->info.tsc_khz = jr_tsc_khz();
+	if (!d->info.tsc_khz)
+		jr_die(JR_EXIT_RUN, "cannot measure the TSC rate");
+	if (!sys->tsc_khz)
+		sys->tsc_khz = d->info.tsc_khz;
+	if (jr_ubpf_open(b)) {
+		fprintf(stderr, "jitread: user gaps unclassified: %s\n",
+			b->why);
+		snprintf(d->info.bpf_why, sizeof(d->info.bpf_why), "%s",
+			 b->why);
+	}
+	d->info.bpf_ok = b->ok;
+}
+
+/* jr_sample_phase - one run of the user samplers into d->user. */
+void jr_sample_phase(struct jr_udoc *d, struct jr_ubpf *b, uint64_t ns)
+{
+	struct jr_user_cfg cfg = {
+		.cpus = d->o->cpus,
+		.threshold_ns = d->o->live.threshold_ns,
+		.work = d->o->user.work,
+		.fifo_prio = d->o->user.fifo_prio,
+		.gaps_cap = d->o->user.max_gaps,
+		.tsc_khz = d->info.tsc_khz,
+		.stop = (volatile int *)&jr_interrupted,
+		.ready_file = d->o->live.ready_file,
+	};
+	struct jr_err e;
+
+	if (jr_user_phase(&cfg, b, ns, jr_model_sink, d->user, &d->info, &e) &&
+	    !jr_interrupted)
+		jr_die(JR_EXIT_RUN, "user sampler: %s", e.msg);
+}
+
+static void jr_pipe_merge(struct jr_udoc *d, struct jr_pipe_result *r)
+{
+	struct jr_pipe_result *m = &d->pipe;
+	int i;
+
+	if (!d->pipe_rounds++) {
+		*m = *r; /* takes ownership of the histograms */
+	} else {
+		m->produced += r->produced;
+		m->warmup += r->warmup;
+		m->consumed[0] += r->consumed[0];
+		m->consumed[1] += r->consumed[1];
+		m->journal_entries += r->journal_entries;
+		m->elapsed_s += r->elapsed_s;
+		for (i = 0; i < JR_PH_NR; i++)
+			if (jr_hist_merge(&m->hist[i], &r->hist[i]))
+				jr_die(JR_EXIT_RUN, "out of memory");
+		jr_pipe_free(r);
+	}
+	d->pipe_verified_rounds += r->verified;
+	snprintf(d->pipe_verdict, sizeof(d->pipe_verdict), "%s", r->verdict);
+}
+
+/*
+ * jr_pipe_phase - one pipeline run.  Its journal goes to --journal, a new
+ * file, or to a directory of our own that is removed after the check.
+ */
+void jr_pipe_phase(struct jr_udoc *d, uint64_t ns)
+{
+	struct jr_pipe_cfg *c = &d->pcfg;
+	char dir[] = "/tmp/jitread-XXXXXX", path[64];
+	struct jr_pipe_result r;
+	struct jr_err e;
+	int ret;
+
+	if (d->o->user.no_pipeline || jr_interrupted)
+		return;
+	if (!d->o->user.journal && !mkdtemp(dir))
+		jr_die(JR_EXIT_RUN, "%s: %s", dir, strerror(errno));
+	snprintf(path, sizeof(path), "%s/journal.bin", dir);
+	c->fifo_prio = d->o->user.fifo_prio;
+	c->duration_ns = ns;
+	c->warmup_ns = d->o->user.warmup_ns;
+	c->interval_ns = d->o->user.interval_ns;
+	c->ring_size = d->o->user.ring_size;
+	c->input = d->o->user.input;
+	c->journal = d->o->user.journal ? d->o->user.journal : path;
+	c->tsc_khz = d->info.tsc_khz;
+	c->stop = (volatile int *)&jr_interrupted;
+	ret = jr_pipe_run(c, &r, &e);
+	if (!d->o->user.journal) {
+		unlink(path);
+		rmdir(dir);
+	}
+	if (ret) {
+		jr_pipe_free(&r);
+		if (!jr_interrupted)
+			jr_die(JR_EXIT_RUN, "pipeline: %s", e.msg);
+		return;
+	}
+	jr_pipe_merge(d, &r);
+	d->pipe_ran = true;
+}
+
+static void jr_write_json(struct jr_udoc *d, const struct jr_sysinfo *sys)
+{
+	const char *path = d->o->out.json;
+	FILE *f;
+	int ret;
+
+	if (!path)
+		return;
+	f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	if (!f)
+		jr_die(JR_EXIT_RUN, "%s: %s", path, strerror(errno));
+	if (d->kernel)
+		ret = jr_report_json_doc(f, "compare", d->kernel, "kernel", sys,
+					 &d->ro, jr_udoc_json_extra, d);
+	else
+		ret = jr_report_json_doc(f, "user", d->user, "user", sys,
+					 &d->ro, jr_udoc_json_extra, d);
+	if ((f != stdout && fclose(f)) || ret)
+		jr_die(JR_EXIT_RUN, "%s: write failed", path);
+}
+
+int jr_udoc_finish(struct jr_udoc *d, const struct jr_sysinfo *sys)
+{
+	if (!d->o->out.quiet) {
+		if (d->kernel) {
+			d->ro.title = "kernel side: jitmod";
+			jr_report_text(stdout, d->kernel, sys, &d->ro);
+			printf("\n");
+		}
+		d->ro.title = "user side: jitread's sampler thread per CPU";
+		jr_report_text(stdout, d->user, sys, &d->ro);
+		jr_udoc_text(stdout, d);
+		if (d->kernel)
+			jr_compare_text(stdout, d);
+	}
+	d->ro.title = NULL;
+	jr_write_json(d, sys);
+	if (d->pipe_ran && d->pipe_verified_rounds != d->pipe_rounds) {
+		fprintf(stderr, "jitread: pipeline lost messages: %s\n",
+			d->pipe_verdict);
+		return JR_EXIT_RUN;
+	}
+	return 0;
+}

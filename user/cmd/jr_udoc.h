@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_udoc.h - the user side's phases and its report, shared by jitread
+ * user and jitread compare.
+ */
+#ifndef JR_UDOC_H
+#define JR_UDOC_H
+
+#include <stdio.h>
+
+#include "cmd/jr_opts.h"
+#include "core/jr_model.h"
+#include "core/jr_rec.h"
+#include "core/jr_report.h"
+#include "usamp/jr_pipe.h"
+#include "usamp/jr_uphase.h"
+
+struct jr_udoc {
+	const struct jr_opts *o;
+	struct jr_report_opts ro;
+	struct jr_model *kernel; /* compare only */
+	struct jr_model *user;
+	struct jr_user_info info;
+	bool pipe_ran;
+	struct jr_pipe_cfg pcfg;
+	struct jr_pipe_result pipe; /* merged over rounds */
+	uint64_t pipe_rounds, pipe_verified_rounds;
+	char pipe_verdict[160];
+	uint64_t rounds_done;
+};
+
+int jr_model_sink(void *ctx, const struct jr_rec *r);
+void jr_check_online(const struct jr_opts *o);
+void jr_udoc_init(struct jr_udoc *d, struct jr_opts *o);
+void jr_prepare(struct jr_udoc *d, struct jr_ubpf *b, struct jr_sysinfo *sys);
+void jr_sample_phase(struct jr_udoc *d, struct jr_ubpf *b, uint64_t ns);
+void jr_pipe_phase(struct jr_udoc *d, uint64_t ns);
+int jr_udoc_finish(struct jr_udoc *d, const struct jr_sysinfo *sys);
+
+/* jr_udoc_out.c */
+int jr_udoc_json_extra(FILE *out, void *ctx);
+void jr_udoc_text(FILE *out, struct jr_udoc *d);
+
+/* jr_udoc_cmp.c */
+void jr_compare_text(FILE *out, struct jr_udoc *d);
+int jr_compare_json(FILE *out, struct jr_udoc *d);
+
+#endif /* JR_UDOC_H */

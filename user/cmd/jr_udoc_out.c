@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_udoc_out.c - what only the user side reports: the sampler's own
+ * figures, the BPF classifier's state, the alignment and the pipeline; as
+ * text after the side's tables, and as JSON members.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cmd/jr_udoc.h"
+
+static double jr_ns_per_iter(const struct jr_user_info *in)
+{
+	return in->iterations ? (double)in->runtime_ns / in->iterations : 0;
+}
+
+static void jr_text_pipeline(FILE *out, struct jr_udoc *d)
+{
+	const struct jr_pipe_cfg *c = &d->pcfg;
+	const struct jr_pipe_result *r = &d->pipe;
+	int i;
+
+	fprintf(out,
+		"\n# pipeline: producer CPU %d, accumulator CPU %d, journaller CPU %d; wait %s%s%s\n",
+		c->cpu[JR_PRODUCER], c->cpu[JR_ACCUMULATOR],
+		c->cpu[JR_JOURNALLER], jr_wait_names[c->wait],
+		c->shared ?
+			"; SHARED CPUs: threads take turns, so latency includes scheduling" :
+			"",
+		c->fifo_prio ? ", SCHED_FIFO" : "");
+	fprintf(out,
+		"# one message every %" PRIu64
+		" ns, ring %u slots, warm-up %" PRIu64 " ms left out; %" PRIu64
+		" run(s), %.1f s\n",
+		c->interval_ns, c->ring_size, c->warmup_ns / 1000000,
+		d->pipe_rounds, r->elapsed_s);
+	fprintf(out, "# %s\n", d->pipe_verdict);
+	fprintf(out, "# pipeline latency (%s)\n", d->ro.unit);
+	jr_pct_header(out, "", "histogram", 26);
+	for (i = 0; i < JR_PH_NR; i++)
+		jr_pct_row(out, &d->ro, "", jr_pipe_hist_names[i], 26,
+			   &r->hist[i]);
+}
+
+/* jr_udoc_text - the sampler lines and the pipeline tables. */
+void jr_udoc_text(FILE *out, struct jr_udoc *d)
+{
+	const struct jr_user_info *in = &d->info;
+
+	fprintf(out,
+		"\n# user sampler: work %s, threshold %" PRIu64
+		" ns, %.2f ns per iteration, best iteration %.1f ns, TSC %" PRIu64
+		" kHz\n",
+		jr_work_names[in->work], d->o->live.threshold_ns,
+		jr_ns_per_iter(in), in->min_iter_ps / 1000.0, in->tsc_khz);
+	if (in->bpf_ok)
+		fprintf(out,
+			"# BPF: %" PRIu64 " of %" PRIu64
+			" gaps classified, %" PRIu64
+			" records in the sampling windows of %" PRIu64
+			" read, %" PRIu64
+			" dropped; TSC-to-monotonic error <= %.0f ns\n",
+			in->classified, in->gaps, in->bpf_records, in->bpf_seen,
+			in->bpf_drops, in->align_err_ns);
+	else
+		fprintf(out, "# BPF: off (%s): every gap is hw:unknown\n",
+			in->bpf_why);
+	if (in->gaps_dropped)
+		fprintf(out,
+			"# %" PRIu64
+			" gaps past --max-gaps were counted but not kept\n",
+			in->gaps_dropped);
+	if (in->work != JR_WORK_NONE) {
+		fprintf(out, "# duration of one unit of work (%s)\n",
+			d->ro.unit);
+		jr_pct_header(out, "", "work", 10);
+		jr_pct_row(out, &d->ro, "", jr_work_names[in->work], 10,
+			   &in->work_hist);
+	}
+	if (d->pipe_ran)
+		jr_text_pipeline(out, d);
+}
+
+static void jr_json_sampler(FILE *out, const struct jr_udoc *d)
+{
+	const struct jr_user_info *in = &d->info;
+
+	fprintf(out,
+		",\n  \"sampler\": {\"work\": \"%s\", \"threshold_ns\": %" PRIu64
+		", \"tsc_khz\": %" PRIu64 ", \"ns_per_iter\": %.4f"
+		", \"min_iter_ns\": %.3f, \"iterations\": %" PRIu64
+		", \"runtime_ns\": %" PRIu64 ", \"phases\": %" PRIu64
+		", \"gaps\": %" PRIu64 ", \"gaps_classified\": %" PRIu64
+		", \"gaps_dropped\": %" PRIu64
+		",\n    \"bpf\": {\"ok\": %s, \"why\": ",
+		jr_work_names[in->work], d->o->live.threshold_ns, in->tsc_khz,
+		jr_ns_per_iter(in), in->min_iter_ps / 1000.0, in->iterations,
+		in->runtime_ns, in->phases, in->gaps, in->classified,
+		in->gaps_dropped, in->bpf_ok ? "true" : "false");
+	jr_json_str(out, in->bpf_why);
+	fprintf(out,
+		", \"records\": %" PRIu64 ", \"read\": %" PRIu64
+		", \"drops\": %" PRIu64
+		"},\n    \"align\": {\"ns_per_cyc\": %.9f, \"err_ns\": %.1f}",
+		in->bpf_records, in->bpf_seen, in->bpf_drops, in->ns_per_cyc,
+		in->align_err_ns);
+	if (in->work != JR_WORK_NONE) {
+		fprintf(out, ",\n    \"work_hist\": ");
+		jr_json_hist(out, &in->work_hist);
+	}
+	fprintf(out, "}");
+}
+
+static void jr_json_pipeline(FILE *out, const struct jr_udoc *d)
+{
+	const struct jr_pipe_cfg *c = &d->pcfg;
+	const struct jr_pipe_result *r = &d->pipe;
+	int i;
+
+	fprintf(out,
+		",\n  \"pipeline\": {\"cpus\": {\"producer\": %d, \"accumulator\": %d, \"journaller\": %d}"
+		", \"shared\": %s, \"wait\": \"%s\", \"fifo_prio\": %d"
+		", \"interval_ns\": %" PRIu64 ", \"ring_size\": %u"
+		", \"warmup_ns\": %" PRIu64 ", \"runs\": %" PRIu64
+		", \"elapsed_s\": %.3f,\n    \"produced\": %" PRIu64
+		", \"warmup_messages\": %" PRIu64 ", \"consumed\": [%" PRIu64
+		", %" PRIu64 "], \"journal_entries\": %" PRIu64
+		", \"verified\": %s, \"verdict\": ",
+		c->cpu[0], c->cpu[1], c->cpu[2], c->shared ? "true" : "false",
+		jr_wait_names[c->wait], c->fifo_prio, c->interval_ns,
+		c->ring_size, c->warmup_ns, d->pipe_rounds, r->elapsed_s,
+		r->produced, r->warmup, r->consumed[0], r->consumed[1],
+		r->journal_entries,
+		d->pipe_verified_rounds == d->pipe_rounds ? "true" : "false");
+	jr_json_str(out, d->pipe_verdict);
+	fprintf(out, ",\n    \"histograms\": {");
+	for (i = 0; i < JR_PH_NR; i++) {
+		fprintf(out, "%s\n      ", i ? "," : "");
+		jr_json_str(out, jr_pipe_hist_names[i]);
+		fprintf(out, ": ");
+		jr_json_hist(out, &r->hist[i]);
+	}
+	fprintf(out, "}}");
+}
+
+/* jr_udoc_json_extra - the members after the primary side. */
+int jr_udoc_json_extra(FILE *out, void *ctx)
+{
+	struct jr_udoc *d = ctx;
+
+	if (d->kernel) {
+		fprintf(out, ",\n  \"user\": {");
+		if (jr_json_side(out, d->user, "user", &d->ro))
+			return -1;
+		fprintf(out, "}");
+	}
+	jr_json_sampler(out, d);
+	if (d->pipe_ran)
+		jr_json_pipeline(out, d);
+	if (d->kernel)
+		return jr_compare_json(out, d);
+	return 0;
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_parse.c - CPU lists, bounded numbers and times with units.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jr_parse.h"
+
+/* jr_parse_cpus - "1-3,5" into a set; an empty or bad list is an error. */
+int jr_parse_cpus(const char *text, unsigned char *set, struct jr_err *e)
+{
+	const char *p = text;
+	int n = 0;
+
+	memset(set, 0, JR_MAX_CPUS);
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b;
+
+		if (end == p || a < 0 || a >= JR_MAX_CPUS)
+			goto bad;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a || b >= JR_MAX_CPUS)
+				goto bad;
+			p = end;
+		}
+		for (; a <= b; a++, n++)
+			set[a] = 1;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	if (n)
+		return 0;
+bad:
+	return jr_fail(e, -EINVAL, "bad CPU list '%s' (want e.g. 1-3,5)", text);
+}
+
+/* jr_parse_u64 - a plain decimal number in [lo, hi]. */
+int jr_parse_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (*text < '0' || *text > '9')
+		return -EINVAL;
+	v = strtoull(text, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	uint64_t ns;
+} jr_units[] = {
+	{ "ns", JR_NS },       { "us", JR_US },	   { "ms", JR_MS },
+	{ "s", JR_S },	       { "m", 60 * JR_S }, { "h", 3600 * JR_S },
+	{ "d", 86400 * JR_S },
+};
+
+#define JR_NR_UNITS (sizeof(jr_units) / sizeof(jr_units[0]))
+
+const char *jr_unit_name(uint64_t unit_ns)
+{
+	size_t i;
+
+	for (i = 0; i < JR_NR_UNITS; i++)
+		if (jr_units[i].ns == unit_ns)
+			return jr_units[i].name;
+	return "?";
+}
+
+/*
+ * jr_parse_time - "500ns", "2us", "1.5ms", "30s", "5m", "1h", "1d"; a
+ * bare number is in units of bare_ns.  The result, in ns, must lie in
+ * [lo_ns, hi_ns] and be a whole number of ns.
+ */
+int jr_parse_time(const char *text, uint64_t bare_ns, uint64_t lo_ns,
+		  uint64_t hi_ns, uint64_t *ns)
+{
+	unsigned long long whole, frac = 0, scale = 1;
+	uint64_t unit = bare_ns, v;
+	const char *p;
+	char *end;
+	size_t i;
+
+	errno = 0;
+	if (*text < '0' || *text > '9')
+		return -EINVAL;
+	whole = strtoull(text, &end, 10);
+	if (errno)
+		return -EINVAL;
+	p = end;
+	if (*p == '.') {
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (scale >= 1000000000ULL)
+				return -EINVAL;
+			frac = frac * 10 + (*p - '0');
+			scale *= 10;
+		}
+		if (scale == 1)
+			return -EINVAL;
+	}
+	if (*p) {
+		for (i = 0; i < JR_NR_UNITS && strcmp(p, jr_units[i].name); i++)
+			;
+		if (i == JR_NR_UNITS)
+			return -EINVAL;
+		unit = jr_units[i].ns;
+	}
+	if (whole > UINT64_MAX / unit)
+		return -EINVAL;
+	v = whole * unit;
+	if (frac) {
+		unsigned __int128 f = (unsigned __int128)frac * unit;
+
+		if (f % scale)
+			return -EINVAL; /* finer than a nanosecond */
+		if (v + (uint64_t)(f / scale) < v)
+			return -EINVAL;
+		v += (uint64_t)(f / scale);
+	}
+	if (v < lo_ns || v > hi_ns)
+		return -EINVAL;
+	*ns = v;
+	return 0;
+}

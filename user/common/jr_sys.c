@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_sys.c - small dealings with the machine: files, pinning, ready files.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/jr_sys.h"
+
+/* jr_read_line - the first line of a file, without its newline. */
+int jr_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, len, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ * jr_pin_self - name the calling thread "<name>/<cpu>" (as top, ps and the
+ * attribution tables show it), bind it to cpu, SCHED_FIFO if prio > 0.
+ */
+int jr_pin_self(const char *name, int cpu, int fifo_prio)
+{
+	char comm[16];
+	cpu_set_t set;
+
+	snprintf(comm, sizeof(comm), "%s/%d", name, cpu);
+	pthread_setname_np(pthread_self(), comm);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -errno;
+	if (fifo_prio) {
+		struct sched_param sp = { .sched_priority = fifo_prio };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * jr_ready_clear - remove a ready file left by an earlier run, and make
+ * sure that the file can be created, before any sampling starts.
+ */
+int jr_ready_clear(const char *path)
+{
+	int fd;
+
+	if (!path)
+		return 0;
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return unlink(path) ? -errno : 0;
+}
+
+/*
+ * jr_ready - create the --ready-file, holding our pid, the first time
+ * sampling begins; a script waits for it instead of guessing a delay.  It
+ * is written aside and renamed, so whoever sees the file sees the pid.
+ */
+void jr_ready(const char *path)
+{
+	static bool done;
+	char tmp[4096];
+	FILE *f;
+
+	if (!path || done)
+		return;
+	done = true;
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) ||
+	    rename(tmp, path))
+		fprintf(stderr, "jitread: --ready-file %s: %s\n", path,
+			strerror(errno));
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_sys.h - small dealings with the machine: files, pinning, ready files.
+ */
+#ifndef JR_SYS_H
+#define JR_SYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+int jr_read_line(const char *path, char *buf, size_t len);
+int jr_ready_clear(const char *path);
+void jr_ready(const char *path);
+int jr_pin_self(const char *name, int cpu, int fifo_prio);
+
+#endif /* JR_SYS_H */

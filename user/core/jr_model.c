@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_model.c - fold records into per-CPU histograms and source tables.
+ *
+ * A class histogram holds the net durations of that class's own events
+ * (irq_noise, softirq_noise, ...); the hw:* histograms hold the gaps the
+ * module filed as hardware; the gap histogram holds every gap, gross.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jitmod_abi.h"
+#include "core/jr_model.h"
+
+const char *const jr_hclass_names[JR_H_NR] = {
+	"gap",	  "irq",    "softirq",	"nmi",
+	"thread", "hw:smi", "hw:steal", "hw:unknown",
+};
+
+const char *const jr_softirq_names[10] = {
+	"HI",	    "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
+	"IRQ_POLL", "TASKLET", "SCHED",	 "HRTIMER", "RCU",
+};
+
+int jr_model_init(struct jr_model *m, int precision, uint64_t bucket_ns,
+		  int entries)
+{
+	memset(m, 0, sizeof(*m));
+	m->precision = precision;
+	m->bucket_ns = bucket_ns;
+	m->entries = entries;
+	return 0;
+}
+
+static void jr_cpu_free(struct jr_cpu *c)
+{
+	int i;
+
+	for (i = 0; i < JR_H_NR; i++) {
+		jr_hist_free(&c->hist[i]);
+		free(c->lin[i]);
+	}
+	free(c->src);
+	free(c->src_hash);
+	free(c->tl);
+}
+
+void jr_model_free(struct jr_model *m)
+{
+	int i;
+
+	for (i = 0; i < m->nr_cpus; i++)
+		jr_cpu_free(&m->cpu[i]);
+	free(m->cpu);
+	m->cpu = NULL;
+	m->nr_cpus = 0;
+}
+
+/* jr_model_cpu - the CPU's state, created (with its neighbours) on demand. */
+static struct jr_cpu *jr_model_cpu(struct jr_model *m, unsigned int cpu)
+{
+	struct jr_cpu *c;
+	int i, j, n;
+
+	if ((int)cpu >= m->nr_cpus) {
+		n = cpu + 1;
+		c = realloc(m->cpu, n * sizeof(*c));
+		if (!c)
+			return NULL;
+		memset(c + m->nr_cpus, 0, (n - m->nr_cpus) * sizeof(*c));
+		for (i = m->nr_cpus; i < n; i++)
+			for (j = 0; j < JR_H_NR; j++)
+				jr_hist_init(&c[i].hist[j], m->precision);
+		m->cpu = c;
+		m->nr_cpus = n;
+	}
+	return &m->cpu[cpu];
+}
+
+/* jr_source_key - the source name of a class event or a hw gap. */
+int jr_source_key(const struct jr_rec *r, char *buf, size_t len, int *hcls)
+{
+	switch (r->type) {
+	case JR_IRQ:
+		*hcls = JR_H_IRQ;
+		if (r->id < 0)
+			return snprintf(buf, len, "irq:%s", r->name);
+		return snprintf(buf, len, "irq:%d %s", r->id, r->name);
+	case JR_SOFTIRQ:
+		*hcls = JR_H_SOFTIRQ;
+		if (r->cls >= 0 && r->cls < 10)
+			return snprintf(buf, len, "softirq:%s",
+					jr_softirq_names[r->cls]);
+		return snprintf(buf, len, "softirq:%d", r->cls);
+	case JR_NMI:
+		*hcls = JR_H_NMI;
+		return snprintf(buf, len, "nmi:%s", r->name);
+	case JR_THREAD:
+		*hcls = JR_H_THREAD;
+		return snprintf(buf, len, "thread:%s[%d]", r->name, r->id);
+	case JR_GAP:
+		if (r->cls < JIT_NOISE_HW_SMI)
+			return -1;
+		*hcls = JR_H_SMI + (r->cls - JIT_NOISE_HW_SMI);
+		return snprintf(buf, len, "%s", jr_hclass_names[*hcls]);
+	default:
+		return -1;
+	}
+}
+
+static uint64_t jr_fnv(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static int jr_hash_grow(struct jr_cpu *c)
+{
+	int cap = c->hash_cap ? c->hash_cap * 2 : 64, i;
+	int *h;
+
+	while (cap < 2 * (c->nr_src + 1)) /* keep it at most half full */
+		cap *= 2;
+	h = malloc(cap * sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	for (i = 0; i < cap; i++)
+		h[i] = -1;
+	for (i = 0; i < c->nr_src; i++) {
+		uint64_t k = jr_fnv(c->src[i].key) & (cap - 1);
+
+		while (h[k] >= 0)
+			k = (k + 1) & (cap - 1);
+		h[k] = i;
+	}
+	free(c->src_hash);
+	c->src_hash = h;
+	c->hash_cap = cap;
+	return 0;
+}
+
+/* jr_source_get - the source with this key, added if new. */
+static struct jr_source *jr_source_get(struct jr_cpu *c, const char *key,
+				       int hcls)
+{
+	uint64_t k;
+	struct jr_source *s;
+
+	if (c->nr_src * 2 >= c->hash_cap && jr_hash_grow(c))
+		return NULL;
+	k = jr_fnv(key) & (c->hash_cap - 1);
+	while (c->src_hash[k] >= 0) {
+		s = &c->src[c->src_hash[k]];
+		if (!strcmp(s->key, key))
+			return s;
+		k = (k + 1) & (c->hash_cap - 1);
+	}
+	if (c->nr_src == c->cap_src) {
+		int cap = c->cap_src ? c->cap_src * 2 : 32;
+
+		s = realloc(c->src, cap * sizeof(*s));
+		if (!s)
+			return NULL;
+		c->src = s;
+		c->cap_src = cap;
+	}
+	s = &c->src[c->nr_src];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->key, sizeof(s->key), "%s", key);
+	s->hcls = hcls;
+	s->min_ns = UINT64_MAX;
+	c->src_hash[k] = c->nr_src++;
+	return s;
+}
+
+static int jr_lin_add(struct jr_model *m, struct jr_cpu *c, int h, uint64_t ns)
+{
+	uint64_t b = ns / m->bucket_ns;
+
+	if (!c->lin[h]) {
+		c->lin[h] = calloc(m->entries + 1, sizeof(uint64_t));
+		if (!c->lin[h])
+			return -ENOMEM;
+	}
+	c->lin[h][b < (uint64_t)m->entries ? b : (uint64_t)m->entries]++;
+	return 0;
+}
+
+static int jr_count(struct jr_model *m, struct jr_cpu *c, int h, uint64_t ns)
+{
+	int ret = jr_hist_record(&c->hist[h], ns);
+
+	return ret ? ret : jr_lin_add(m, c, h, ns);
+}
+
+static void jr_add_summary(struct jr_cpu *c, const struct jr_rec *r)
+{
+	c->periods++;
+	c->runtime_ns += r->v[0];
+	c->noise_ns += r->v[1];
+	if (r->v[2] > c->max_gap_ns)
+		c->max_gap_ns = r->v[2];
+	c->iterations += r->v[3];
+	if (r->v[4] && (!c->resolution_ps || r->v[4] < c->resolution_ps))
+		c->resolution_ps = r->v[4];
+	c->self_ns += r->v[5];
+	c->anomalies += r->v[6];
+	c->anomaly_mask |= (uint32_t)r->id;
+}
+
+/* jr_gap_hclass - the histogram class a gap record is filed under. */
+int jr_gap_hclass(const struct jr_rec *r)
+{
+	if (r->cls >= JIT_NOISE_HW_SMI && r->cls <= JIT_NOISE_HW_UNKNOWN)
+		return JR_H_SMI + (r->cls - JIT_NOISE_HW_SMI);
+	if (r->cls >= 0 && r->cls < JIT_NOISE_HW_SMI)
+		return JR_H_IRQ + r->cls;
+	return JR_H_UNKNOWN;
+}
+
+/* jr_tl_add - keep the first JR_TL_MAX gaps per CPU for the timeline. */
+static int jr_tl_add(struct jr_model *m, struct jr_cpu *c,
+		     const struct jr_rec *r)
+{
+	if (!m->t0_ns || r->ts_ns < m->t0_ns)
+		m->t0_ns = r->ts_ns;
+	if (c->nr_tl == JR_TL_MAX) {
+		c->tl_dropped++;
+		return 0;
+	}
+	if (!c->tl) {
+		c->tl = malloc(JR_TL_MAX * sizeof(*c->tl));
+		if (!c->tl)
+			return -ENOMEM;
+	}
+	c->tl[c->nr_tl].ts_ns = r->ts_ns;
+	c->tl[c->nr_tl].dur_ns = r->v[0];
+	c->tl[c->nr_tl].cls = jr_gap_hclass(r);
+	c->nr_tl++;
+	return 0;
+}
+
+/* jr_model_add - fold one record in; -ENOMEM is the only failure. */
+int jr_model_add(struct jr_model *m, const struct jr_rec *r)
+{
+	struct jr_cpu *c = jr_model_cpu(m, r->cpu);
+	struct jr_source *s;
+	char key[64];
+	int hcls, ret = 0;
+
+	if (!c)
+		return -ENOMEM;
+	c->seen = true;
+	c->events++;
+	m->events++;
+	switch (r->type) {
+	case JR_SUMMARY:
+		jr_add_summary(c, r);
+		return 0;
+	case JR_LOST:
+		c->lost += r->v[0];
+		return 0;
+	case JR_STOP:
+		c->stops++;
+		m->stops++;
+		m->last_stop = *r;
+		return 0;
+	case JR_GAP:
+		ret = jr_count(m, c, JR_H_GAP, r->v[0]);
+		if (!ret)
+			ret = jr_tl_add(m, c, r);
+		break;
+	default:
+		break;
+	}
+	if (ret || jr_source_key(r, key, sizeof(key), &hcls) < 0)
+		return ret;
+	ret = jr_count(m, c, hcls, r->v[0]);
+	if (ret)
+		return ret;
+	s = jr_source_get(c, key, hcls);
+	if (!s)
+		return -ENOMEM;
+	s->count++;
+	s->total_ns += r->v[0];
+	if (r->v[0] < s->min_ns)
+		s->min_ns = r->v[0];
+	if (r->v[0] > s->max_ns)
+		s->max_ns = r->v[0];
+	return 0;
+}
+
+static int jr_src_cmp(const void *a, const void *b)
+{
+	const struct jr_source *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+/* jr_cpu_sort_sources - by total, largest first; the hash is rebuilt. */
+void jr_cpu_sort_sources(struct jr_cpu *c)
+{
+	if (c->nr_src)
+		qsort(c->src, c->nr_src, sizeof(*c->src), jr_src_cmp);
+	free(c->src_hash);
+	c->src_hash = NULL;
+	c->hash_cap = 0;
+	jr_hash_grow(c);
+}
+
+/* jr_cpu_avail_pct - % of the sampled time the CPU was the sampler's. */
+double jr_cpu_avail_pct(const struct jr_cpu *c)
+{
+	if (!c->runtime_ns)
+		return 0.0;
+	return 100.0 * (1.0 - (double)c->noise_ns / c->runtime_ns);
+}
+
+/*
+ * jr_cpu_avail_str - "99.1234%" for text tables, or "-" when no period
+ * summary has arrived yet (a --top second inside a long period, or a run
+ * shorter than one): 0% would read as a CPU that was all noise.
+ */
+/* jitmod's anomaly kinds, by enum jit_anomaly */
+static const char *const jr_anomaly_names[JIT_ANOM_NR] = {
+	[JIT_ANOM_WINDOW] = "window",
+	[JIT_ANOM_TSC_BACK] = "tsc_back",
+};
+
+/* jr_anomaly_kinds - "window,tsc_back" for a mask; "" for none. */
+const char *jr_anomaly_kinds(uint32_t mask, char *buf, size_t len)
+{
+	size_t n = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (k = 0; k < JIT_ANOM_NR; k++)
+		if (mask & (1u << k))
+			n += snprintf(buf + n, n < len ? len - n : 0, "%s%s",
+				      n ? "," : "", jr_anomaly_names[k]);
+	if (mask >> JIT_ANOM_NR)
+		snprintf(buf + n, n < len ? len - n : 0, "%sother",
+			 n ? "," : "");
+	return buf;
+}
+
+const char *jr_cpu_avail_str(const struct jr_cpu *c, char *buf, size_t len)
+{
+	if (!c->runtime_ns)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.4f%%", jr_cpu_avail_pct(c));
+	return buf;
+}

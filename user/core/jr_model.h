@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_model.h - what jitread learns from a stream of records: per CPU, one
+ * histogram per class, a linear bucket table, the noise sources and the
+ * period summaries.
+ */
+#ifndef JR_MODEL_H
+#define JR_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/jr_hist.h"
+#include "core/jr_rec.h"
+
+enum jr_hclass {
+	JR_H_GAP,
+	JR_H_IRQ,
+	JR_H_SOFTIRQ,
+	JR_H_NMI,
+	JR_H_THREAD,
+	JR_H_SMI,
+	JR_H_STEAL,
+	JR_H_UNKNOWN,
+	JR_H_NR,
+};
+
+extern const char *const jr_hclass_names[JR_H_NR];
+extern const char *const jr_softirq_names[10];
+
+/* struct jr_source - one named cause of noise on one CPU. */
+struct jr_source {
+	char key[64]; /* "irq:local_timer", "thread:comm[pid]" */
+	int hcls;
+	uint64_t count;
+	uint64_t total_ns;
+	uint64_t min_ns;
+	uint64_t max_ns;
+};
+
+/* struct jr_tl_gap - one gap on the timeline the plots draw. */
+struct jr_tl_gap {
+	uint64_t ts_ns;
+	uint64_t dur_ns;
+	int cls; /* enum jr_hclass */
+};
+
+#define JR_TL_MAX 20000 /* gaps kept per CPU for the timeline */
+
+struct jr_cpu {
+	bool seen;
+	struct jr_tl_gap *tl;
+	uint32_t nr_tl;
+	uint64_t tl_dropped;
+	struct jr_hist hist[JR_H_NR];
+	uint64_t *lin[JR_H_NR]; /* entries + 1 (over) linear buckets */
+	struct jr_source *src;
+	int nr_src, cap_src;
+	int *src_hash; /* open addressing into src, -1 empty */
+	int hash_cap;
+	uint64_t periods;
+	uint64_t runtime_ns;
+	uint64_t noise_ns;
+	uint64_t max_gap_ns;
+	uint64_t iterations;
+	uint64_t resolution_ps; /* smallest seen; 0 = none */
+	uint64_t self_ns; /* jitmod's own slow path, not noise */
+	uint64_t anomalies; /* impossible states jitmod counted */
+	uint32_t anomaly_mask; /* their kinds, BIT(enum jit_anomaly) */
+	uint64_t lost;
+	uint64_t stops;
+	uint64_t events;
+};
+
+struct jr_model {
+	int precision;
+	uint64_t bucket_ns;
+	int entries;
+	int nr_cpus;
+	struct jr_cpu *cpu; /* nr_cpus entries, grown on demand */
+	uint64_t events;
+	uint64_t stops;
+	uint64_t t0_ns; /* earliest gap timestamp; timeline origin */
+	struct jr_rec last_stop;
+};
+
+int jr_model_init(struct jr_model *m, int precision, uint64_t bucket_ns,
+		  int entries);
+void jr_model_free(struct jr_model *m);
+int jr_model_add(struct jr_model *m, const struct jr_rec *r);
+int jr_gap_hclass(const struct jr_rec *r);
+int jr_source_key(const struct jr_rec *r, char *buf, size_t len, int *hcls);
+void jr_cpu_sort_sources(struct jr_cpu *c);
+double jr_cpu_avail_pct(const struct jr_cpu *c);
+/* room for every jr_anomaly_names[] entry, comma-separated */
+#define JR_ANOM_LEN 32
+const char *jr_anomaly_kinds(uint32_t mask, char *buf, size_t len);
+/* room for jr_cpu_avail_str's "100.0000%" */
+#define JR_AVAIL_LEN 24
+const char *jr_cpu_avail_str(const struct jr_cpu *c, char *buf, size_t len);
+
+#endif /* JR_MODEL_H */

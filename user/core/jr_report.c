@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_report.c - the text report: percentile tables in the LMAX
+ * perf-workshop layout, an rtla-style bucket table, the per-CPU noise
+ * sources and the per-CPU summary.  Values are kept in ns and divided by
+ * the unit only here.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/jr_report.h"
+
+const double jr_pcts[7] = { 50, 90, 99, 99.9, 99.99, 99.999, 99.9999 };
+
+bool jr_cpu_wanted(const struct jr_model *m, const struct jr_report_opts *o,
+		   int cpu)
+{
+	if (cpu >= m->nr_cpus || !m->cpu[cpu].seen)
+		return false;
+	return !o->cpu_set || (cpu < JR_MAX_CPUS && o->cpu_set[cpu]);
+}
+
+/* jr_merge_cpus - one class's histogram over every reported CPU. */
+int jr_merge_cpus(const struct jr_model *m, const struct jr_report_opts *o,
+		  int h, struct jr_hist *all)
+{
+	int cpu, ret;
+
+	jr_hist_init(all, m->precision);
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		if (!jr_cpu_wanted(m, o, cpu))
+			continue;
+		ret = jr_hist_merge(all, &m->cpu[cpu].hist[h]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void jr_val(FILE *out, const struct jr_report_opts *o, double ns)
+{
+	if (o->div == 1.0)
+		fprintf(out, " %10.0f", ns);
+	else
+		fprintf(out, " %10.3f", ns / o->div);
+}
+
+/* jr_pct_header - the percentile table's column heads. */
+void jr_pct_header(FILE *out, const char *c1, const char *c2, int w2)
+{
+	fprintf(out,
+		"%-4s %-*s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n",
+		c1, w2, c2, "mean", "min", "50%", "90%", "99%", "99.9%",
+		"99.99%", "99.999%", "99.9999%", "max", "count");
+}
+
+/* jr_pct_row - one line of the percentile table. */
+void jr_pct_row(FILE *out, const struct jr_report_opts *o, const char *label,
+		const char *name, int w2, const struct jr_hist *hs)
+{
+	int i;
+
+	fprintf(out, "%-4s %-*s", label, w2, name);
+	jr_val(out, o, jr_hist_mean(hs));
+	jr_val(out, o, hs->count ? (double)hs->min : 0);
+	for (i = 0; i < 7; i++)
+		jr_val(out, o, jr_hist_percentile(hs, jr_pcts[i]));
+	jr_val(out, o, (double)hs->max);
+	fprintf(out, " %10" PRIu64 "\n", hs->count);
+}
+
+static void jr_pct_table(FILE *out, struct jr_model *m,
+			 const struct jr_report_opts *o)
+{
+	char label[16];
+	int cpu, h;
+
+	fprintf(out, "\n# percentiles per CPU and class (%s)\n", o->unit);
+	jr_pct_header(out, "CPU", "class", 10);
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		if (!jr_cpu_wanted(m, o, cpu))
+			continue;
+		for (h = 0; h < JR_H_NR; h++) {
+			const struct jr_hist *hs = &m->cpu[cpu].hist[h];
+
+			if (!hs->count && !o->with_zeros)
+				continue;
+			snprintf(label, sizeof(label), "%d", cpu);
+			jr_pct_row(out, o, label, jr_hclass_names[h], 10, hs);
+		}
+	}
+	for (h = 0; h < JR_H_NR; h++) {
+		struct jr_hist all;
+
+		if (jr_merge_cpus(m, o, h, &all) ||
+		    (!all.count && !o->with_zeros)) {
+			jr_hist_free(&all);
+			continue;
+		}
+		jr_pct_row(out, o, "all", jr_hclass_names[h], 10, &all);
+		jr_hist_free(&all);
+	}
+}
+
+/* jr_bucket_table - gap counts per linear bucket, one column per CPU. */
+static void jr_bucket_table(FILE *out, struct jr_model *m,
+			    const struct jr_report_opts *o)
+{
+	int cpu, b;
+
+	fprintf(out, "\n# gap histogram: bucket %.3f %s, %d entries\n",
+		m->bucket_ns / o->div, o->unit, m->entries);
+	fprintf(out, "%-10s", "Index");
+	for (cpu = 0; cpu < m->nr_cpus; cpu++)
+		if (jr_cpu_wanted(m, o, cpu))
+			fprintf(out, "    CPU-%03d", cpu);
+	fprintf(out, "\n");
+	for (b = 0; b < m->entries; b++) {
+		bool any = false;
+
+		for (cpu = 0; cpu < m->nr_cpus; cpu++)
+			if (jr_cpu_wanted(m, o, cpu) &&
+			    m->cpu[cpu].lin[JR_H_GAP] &&
+			    m->cpu[cpu].lin[JR_H_GAP][b])
+				any = true;
+		if (!any && !o->with_zeros)
+			continue;
+		fprintf(out, "%-10.0f", b * m->bucket_ns / o->div);
+		for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+			const uint64_t *l = m->cpu[cpu].lin[JR_H_GAP];
+
+			if (jr_cpu_wanted(m, o, cpu))
+				fprintf(out, " %10" PRIu64, l ? l[b] : 0);
+		}
+		fprintf(out, "\n");
+	}
+	fprintf(out, "%-10s", "over:");
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		const uint64_t *l = m->cpu[cpu].lin[JR_H_GAP];
+
+		if (jr_cpu_wanted(m, o, cpu))
+			fprintf(out, " %10" PRIu64, l ? l[m->entries] : 0);
+	}
+	fprintf(out, "\n%-10s", "count:");
+	for (cpu = 0; cpu < m->nr_cpus; cpu++)
+		if (jr_cpu_wanted(m, o, cpu))
+			fprintf(out, " %10" PRIu64,
+				m->cpu[cpu].hist[JR_H_GAP].count);
+	fprintf(out, "\n%-10s", "min:");
+	for (cpu = 0; cpu < m->nr_cpus; cpu++)
+		if (jr_cpu_wanted(m, o, cpu)) {
+			const struct jr_hist *hs = &m->cpu[cpu].hist[JR_H_GAP];
+
+			jr_val(out, o, hs->count ? (double)hs->min : 0);
+		}
+	fprintf(out, "\n%-10s", "avg:");
+	for (cpu = 0; cpu < m->nr_cpus; cpu++)
+		if (jr_cpu_wanted(m, o, cpu))
+			jr_val(out, o,
+			       jr_hist_mean(&m->cpu[cpu].hist[JR_H_GAP]));
+	fprintf(out, "\n%-10s", "max:");
+	for (cpu = 0; cpu < m->nr_cpus; cpu++)
+		if (jr_cpu_wanted(m, o, cpu))
+			jr_val(out, o, (double)m->cpu[cpu].hist[JR_H_GAP].max);
+	fprintf(out, "\n");
+}
+
+/* jr_noise_base - what "% of noise" is a share of. */
+static uint64_t jr_noise_base(const struct jr_cpu *c)
+{
+	uint64_t sum = 0;
+	int i;
+
+	if (c->noise_ns)
+		return c->noise_ns;
+	for (i = 0; i < c->nr_src; i++)
+		sum += c->src[i].total_ns;
+	return sum;
+}
+
+static void jr_sources(FILE *out, struct jr_model *m,
+		       const struct jr_report_opts *o)
+{
+	int cpu, i;
+
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		struct jr_cpu *c = &m->cpu[cpu];
+		uint64_t base;
+
+		if (!jr_cpu_wanted(m, o, cpu))
+			continue;
+		jr_cpu_sort_sources(c);
+		base = jr_noise_base(c);
+		fprintf(out, "\n# CPU %d noise sources, by total (%s)\n", cpu,
+			o->unit);
+		fprintf(out, "%-32s %10s %12s %10s %10s %10s %7s\n", "source",
+			"count", "total", "min", "max", "avg", "%noise");
+		for (i = 0; i < c->nr_src; i++) {
+			const struct jr_source *s = &c->src[i];
+
+			fprintf(out, "%-32s %10" PRIu64 " %12.*f", s->key,
+				s->count, o->div == 1.0 ? 0 : 3,
+				s->total_ns / o->div);
+			jr_val(out, o, (double)s->min_ns);
+			jr_val(out, o, (double)s->max_ns);
+			jr_val(out, o, (double)s->total_ns / s->count);
+			fprintf(out, " %6.2f%%\n",
+				base ? 100.0 * s->total_ns / base : 0.0);
+		}
+	}
+}
+
+static void jr_summary(FILE *out, struct jr_model *m,
+		       const struct jr_report_opts *o)
+{
+	int cpu;
+
+	fprintf(out, "\n# per-CPU summary (%s)\n", o->unit);
+	fprintf(out, "%-4s %8s %14s %12s %9s %12s %10s %8s %6s %12s %9s\n",
+		"CPU", "periods", "runtime", "noise", "%avail", "max-single",
+		"res-ps", "lost", "stops", "self", "anomalies");
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		const struct jr_cpu *c = &m->cpu[cpu];
+		char pct[JR_AVAIL_LEN];
+
+		if (!jr_cpu_wanted(m, o, cpu))
+			continue;
+		fprintf(out, "%-4d %8" PRIu64 " %14.*f %12.*f %9s ", cpu,
+			c->periods, o->div == 1.0 ? 0 : 3,
+			c->runtime_ns / o->div, o->div == 1.0 ? 0 : 3,
+			c->noise_ns / o->div,
+			jr_cpu_avail_str(c, pct, sizeof(pct)));
+		fprintf(out,
+			"%12.*f %10" PRIu64 " %8" PRIu64 " %6" PRIu64
+			" %12.*f %9" PRIu64 "\n",
+			o->div == 1.0 ? 0 : 3, c->max_gap_ns / o->div,
+			c->resolution_ps, c->lost, c->stops,
+			o->div == 1.0 ? 0 : 3, c->self_ns / o->div,
+			c->anomalies);
+	}
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		const struct jr_cpu *c = &m->cpu[cpu];
+		char kinds[JR_ANOM_LEN];
+
+		if (jr_cpu_wanted(m, o, cpu) && c->anomalies)
+			fprintf(out,
+				"# CPU %d: jitmod counted %" PRIu64
+				" measurement anomalies (%s): gaps near them may be misfiled\n",
+				cpu, c->anomalies,
+				jr_anomaly_kinds(c->anomaly_mask, kinds,
+						 sizeof(kinds)));
+	}
+}
+
+void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
+		    const struct jr_report_opts *o)
+{
+	uint64_t lost = 0;
+	int cpu;
+
+	for (cpu = 0; cpu < m->nr_cpus; cpu++)
+		if (jr_cpu_wanted(m, o, cpu))
+			lost += m->cpu[cpu].lost;
+	if (!o->no_header) {
+		fprintf(out, "# jitread report; times in %s\n", o->unit);
+		if (o->title)
+			fprintf(out, "# %s\n", o->title);
+		fprintf(out, "# kernel %s, TSC %" PRIu64 " kHz, jitmod %s\n",
+			sys->kernel, sys->tsc_khz,
+			sys->params[0] ? sys->params : "not loaded");
+		fprintf(out, "# events %" PRIu64 ", lost %" PRIu64 "%s\n",
+			m->events, lost,
+			lost ? " (the ring buffer overflowed: raise its size)" :
+			       "");
+	}
+	jr_pct_table(out, m, o);
+	jr_bucket_table(out, m, o);
+	jr_sources(out, m, o);
+	jr_summary(out, m, o);
+}

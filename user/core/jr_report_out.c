@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_report_out.c - machine-readable outputs: versioned JSON, CSV tables and
+ * HdrHistogram .hgrm percentile distributions.  All values in ns unless a
+ * field name says otherwise.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/jr_report.h"
+
+/* jr_json_str - a JSON string literal; control bytes become \u00XX. */
+void jr_json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+/* jr_json_hist - one histogram: exact figures, percentiles and every slot. */
+void jr_json_hist(FILE *out, const struct jr_hist *h)
+{
+	struct jr_hist_iter it;
+	int i, n = 0;
+
+	fprintf(out,
+		"{\"count\": %" PRIu64 ", \"min_ns\": %" PRIu64
+		", \"mean_ns\": %.3f, \"max_ns\": %" PRIu64
+		", \"clamped\": %" PRIu64 ", \"percentiles_ns\": {",
+		h->count, h->count ? h->min : 0, jr_hist_mean(h), h->max,
+		h->clamped);
+	for (i = 0; i < 7; i++)
+		fprintf(out, "%s\"%g\": %" PRIu64, i ? ", " : "", jr_pcts[i],
+			jr_hist_percentile(h, jr_pcts[i]));
+	fprintf(out, "}, \"slots\": [");
+	jr_hist_iter_init(&it, h);
+	while (jr_hist_iter_next(&it))
+		fprintf(out, "%s[%" PRIu64 ", %" PRIu64 "]", n++ ? ", " : "",
+			it.value_hi, it.count);
+	fprintf(out, "]}");
+}
+
+static void jr_json_timeline(FILE *out, const struct jr_cpu *c, uint64_t t0)
+{
+	uint32_t i;
+
+	fprintf(out,
+		",\n     \"timeline\": {\"dropped\": %" PRIu64 ", \"gaps\": [",
+		c->tl_dropped);
+	for (i = 0; i < c->nr_tl; i++)
+		fprintf(out, "%s[%" PRIu64 ", %" PRIu64 ", \"%s\"]",
+			i ? ", " : "", c->tl[i].ts_ns - t0, c->tl[i].dur_ns,
+			jr_hclass_names[c->tl[i].cls]);
+	fprintf(out, "]}");
+}
+
+static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu, uint64_t t0)
+{
+	double avail = jr_cpu_avail_pct(c);
+	char kinds[JR_ANOM_LEN];
+	int h, i;
+
+	jr_cpu_sort_sources(c);
+	fprintf(out,
+		"    {\"cpu\": %d, \"summary\": {\"periods\": %" PRIu64
+		", \"runtime_ns\": %" PRIu64 ", \"noise_ns\": %" PRIu64
+		", \"avail_pct\": %.6f, \"max_single_ns\": %" PRIu64
+		", \"resolution_ps\": %" PRIu64 ", \"lost_events\": %" PRIu64
+		", \"stops\": %" PRIu64 ", \"events\": %" PRIu64
+		", \"self_ns\": %" PRIu64 ", \"anomalies\": %" PRIu64
+		", \"anomaly_kinds\": \"%s\"},\n",
+		cpu, c->periods, c->runtime_ns, c->noise_ns, avail,
+		c->max_gap_ns, c->resolution_ps, c->lost, c->stops, c->events,
+		c->self_ns, c->anomalies,
+		jr_anomaly_kinds(c->anomaly_mask, kinds, sizeof(kinds)));
+	fprintf(out, "     \"classes\": {");
+	for (h = 0; h < JR_H_NR; h++) {
+		fprintf(out, "%s\n       \"%s\": ", h ? "," : "",
+			jr_hclass_names[h]);
+		jr_json_hist(out, &c->hist[h]);
+	}
+	fprintf(out, "},\n     \"sources\": [");
+	for (i = 0; i < c->nr_src; i++) {
+		const struct jr_source *s = &c->src[i];
+
+		fprintf(out, "%s\n       {\"source\": ", i ? "," : "");
+		jr_json_str(out, s->key);
+		fprintf(out,
+			", \"class\": \"%s\", \"count\": %" PRIu64
+			", \"total_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64
+			", \"max_ns\": %" PRIu64 ", \"avg_ns\": %.3f}",
+			jr_hclass_names[s->hcls], s->count, s->total_ns,
+			s->min_ns, s->max_ns, (double)s->total_ns / s->count);
+	}
+	fprintf(out, "]");
+	jr_json_timeline(out, c, t0);
+	fprintf(out, "}");
+}
+
+/* jr_json_side - one side's members: events, per-CPU and all-CPU data. */
+int jr_json_side(FILE *out, struct jr_model *m, const char *side,
+		 const struct jr_report_opts *o)
+{
+	int cpu, h, n = 0;
+
+	fprintf(out,
+		"\"side\": \"%s\", \"events\": %" PRIu64 ", \"stops\": %" PRIu64
+		",\n  \"cpus\": [\n",
+		side, m->events, m->stops);
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		if (!jr_cpu_wanted(m, o, cpu))
+			continue;
+		if (n++)
+			fprintf(out, ",\n");
+		jr_json_cpu(out, &m->cpu[cpu], cpu, m->t0_ns);
+	}
+	fprintf(out, "\n  ],\n  \"all_cpus\": {");
+	for (h = 0; h < JR_H_NR; h++) {
+		struct jr_hist all;
+
+		if (jr_merge_cpus(m, o, h, &all)) {
+			jr_hist_free(&all);
+			return -ENOMEM;
+		}
+		fprintf(out, "%s\n    \"%s\": ", h ? "," : "",
+			jr_hclass_names[h]);
+		jr_json_hist(out, &all);
+		jr_hist_free(&all);
+	}
+	fprintf(out, "}");
+	return 0;
+}
+
+/*
+ * jr_report_json_doc - the whole report.  The primary side's members sit
+ * at the top level (as in file_version 1); extra() adds the user side,
+ * the sampler, the pipeline and the comparison.
+ */
+int jr_report_json_doc(FILE *out, const char *mode, struct jr_model *m,
+		       const char *side, const struct jr_sysinfo *sys,
+		       const struct jr_report_opts *o,
+		       int (*extra)(FILE *out, void *ctx), void *ctx)
+{
+	fprintf(out, "{\n  \"file_version\": %d, \"mode\": \"%s\",\n",
+		JR_JSON_VERSION, mode);
+	fprintf(out, "  \"system\": {\"kernel\": ");
+	jr_json_str(out, sys->kernel);
+	fprintf(out, ", \"cmdline\": ");
+	jr_json_str(out, sys->cmdline);
+	fprintf(out, ", \"cpu_model\": ");
+	jr_json_str(out, sys->cpu_model);
+	fprintf(out, ", \"tsc_khz\": %" PRIu64 ", \"module_params\": ",
+		sys->tsc_khz);
+	jr_json_str(out, sys->params);
+	fprintf(out, ", \"jitread_argv\": ");
+	jr_json_str(out, sys->argv);
+	fprintf(out, "},\n  \"precision\": %d, ", m->precision);
+	if (jr_json_side(out, m, side, o))
+		return -ENOMEM;
+	if (extra && extra(out, ctx))
+		return -ENOMEM;
+	fprintf(out, "\n}\n");
+	return ferror(out) ? -EIO : 0;
+}
+
+int jr_report_json(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
+		   const struct jr_report_opts *o)
+{
+	return jr_report_json_doc(out, "kernel", m, "kernel", sys, o, NULL,
+				  NULL);
+}
+
+static FILE *jr_open_in(const char *dir, const char *name)
+{
+	char path[4096];
+
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return fopen(path, "w");
+}
+
+int jr_report_csv(const char *dir, struct jr_model *m,
+		  const struct jr_report_opts *o)
+{
+	FILE *p = jr_open_in(dir, "percentiles.csv");
+	FILE *s = jr_open_in(dir, "sources.csv");
+	FILE *u = jr_open_in(dir, "summary.csv");
+	int cpu, h, i, ret = 0;
+
+	if (!p || !s || !u) {
+		ret = -errno;
+		goto out;
+	}
+	fprintf(p,
+		"cpu,class,count,mean_ns,min_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,p99."
+		"99_ns,p99.999_ns,p99.9999_ns,max_ns\n");
+	fprintf(s, "cpu,source,class,count,total_ns,min_ns,max_ns,avg_ns\n");
+	fprintf(u,
+		"cpu,periods,runtime_ns,noise_ns,max_single_ns,resolution_ps,lost_"
+		"events,stops,self_ns,anomalies\n");
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		struct jr_cpu *c = &m->cpu[cpu];
+
+		if (!jr_cpu_wanted(m, o, cpu))
+			continue;
+		for (h = 0; h < JR_H_NR; h++) {
+			const struct jr_hist *hs = &c->hist[h];
+
+			fprintf(p, "%d,%s,%" PRIu64 ",%.3f,%" PRIu64, cpu,
+				jr_hclass_names[h], hs->count, jr_hist_mean(hs),
+				hs->count ? hs->min : 0);
+			for (i = 0; i < 7; i++)
+				fprintf(p, ",%" PRIu64,
+					jr_hist_percentile(hs, jr_pcts[i]));
+			fprintf(p, ",%" PRIu64 "\n", hs->max);
+		}
+		jr_cpu_sort_sources(c);
+		for (i = 0; i < c->nr_src; i++) {
+			const struct jr_source *x = &c->src[i];
+
+			fprintf(s, "%d,", cpu);
+			jr_json_str(s, x->key); /* a quoted CSV field */
+			fprintf(s,
+				",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				",%" PRIu64 ",%.3f\n",
+				jr_hclass_names[x->hcls], x->count, x->total_ns,
+				x->min_ns, x->max_ns,
+				(double)x->total_ns / x->count);
+		}
+		fprintf(u,
+			"%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 "\n",
+			cpu, c->periods, c->runtime_ns, c->noise_ns,
+			c->max_gap_ns, c->resolution_ps, c->lost, c->stops,
+			c->self_ns, c->anomalies);
+	}
+out:
+	if (p && fclose(p) && !ret)
+		ret = -EIO;
+	if (s && fclose(s) && !ret)
+		ret = -EIO;
+	if (u && fclose(u) && !ret)
+		ret = -EIO;
+	return ret;
+}
+
+/*
+ * jr_write_hgrm - one histogram in HdrHistogram's percentile-distribution
+ * text format, a row per recorded slot: the slot's highest value (never
+ * above the true max), the fraction of values at or below it, the count
+ * so far and 1/(1-fraction).
+ */
+static int jr_write_hgrm(FILE *f, const struct jr_hist *h,
+			 const struct jr_report_opts *o)
+{
+	struct jr_hist_iter it;
+	long double var = 0;
+
+	fprintf(f, "%12s %14s %10s %14s\n\n", "Value", "Percentile",
+		"TotalCount", "1/(1-Percentile)");
+	jr_hist_iter_init(&it, h);
+	while (jr_hist_iter_next(&it)) {
+		double frac = (double)it.cumulative / h->count;
+		uint64_t v = it.value_hi > h->max ? h->max : it.value_hi;
+		double mid = (it.value_lo + v) / 2.0 - jr_hist_mean(h);
+
+		var += (long double)mid * mid * it.count;
+		if (it.cumulative == h->count)
+			fprintf(f, "%12.3f %2.12f %10" PRIu64 " %14s\n",
+				v / o->div, 1.0, it.cumulative, "inf");
+		else
+			fprintf(f, "%12.3f %2.12f %10" PRIu64 " %14.2f\n",
+				v / o->div, frac, it.cumulative,
+				1.0 / (1.0 - frac));
+	}
+	fprintf(f, "#[Mean    = %12.3f, StdDeviation   = %12.3f]\n",
+		jr_hist_mean(h) / o->div,
+		h->count ? (double)sqrtl(var / h->count) / o->div : 0.0);
+	fprintf(f, "#[Max     = %12.3f, Total count    = %12" PRIu64 "]\n",
+		h->max / o->div, h->count);
+	fprintf(f, "#[Buckets = %12d, SubBuckets     = %12d]\n",
+		JR_HIST_MAX_LOG2 - h->sub_mag + 1, 1 << h->sub_mag);
+	return ferror(f) ? -EIO : 0;
+}
+
+int jr_report_hgrm(const char *dir, struct jr_model *m,
+		   const struct jr_report_opts *o)
+{
+	char name[64];
+	int cpu, h, ret;
+
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		if (!jr_cpu_wanted(m, o, cpu))
+			continue;
+		for (h = 0; h < JR_H_NR; h++) {
+			const struct jr_hist *hs = &m->cpu[cpu].hist[h];
+			FILE *f;
+			int i;
+
+			if (!hs->count)
+				continue;
+			snprintf(name, sizeof(name), "cpu%d-%s.hgrm", cpu,
+				 jr_hclass_names[h]);
+			for (i = 0; name[i]; i++)
+				if (name[i] == ':')
+					name[i] = '-';
+			f = jr_open_in(dir, name);
+			if (!f)
+				return -errno;
+			ret = jr_write_hgrm(f, hs, o);
+			if (fclose(f) && !ret)
+				ret = -EIO;
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}

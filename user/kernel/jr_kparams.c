@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_kparams.c - jitmod's module parameters and the machine's description.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "common/jr_parse.h"
+#include "common/jr_sys.h"
+#include "kernel/jr_kparams.h"
+
+int jr_write_param(const char *name, unsigned long long v)
+{
+	char path[128];
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), JR_PARAMS_DIR "/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	if (fprintf(f, "%llu\n", v) < 0)
+		ret = -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+/*
+ * jr_cpus_outside - the first CPU in want that the cpulist file at path
+ * leaves out, or -1 (also when the file cannot be read or parsed: nothing
+ * to check against).  text gets the file's list, for the caller's message.
+ */
+int jr_cpus_outside(const unsigned char *want, const char *path, char *text,
+		    size_t len)
+{
+	unsigned char have[JR_MAX_CPUS];
+	struct jr_err err;
+	int cpu;
+
+	if (jr_read_line(path, text, len) || jr_parse_cpus(text, have, &err))
+		return -1;
+	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++)
+		if (want[cpu] && !have[cpu])
+			return cpu;
+	return -1;
+}
+
+/* jr_read_param - a numeric parameter of jitmod's. */
+int jr_read_param(const char *name, uint64_t *v)
+{
+	char path[128], text[64];
+	int ret;
+
+	snprintf(path, sizeof(path), JR_PARAMS_DIR "/%s", name);
+	ret = jr_read_line(path, text, sizeof(text));
+	if (ret)
+		return ret;
+	return sscanf(text, "%" SCNu64, v) == 1 ? 0 : -EINVAL;
+}
+
+/*
+ * jr_param_change - set a parameter, first noting the value it had, once
+ * per name, so that jr_params_restore() can put it back.
+ */
+int jr_param_change(struct jr_ksave *s, const char *name, uint64_t v)
+{
+	uint64_t old;
+	int i, ret;
+
+	for (i = 0; i < s->nr && strcmp(s->p[i].name, name); i++)
+		;
+	if (i == s->nr) {
+		if (s->nr == JR_MAX_SAVED)
+			return -ENOSPC;
+		ret = jr_read_param(name, &old);
+		if (ret)
+			return ret;
+		s->p[s->nr].name = name;
+		s->p[s->nr].old = old;
+		s->nr++;
+	}
+	return jr_write_param(name, v);
+}
+
+/*
+ * jr_params_restore - put back what jr_param_change() changed, newest
+ * first; the first error, if any.  A module that went away has nothing
+ * to put back.
+ */
+int jr_params_restore(struct jr_ksave *s)
+{
+	int ret = 0, r;
+
+	if (!jr_module_loaded()) {
+		s->nr = 0;
+		return 0;
+	}
+	while (s->nr > 0) {
+		s->nr--;
+		r = jr_write_param(s->p[s->nr].name, s->p[s->nr].old);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+bool jr_module_loaded(void)
+{
+	return access(JR_PARAMS_DIR, F_OK) == 0;
+}
+
+/* jr_sysinfo_fill - kernel, cmdline, CPU model, TSC and module params. */
+void jr_sysinfo_fill(struct jr_sysinfo *s, int argc, char **argv)
+{
+	struct utsname u;
+	char line[256], val[128];
+	FILE *f;
+	DIR *d;
+	struct dirent *e;
+	size_t off = 0;
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	if (!uname(&u))
+		snprintf(s->kernel, sizeof(s->kernel), "%s", u.release);
+	jr_read_line("/proc/cmdline", s->cmdline, sizeof(s->cmdline));
+	f = fopen("/proc/cpuinfo", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!strncmp(line, "model name", 10) && colon) {
+			snprintf(s->cpu_model, sizeof(s->cpu_model), "%s",
+				 colon + 2);
+			s->cpu_model[strcspn(s->cpu_model, "\n")] = '\0';
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!jr_read_line(JR_PARAMS_DIR "/tsc_khz", val, sizeof(val)))
+		sscanf(val, "%" SCNu64, &s->tsc_khz);
+	d = opendir(JR_PARAMS_DIR);
+	while (d && (e = readdir(d))) {
+		char path[300];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), JR_PARAMS_DIR "/%s", e->d_name);
+		if (jr_read_line(path, val, sizeof(val)))
+			continue;
+		off += snprintf(s->params + off, sizeof(s->params) - off,
+				"%s%s=%s", off ? " " : "", e->d_name, val);
+		if (off >= sizeof(s->params))
+			break;
+	}
+	if (d)
+		closedir(d);
+	for (i = 0, off = 0; i < argc && off < sizeof(s->argv); i++)
+		off += snprintf(s->argv + off, sizeof(s->argv) - off, "%s%s",
+				i ? " " : "", argv[i]);
+}

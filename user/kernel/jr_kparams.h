@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_kparams.h - jitmod's module parameters, saved and put back, and the
+ * machine's description for reports.
+ */
+#ifndef JR_KPARAMS_H
+#define JR_KPARAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/jr_rec.h"
+
+#define JR_PARAMS_DIR "/sys/module/jitmod/parameters"
+#define JR_MAX_SAVED 8
+
+/*
+ * What a run changed in jitmod, with the values it found: put back at the
+ * end of the run, as rtla puts back the osnoise tracer's options.
+ */
+struct jr_ksave {
+	int nr;
+	struct {
+		const char *name;
+		uint64_t old;
+	} p[JR_MAX_SAVED];
+};
+
+int jr_write_param(const char *name, unsigned long long v);
+int jr_read_param(const char *name, uint64_t *v);
+int jr_param_change(struct jr_ksave *s, const char *name, uint64_t v);
+int jr_params_restore(struct jr_ksave *s);
+bool jr_module_loaded(void);
+int jr_cpus_outside(const unsigned char *want, const char *path, char *text,
+		    size_t len);
+void jr_sysinfo_fill(struct jr_sysinfo *s, int argc, char **argv);
+
+#endif /* JR_KPARAMS_H */

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_ubpf.bpf.c - classify what interrupts jitread's userspace sampler.
+ *
+ * The same tracepoints jitmod hooks, as BTF-typed tracepoints (CO-RE, so
+ * one object runs on every kernel with BTF).  A probe returns at once
+ * unless its CPU has a watched thread, jitread's sampler for that CPU.
+ * Windows nest as in jitmod: NMI > IRQ > softirq > thread, and when an
+ * inner window closes, every enclosing one still open is pushed forward by
+ * its duration, so each record's time is net of what nested inside it.
+ *
+ * Records are submitted without a wakeup: a wakeup is an irq_work on this
+ * CPU, noise of our own making.  jitread polls the ring on a timer instead.
+ *
+ * A thread window opens when the sampler is switched out and closes when
+ * anything else is switched in; it is charged to the task that ran.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "jitmod_abi.h"
+#include "jr_ubpf_rec.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+struct jr_win {
+	__u64 depth;
+	__u64 arrival;
+	__u64 delta_start;
+};
+
+struct jr_bpf_cpu {
+	struct jr_win w[JR_W_NR];
+	__s32 thread_pid;
+	char thread_comm[16];
+	/* PREEMPT_RT: the task running the open softirq window, as jitmod */
+	__u32 softirq_owner;
+	__u64 softirq_paused; /* when the owner was switched out */
+	__u64 softirq_pushed; /* softirq time already taken off threads */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, JR_UBPF_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, __u32);
+} watch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct jr_bpf_cpu);
+} state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+__u64 drops;
+
+/* jr_cpu - this CPU's state, or NULL when no sampler is watched here. */
+static __always_inline struct jr_bpf_cpu *jr_cpu(__u32 *tid)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
+	__u32 *t = bpf_map_lookup_elem(&watch, &cpu);
+
+	if (!t || !*t)
+		return NULL;
+	if (tid)
+		*tid = *t;
+	return bpf_map_lookup_elem(&state, &zero);
+}
+
+static __always_inline void jr_push(struct jr_bpf_cpu *c, int from, __u64 net)
+{
+	int i;
+
+	for (i = from + 1; i < JR_W_NR; i++)
+		if (c->w[i].depth)
+			c->w[i].delta_start += net;
+}
+
+static __always_inline struct jr_ubpf_rec *jr_emit(int cls, __u64 start,
+						   __u64 net)
+{
+	struct jr_ubpf_rec *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+
+	if (!r) {
+		__sync_fetch_and_add(&drops, 1);
+		return NULL;
+	}
+	__builtin_memset(r, 0, sizeof(*r));
+	r->start_ns = start;
+	r->net_ns = net;
+	r->cpu = bpf_get_smp_processor_id();
+	r->cls = cls;
+	r->vec = JR_UBPF_NO_VEC;
+	r->id = -1;
+	return r;
+}
+
+static __always_inline void jr_enter(int win)
+{
+	struct jr_bpf_cpu *c = jr_cpu(NULL);
+	__u64 now;
+
+	if (!c)
+		return;
+	if (c->w[win].depth++)
+		return;
+	now = bpf_ktime_get_ns();
+	c->w[win].arrival = now;
+	c->w[win].delta_start = now;
+}
+
+/* jr_exit - close one level; the net time when the window closed, else 0. */
+static __always_inline __u64 jr_exit(struct jr_bpf_cpu *c, int win)
+{
+	__u64 net;
+
+	if (!c->w[win].depth || --c->w[win].depth)
+		return 0;
+	net = bpf_ktime_get_ns() - c->w[win].delta_start;
+	jr_push(c, win, net);
+	return net;
+}
+
+static __always_inline int jr_irq_exit(int irq, int vec,
+				       struct irqaction *action)
+{
+	struct jr_bpf_cpu *c = jr_cpu(NULL);
+	struct jr_ubpf_rec *r;
+	__u64 net;
+
+	if (!c)
+		return 0;
+	net = jr_exit(c, JR_W_IRQ);
+	if (!net)
+		return 0;
+	r = jr_emit(JIT_NOISE_IRQ, c->w[JR_W_IRQ].arrival, net);
+	if (!r)
+		return 0;
+	r->id = irq;
+	r->vec = vec;
+	if (action)
+		bpf_probe_read_kernel_str(r->name, sizeof(r->name),
+					  action->name);
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(jr_irq_entry, int irq, struct irqaction *action)
+{
+	jr_enter(JR_W_IRQ);
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(jr_irq_exit_tp, int irq, struct irqaction *action, int ret)
+{
+	return jr_irq_exit(irq, JR_UBPF_NO_VEC, action);
+}
+
+/* x86 system vectors; the index is the user side's name table order. */
+#define JR_VECTOR(idx, tp)                         \
+	SEC("tp_btf/" #tp "_entry")                \
+	int BPF_PROG(jr_##tp##_entry, int vector)  \
+	{                                          \
+		jr_enter(JR_W_IRQ);                \
+		return 0;                          \
+	}                                          \
+	SEC("tp_btf/" #tp "_exit")                 \
+	int BPF_PROG(jr_##tp##_exit, int vector)   \
+	{                                          \
+		return jr_irq_exit(-1, idx, NULL); \
+	}
+
+JR_VECTOR(0, local_timer)
+JR_VECTOR(1, reschedule)
+JR_VECTOR(2, call_function)
+JR_VECTOR(3, call_function_single)
+JR_VECTOR(4, irq_work)
+JR_VECTOR(5, x86_platform_ipi)
+JR_VECTOR(6, thermal_apic)
+JR_VECTOR(7, threshold_apic)
+JR_VECTOR(8, deferred_error_apic)
+JR_VECTOR(9, error_apic)
+JR_VECTOR(10, spurious_apic)
+
+/*
+ * Softirqs.  On PREEMPT_RT a softirq runs in a task and can be preempted:
+ * as in jitmod, its window pauses while that task is switched out, and the
+ * task's thread window, which may close before the softirq does, loses the
+ * softirq's time so far as it closes (softirq_pushed), the next one the rest.
+ */
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(jr_softirq_entry, unsigned int vec_nr)
+{
+	struct jr_bpf_cpu *c = jr_cpu(NULL);
+
+	if (!c)
+		return 0;
+	if (!c->w[JR_W_SOFTIRQ].depth) {
+		c->softirq_owner = (__u32)bpf_get_current_pid_tgid();
+		c->softirq_paused = 0;
+		c->softirq_pushed = 0;
+	}
+	jr_enter(JR_W_SOFTIRQ);
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(jr_softirq_exit, unsigned int vec_nr)
+{
+	struct jr_bpf_cpu *c = jr_cpu(NULL);
+	struct jr_ubpf_rec *r;
+	__u64 net;
+
+	if (!c)
+		return 0;
+	net = jr_exit(c, JR_W_SOFTIRQ);
+	if (!net)
+		return 0;
+	/*
+	 * jr_exit pushed the thread window by all of it: give back the part
+	 * already taken off the owner's earlier thread window.
+	 */
+	if (c->w[JR_W_THREAD].depth)
+		c->w[JR_W_THREAD].delta_start -=
+			c->softirq_pushed < net ? c->softirq_pushed : net;
+	c->softirq_pushed = 0;
+	r = jr_emit(JIT_NOISE_SOFTIRQ, c->w[JR_W_SOFTIRQ].arrival, net);
+	if (!r)
+		return 0;
+	r->vec = vec_nr;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+/* NMIs: nmi_handler fires after each handler with its own duration. */
+SEC("tp_btf/nmi_handler")
+int BPF_PROG(jr_nmi, void *handler, s64 delta_ns, int handled)
+{
+	struct jr_bpf_cpu *c = jr_cpu(NULL);
+	struct jr_ubpf_rec *r;
+	__u64 now;
+
+	if (!c || delta_ns <= 0)
+		return 0;
+	now = bpf_ktime_get_ns();
+	jr_push(c, JR_W_NMI, delta_ns);
+	r = jr_emit(JIT_NOISE_NMI, now - delta_ns, delta_ns);
+	if (!r)
+		return 0;
+	r->addr = (__u64)handler;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(jr_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next, unsigned int prev_state)
+{
+	__u32 tid = 0;
+	struct jr_bpf_cpu *c = jr_cpu(&tid);
+	struct jr_win *w, *s;
+	struct jr_ubpf_rec *r;
+	__u64 now;
+
+	if (!c)
+		return 0;
+	now = bpf_ktime_get_ns();
+	w = &c->w[JR_W_THREAD];
+	s = &c->w[JR_W_SOFTIRQ];
+	if (s->depth && prev->pid == (int)c->softirq_owner) {
+		__u64 so_far = now - s->delta_start;
+
+		if (w->depth)
+			w->delta_start += so_far - c->softirq_pushed;
+		c->softirq_pushed = so_far;
+		c->softirq_paused = now;
+	} else if (s->depth && next->pid == (int)c->softirq_owner &&
+		   c->softirq_paused) {
+		s->delta_start += now - c->softirq_paused;
+		c->softirq_paused = 0;
+	}
+	if (w->depth) {
+		w->depth = 0;
+		r = jr_emit(JIT_NOISE_THREAD, w->arrival,
+			    now > w->delta_start ? now - w->delta_start : 0);
+		if (r) {
+			r->id = c->thread_pid;
+			__builtin_memcpy(r->name, c->thread_comm,
+					 sizeof(c->thread_comm));
+			bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+		}
+	}
+	if (next->pid == (int)tid)
+		return 0;
+	w->depth = 1;
+	w->arrival = now;
+	w->delta_start = now;
+	c->thread_pid = next->pid;
+	bpf_probe_read_kernel_str(c->thread_comm, sizeof(c->thread_comm),
+				  next->comm);
+	return 0;
+}

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_pipe.c - the three-thread pipeline, in the manner of the LMAX
+ * Disruptor: one producer, two consumers, one ring.
+ *
+ * The ring holds cache-line slots and every sequence sits on a line of its
+ * own, so the producer's cursor and each consumer's progress never share a
+ * line.  Sequences are counts: the producer may write message n once both
+ * consumers have consumed n - ring_size + 1 messages, and publishes it with
+ * a release store of n + 1; a consumer reads up to the cursor with an
+ * acquire load.  There is no lock and, with the busy-spin strategy, no
+ * syscall between the first message and the last.
+ *
+ * Nothing may be lost: the producer, both consumers and the journal each
+ * keep a count and an order-dependent checksum of the payloads, and the
+ * journal is read back from the file and checked against them at the end.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "usamp/jr_pipe.h"
+#include "common/jr_sys.h"
+#include "common/jr_tsc.h"
+
+#define JR_LINE 64
+#define JR_INPUT_MESSAGES 65536
+#define JR_SLEEP_NS 10000
+#define JR_WARM (1ULL << 63) /* slot flag: published during the warm-up */
+
+const char *const jr_wait_names[JR_WAIT_NR] = { "spin", "yield", "sleep" };
+const char *const jr_pipe_thread_names[JR_NR_PT] = { "producer", "accumulator",
+						     "journaller" };
+const char *const jr_pipe_hist_names[JR_PH_NR] = {
+	"accumulator transit",
+	"accumulator inter-message",
+	"journaller transit",
+	"journaller inter-message",
+};
+
+struct jr_seq {
+	volatile uint64_t v;
+} __attribute__((aligned(JR_LINE)));
+
+struct jr_slot {
+	uint64_t seq;
+	uint64_t tsc; /* stamped just before publication */
+	uint64_t payload;
+	uint64_t flags;
+} __attribute__((aligned(JR_LINE)));
+
+struct jr_pipe {
+	struct jr_seq cursor; /* messages published */
+	struct jr_seq done; /* 1: the producer published its last */
+	struct jr_seq consumed[2];
+	struct jr_seq go;
+	struct jr_slot *slots;
+	uint64_t mask;
+	const struct jr_pipe_cfg *cfg;
+	struct jr_pipe_result *res;
+	const uint64_t *input;
+	uint64_t nr_input;
+	double ns_per_cyc;
+	int journal_fd;
+	struct jr_journal_entry *journal;
+	uint64_t journal_cap;
+	int err[JR_NR_PT];
+};
+
+uint64_t jr_pipe_mix(uint64_t sum, uint64_t payload)
+{
+	return (sum * 0x100000001b3ULL) ^ payload;
+}
+
+/* jr_pipe_place - one CPU per thread, or shared when the strategy allows. */
+int jr_pipe_place(const unsigned char *cpus, enum jr_wait wait,
+		  struct jr_pipe_cfg *cfg, struct jr_err *e)
+{
+	int list[JR_NR_PT], n = 0, cpu, i;
+
+	for (cpu = 0; cpu < 4096 && n < JR_NR_PT; cpu++)
+		if (cpus[cpu])
+			list[n++] = cpu;
+	if (!n) {
+		jr_fail(e, -EINVAL, "the pipeline needs at least one CPU");
+		return -EINVAL;
+	}
+	if (n < JR_NR_PT && wait == JR_WAIT_SPIN) {
+		jr_fail(e, -EINVAL,
+			"the pipeline needs 3 CPUs to busy-spin (one per thread), -c gives %d; give 3 CPUs or share them with --wait yield|sleep",
+			n);
+		return -EINVAL;
+	}
+	for (i = 0; i < JR_NR_PT; i++)
+		cfg->cpu[i] = list[i % n];
+	cfg->shared = n < JR_NR_PT;
+	cfg->wait = wait;
+	return 0;
+}
+
+static void jr_wait_once(enum jr_wait w)
+{
+	struct timespec ts = { 0, JR_SLEEP_NS };
+
+	if (w == JR_WAIT_SPIN)
+		__builtin_ia32_pause();
+	else if (w == JR_WAIT_YIELD)
+		sched_yield();
+	else
+		nanosleep(&ts, NULL);
+}
+
+static uint64_t jr_load(const struct jr_seq *s)
+{
+	return __atomic_load_n(&s->v, __ATOMIC_ACQUIRE);
+}
+
+static void jr_store(struct jr_seq *s, uint64_t v)
+{
+	__atomic_store_n(&s->v, v, __ATOMIC_RELEASE);
+}
+
+static void *jr_producer(void *arg)
+{
+	struct jr_pipe *p = arg;
+	const struct jr_pipe_cfg *cfg = p->cfg;
+	uint64_t khz = cfg->tsc_khz;
+	uint64_t interval = cfg->interval_ns * khz / 1000000 + 1;
+	uint64_t warm_end, end, next, n = 0, sum = 0, low, now;
+	uint64_t size = p->mask + 1;
+	struct jr_slot *s;
+
+	p->err[JR_PRODUCER] =
+		jr_pin_self("jr-prod", cfg->cpu[JR_PRODUCER], cfg->fifo_prio);
+	while (!jr_load(&p->go))
+		jr_wait_once(cfg->wait);
+	if (p->err[JR_PRODUCER])
+		goto out;
+	next = jr_rdtsc();
+	warm_end = next + cfg->warmup_ns * khz / 1000000;
+	end = warm_end + cfg->duration_ns * khz / 1000000;
+	for (;;) {
+		now = jr_rdtsc();
+		if (now >= end || *cfg->stop)
+			break;
+		if (now < next) {
+			jr_wait_once(cfg->wait);
+			continue;
+		}
+		/* fell far behind (a long gap): do not burst to catch up */
+		next = now - next > 64 * interval ? now + interval :
+						    next + interval;
+		for (;;) {
+			low = jr_load(&p->consumed[0]);
+			if (jr_load(&p->consumed[1]) < low)
+				low = jr_load(&p->consumed[1]);
+			if (n - low < size)
+				break;
+			if (*cfg->stop)
+				goto out;
+			jr_wait_once(cfg->wait);
+		}
+		s = &p->slots[n & p->mask];
+		s->seq = n;
+		s->payload = p->input[n % p->nr_input];
+		s->flags = now < warm_end ? JR_WARM : 0;
+		sum = jr_pipe_mix(sum, s->payload);
+		if (s->flags)
+			p->res->warmup++;
+		s->tsc = jr_rdtsc();
+		jr_store(&p->cursor, ++n);
+	}
+out:
+	p->res->produced = n;
+	p->res->checksum_produced = sum;
+	jr_store(&p->done, 1);
+	return NULL;
+}
+
+/* jr_journal_len - the file's length with room for cap entries. */
+static size_t jr_journal_len(uint64_t cap)
+{
+	return sizeof(struct jr_journal_hdr) +
+	       cap * sizeof(struct jr_journal_entry);
+}
+
+/* jr_journal_grow - double the journal file; rare, off the common path. */
+static int jr_journal_grow(struct jr_pipe *p)
+{
+	uint64_t cap = p->journal_cap * 2;
+	size_t old = jr_journal_len(p->journal_cap), len = jr_journal_len(cap);
+	void *m;
+
+	if (ftruncate(p->journal_fd, len))
+		return -errno;
+	m = mremap((char *)p->journal - sizeof(struct jr_journal_hdr), old, len,
+		   MREMAP_MAYMOVE);
+	if (m == MAP_FAILED)
+		return -errno;
+	p->journal = (void *)((char *)m + sizeof(struct jr_journal_hdr));
+	p->journal_cap = cap;
+	return 0;
+}
+
+/* jr_consume - one consumer's loop; who says which one. */
+static void jr_consume(struct jr_pipe *p, int who)
+{
+	const struct jr_pipe_cfg *cfg = p->cfg;
+	struct jr_hist *transit =
+		&p->res->hist[who ? JR_PH_JRN_TRANSIT : JR_PH_ACC_TRANSIT];
+	struct jr_hist *inter =
+		&p->res->hist[who ? JR_PH_JRN_INTER : JR_PH_ACC_INTER];
+	uint64_t next = 0, avail, sum = 0, t, prev = 0, d;
+	const struct jr_slot *s;
+	struct jr_journal_entry *e;
+
+	for (;;) {
+		avail = jr_load(&p->cursor);
+		if (avail == next) {
+			if (jr_load(&p->done) && jr_load(&p->cursor) == next)
+				break;
+			jr_wait_once(cfg->wait);
+			continue;
+		}
+		for (; next < avail; next++) {
+			s = &p->slots[next & p->mask];
+			t = jr_rdtsc();
+			d = t > s->tsc ? t - s->tsc : 0;
+			if (!s->flags) {
+				jr_hist_record(transit, d * p->ns_per_cyc);
+				if (prev)
+					jr_hist_record(inter,
+						       (t - prev) *
+							       p->ns_per_cyc);
+				prev = t;
+			}
+			sum = jr_pipe_mix(sum, s->payload);
+			if (who) {
+				if (next == p->journal_cap &&
+				    jr_journal_grow(p)) {
+					p->err[JR_JOURNALLER] = -ENOSPC;
+					break;
+				}
+				e = &p->journal[next];
+				e->seq = s->seq;
+				e->payload = s->payload;
+				e->transit_ns = d * p->ns_per_cyc;
+				e->publish_tsc = s->tsc;
+			}
+			jr_store(&p->consumed[who], next + 1);
+		}
+		if (p->err[JR_JOURNALLER] && who)
+			break;
+	}
+	p->res->consumed[who] = next;
+	p->res->checksum[who] = sum;
+}
+
+static void *jr_consumer(void *arg)
+{
+	struct jr_pipe *p = ((void **)arg)[0];
+	int who = (int)(long)((void **)arg)[1];
+	int pt = who ? JR_JOURNALLER : JR_ACCUMULATOR;
+
+	p->err[pt] = jr_pin_self(who ? "jr-jrnl" : "jr-acc", p->cfg->cpu[pt],
+				 p->cfg->fifo_prio);
+	while (!jr_load(&p->go))
+		jr_wait_once(p->cfg->wait);
+	if (!p->err[pt])
+		jr_consume(p, who);
+	if (p->err[pt]) /* let the producer's back-pressure loop out */
+		jr_store(&p->consumed[who], UINT64_MAX / 2);
+	return NULL;
+}
+
+/* jr_input_map - the message file, or a generated one in a memfd. */
+static int jr_input_map(struct jr_pipe *p, struct jr_err *e)
+{
+	const char *path = p->cfg->input;
+	struct stat st;
+	uint64_t *buf, x = 0x9e3779b97f4a7c15ULL;
+	size_t i;
+	int fd;
+
+	if (path) {
+		fd = open(path, O_RDONLY);
+		if (fd < 0 || fstat(fd, &st)) {
+			jr_fail(e, -EINVAL, "%s: %s", path, strerror(errno));
+			return -errno;
+		}
+		if (st.st_size < 8) {
+			close(fd);
+			jr_fail(e, -EINVAL,
+				"%s: the input needs at least one 8-byte message",
+				path);
+			return -EINVAL;
+		}
+	} else {
+		st.st_size = JR_INPUT_MESSAGES * sizeof(uint64_t);
+		fd = memfd_create("jitread-input", 0);
+		if (fd < 0 || ftruncate(fd, st.st_size)) {
+			jr_fail(e, -EINVAL, "memfd: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	buf = mmap(NULL, st.st_size, path ? PROT_READ : PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (buf == MAP_FAILED) {
+		jr_fail(e, -EINVAL, "mmap input: %s", strerror(errno));
+		return -errno;
+	}
+	p->nr_input = st.st_size / sizeof(uint64_t);
+	if (!path)
+		for (i = 0; i < p->nr_input; i++) {
+			x ^= x << 13; /* xorshift64: varied, reproducible */
+			x ^= x >> 7;
+			x ^= x << 17;
+			buf[i] = x;
+		}
+	p->input = buf;
+	p->res->input_messages = p->nr_input;
+	return 0;
+}
+
+static int jr_journal_open(struct jr_pipe *p, struct jr_err *e)
+{
+	const struct jr_pipe_cfg *cfg = p->cfg;
+	uint64_t ns = cfg->duration_ns + cfg->warmup_ns;
+	size_t len;
+	char *m;
+
+	p->journal_cap =
+		ns / cfg->interval_ns + ns / cfg->interval_ns / 4 + 4096;
+	len = jr_journal_len(p->journal_cap);
+	/* a new file: never through a link or over a file someone placed */
+	p->journal_fd = open(cfg->journal,
+			     O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+	if (p->journal_fd < 0 || ftruncate(p->journal_fd, len)) {
+		jr_fail(e, -EINVAL, "%s: %s", cfg->journal, strerror(errno));
+		return -errno;
+	}
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, p->journal_fd,
+		 0);
+	if (m == MAP_FAILED) {
+		jr_fail(e, -EINVAL, "mmap %s: %s", cfg->journal,
+			strerror(errno));
+		return -errno;
+	}
+	memset(m, 0, len); /* prefault: no page fault on the hot path */
+	p->journal = (void *)(m + sizeof(struct jr_journal_hdr));
+	return 0;
+}
+
+/* jr_journal_close - write the header, trim to the entries, unmap. */
+static int jr_journal_close(struct jr_pipe *p)
+{
+	struct jr_journal_hdr *h = (void *)((char *)p->journal - sizeof(*h));
+	size_t len = jr_journal_len(p->journal_cap);
+	uint64_t n = p->res->consumed[1];
+	int ret = 0;
+
+	memcpy(h->magic, JR_JOURNAL_MAGIC, sizeof(h->magic));
+	h->entries = n;
+	h->checksum = p->res->checksum[1];
+	h->tsc_khz = p->cfg->tsc_khz;
+	if (msync(h, len, MS_SYNC))
+		ret = -errno;
+	munmap(h, len);
+	if (ftruncate(p->journal_fd, jr_journal_len(n)))
+		ret = -errno;
+	close(p->journal_fd);
+	return ret;
+}
+
+/*
+ * jr_pipe_verify_journal - read the journal back through read(), not the
+ * mapping, and check sequence order, count and checksum.
+ */
+int jr_pipe_verify_journal(const char *path, struct jr_pipe_result *res,
+			   struct jr_err *e)
+{
+	struct jr_journal_hdr h;
+	struct jr_journal_entry ent;
+	uint64_t i, sum = 0;
+	FILE *f = fopen(path, "rb");
+
+	if (!f || fread(&h, sizeof(h), 1, f) != 1 ||
+	    memcmp(h.magic, JR_JOURNAL_MAGIC, sizeof(h.magic))) {
+		jr_fail(e, -EINVAL, "%s: not a journal", path);
+		if (f)
+			fclose(f);
+		return -EINVAL;
+	}
+	for (i = 0; fread(&ent, sizeof(ent), 1, f) == 1; i++) {
+		if (ent.seq != i) {
+			jr_fail(e, -EINVAL, "%s: entry %llu has sequence %llu",
+				path, (unsigned long long)i,
+				(unsigned long long)ent.seq);
+			fclose(f);
+			return -EINVAL;
+		}
+		sum = jr_pipe_mix(sum, ent.payload);
+	}
+	fclose(f);
+	res->journal_entries = i;
+	res->journal_checksum = sum;
+	if (i != h.entries || sum != h.checksum) {
+		jr_fail(e, -EINVAL,
+			"%s: header says %llu entries, file holds %llu", path,
+			(unsigned long long)h.entries, (unsigned long long)i);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void jr_pipe_verdict(struct jr_pipe_result *r)
+{
+	r->verified = r->produced == r->consumed[0] &&
+		      r->produced == r->consumed[1] &&
+		      r->produced == r->journal_entries &&
+		      r->checksum_produced == r->checksum[0] &&
+		      r->checksum_produced == r->checksum[1] &&
+		      r->checksum_produced == r->journal_checksum;
+	snprintf(
+		r->verdict, sizeof(r->verdict),
+		"%s: produced %llu, accumulator %llu, journaller %llu, journal %llu, checksum %016llx",
+		r->verified ? "verified" : "MISMATCH",
+		(unsigned long long)r->produced,
+		(unsigned long long)r->consumed[0],
+		(unsigned long long)r->consumed[1],
+		(unsigned long long)r->journal_entries,
+		(unsigned long long)r->checksum_produced);
+}
+
+int jr_pipe_run(const struct jr_pipe_cfg *cfg, struct jr_pipe_result *res,
+		struct jr_err *e)
+{
+	struct jr_pipe p = { .cfg = cfg, .res = res, .journal_fd = -1 };
+	void *args[2][2] = { { &p, (void *)0L }, { &p, (void *)1L } };
+	pthread_t th[JR_NR_PT];
+	uint64_t t0;
+	int i, nr, ret;
+
+	memset(res, 0, sizeof(*res));
+	for (i = 0; i < JR_PH_NR; i++) {
+		jr_hist_init(&res->hist[i], 3);
+		if (jr_hist_alloc(&res->hist[i]))
+			return jr_fail(e, -ENOMEM, "out of memory");
+	}
+	p.ns_per_cyc = 1e6 / cfg->tsc_khz;
+	p.mask = cfg->ring_size - 1;
+	p.slots = aligned_alloc(JR_LINE, cfg->ring_size * sizeof(*p.slots));
+	if (!p.slots)
+		return jr_fail(e, -ENOMEM, "out of memory");
+	memset(p.slots, 0, cfg->ring_size * sizeof(*p.slots));
+	ret = jr_input_map(&p, e);
+	if (ret)
+		goto out_slots;
+	ret = jr_journal_open(&p, e);
+	if (ret)
+		goto out_input;
+	ret = pthread_create(&th[0], NULL, jr_producer, &p);
+	nr = !ret;
+	for (i = 1; !ret && i < JR_NR_PT; i++) {
+		ret = pthread_create(&th[i], NULL, jr_consumer, args[i - 1]);
+		nr += !ret;
+	}
+	if (ret) {
+		jr_fail(e, -EINVAL, "pthread_create: %s", strerror(ret));
+		*cfg->stop = 1;
+	}
+	t0 = jr_mono_ns();
+	jr_store(&p.go, 1);
+	while (nr-- > 0)
+		pthread_join(th[nr], NULL);
+	res->elapsed_s = (jr_mono_ns() - t0) / 1e9;
+	ret = jr_journal_close(&p) ? -EIO : -ret;
+	for (i = 0; !ret && i < JR_NR_PT; i++)
+		if (p.err[i]) {
+			jr_fail(e, -EINVAL, "%s on CPU %d: %s",
+				jr_pipe_thread_names[i], cfg->cpu[i],
+				strerror(-p.err[i]));
+			ret = p.err[i];
+		}
+	if (!ret)
+		ret = jr_pipe_verify_journal(cfg->journal, res, e);
+	jr_pipe_verdict(res);
+out_input:
+	munmap((void *)p.input, p.nr_input * sizeof(uint64_t));
+out_slots:
+	free(p.slots);
+	return ret;
+}
+
+void jr_pipe_free(struct jr_pipe_result *res)
+{
+	int i;
+
+	for (i = 0; i < JR_PH_NR; i++)
+		jr_hist_free(&res->hist[i]);
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_pipe.h - the three-thread pipeline: a producer publishes TSC-stamped
+ * messages onto a single-producer, two-consumer ring; an accumulator and a
+ * journaller consume every message and time its transit.
+ */
+#ifndef JR_PIPE_H
+#define JR_PIPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/jr_err.h"
+
+#include "core/jr_hist.h"
+
+enum jr_wait { JR_WAIT_SPIN, JR_WAIT_YIELD, JR_WAIT_SLEEP, JR_WAIT_NR };
+
+extern const char *const jr_wait_names[JR_WAIT_NR];
+
+enum jr_pipe_thread { JR_PRODUCER, JR_ACCUMULATOR, JR_JOURNALLER, JR_NR_PT };
+
+extern const char *const jr_pipe_thread_names[JR_NR_PT];
+
+/* The four histograms, in report order. */
+enum jr_pipe_hist {
+	JR_PH_ACC_TRANSIT,
+	JR_PH_ACC_INTER,
+	JR_PH_JRN_TRANSIT,
+	JR_PH_JRN_INTER,
+	JR_PH_NR,
+};
+
+extern const char *const jr_pipe_hist_names[JR_PH_NR];
+
+#define JR_JOURNAL_MAGIC "JRJRNL01"
+
+/*
+ * The journal file: a 64-byte header, then one 32-byte entry per message.
+ * Little-endian.  checksum is over the payloads in order (jr_pipe_mix()).
+ */
+struct jr_journal_hdr {
+	char magic[8];
+	uint64_t entries;
+	uint64_t checksum;
+	uint64_t tsc_khz;
+	uint64_t pad[4];
+};
+
+struct jr_journal_entry {
+	uint64_t seq;
+	uint64_t payload;
+	uint64_t transit_ns;
+	uint64_t publish_tsc;
+};
+
+struct jr_pipe_cfg {
+	int cpu[JR_NR_PT];
+	bool shared; /* two threads on one CPU */
+	enum jr_wait wait;
+	int fifo_prio;
+	uint64_t duration_ns;
+	uint64_t warmup_ns;
+	uint64_t interval_ns; /* between publications */
+	uint32_t ring_size; /* power of two */
+	const char *input; /* message file; NULL: a generated one */
+	const char *journal; /* journal path */
+	uint64_t tsc_khz;
+	volatile int *stop;
+};
+
+struct jr_pipe_result {
+	uint64_t produced, warmup;
+	uint64_t consumed[2]; /* accumulator, journaller */
+	uint64_t checksum_produced, checksum[2];
+	uint64_t journal_entries, journal_checksum;
+	uint64_t input_messages;
+	bool verified;
+	char verdict[160];
+	struct jr_hist hist[JR_PH_NR];
+	double elapsed_s;
+};
+
+uint64_t jr_pipe_mix(uint64_t sum, uint64_t payload);
+int jr_pipe_place(const unsigned char *cpus, enum jr_wait wait,
+		  struct jr_pipe_cfg *cfg, struct jr_err *e);
+int jr_pipe_run(const struct jr_pipe_cfg *cfg, struct jr_pipe_result *res,
+		struct jr_err *e);
+int jr_pipe_verify_journal(const char *path, struct jr_pipe_result *res,
+			   struct jr_err *e);
+void jr_pipe_free(struct jr_pipe_result *res);
+
+#endif /* JR_PIPE_H */

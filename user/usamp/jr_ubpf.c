@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_ubpf.c - the user side of the BPF classifier.
+ *
+ * Loading can fail for reasons that are no fault of the run: no root, no
+ * CAP_BPF, a kernel without BTF.  Then the sampler runs unclassified and
+ * the caller says so in one line; the reason is kept in b->why.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "usamp/jr_ubpf.h"
+#include "jr_ubpf.skel.h"
+
+/* In the order of JR_VECTOR() in bpf/jr_ubpf.bpf.c. */
+const char *const jr_ubpf_vectors[] = {
+	"local_timer",		"reschedule",	  "call_function",
+	"call_function_single", "irq_work",	  "x86_platform_ipi",
+	"thermal_apic",		"threshold_apic", "deferred_error_apic",
+	"error_apic",		"spurious_apic",
+};
+
+static int jr_quiet_print(enum libbpf_print_level level, const char *fmt,
+			  va_list ap)
+{
+	if (level == LIBBPF_WARN && getenv("JITREAD_BPF_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static int jr_on_rec(void *ctx, void *data, size_t len)
+{
+	struct jr_ubpf *b = ctx;
+	struct jr_ubpf_rec *n;
+
+	if (len < sizeof(*b->recs))
+		return 0;
+	if (b->nr == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 65536;
+
+		n = realloc(b->recs, cap * sizeof(*n));
+		if (!n) {
+			b->oom = true;
+			return -ENOMEM;
+		}
+		b->recs = n;
+		b->cap = cap;
+	}
+	memcpy(&b->recs[b->nr++], data, sizeof(*b->recs));
+	return 0;
+}
+
+/*
+ * jr_skip_missing - do not load probes for tracepoints this kernel lacks.
+ * A tp_btf program attaches to the btf_trace_<name> type, so that type's
+ * presence in the kernel's BTF is the exact test.
+ */
+static void jr_skip_missing(struct jr_ubpf *b, struct btf *vmlinux)
+{
+	struct bpf_program *p;
+	char type[128];
+
+	bpf_object__for_each_program(p, b->skel->obj) {
+		const char *sec = bpf_program__section_name(p);
+		const char *tp = strchr(sec, '/');
+
+		if (!tp)
+			continue;
+		snprintf(type, sizeof(type), "btf_trace_%s", tp + 1);
+		if (btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) < 0)
+			bpf_program__set_autoload(p, false);
+	}
+}
+
+int jr_ubpf_open(struct jr_ubpf *b)
+{
+	struct btf *vmlinux;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	libbpf_set_print(jr_quiet_print);
+	vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux) {
+		snprintf(
+			b->why, sizeof(b->why),
+			"cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): %s",
+			strerror(errno));
+		return -ENOENT;
+	}
+	b->skel = jr_ubpf_bpf__open();
+	if (!b->skel) {
+		btf__free(vmlinux);
+		snprintf(b->why, sizeof(b->why), "cannot open the BPF object");
+		return -EINVAL;
+	}
+	jr_skip_missing(b, vmlinux);
+	btf__free(vmlinux);
+	ret = jr_ubpf_bpf__load(b->skel);
+	if (ret) {
+		snprintf(b->why, sizeof(b->why), "cannot load BPF: %s%s",
+			 strerror(-ret),
+			 geteuid() ?
+				 " (run as root or with CAP_BPF+CAP_PERFMON)" :
+				 "");
+		goto err_destroy;
+	}
+	ret = jr_ubpf_bpf__attach(b->skel);
+	if (ret) {
+		snprintf(b->why, sizeof(b->why), "cannot attach BPF: %s",
+			 strerror(-ret));
+		goto err_destroy;
+	}
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), jr_on_rec,
+				 b, NULL);
+	if (!b->rb) {
+		ret = -errno;
+		snprintf(b->why, sizeof(b->why), "cannot map the BPF ring: %s",
+			 strerror(errno));
+		goto err_destroy;
+	}
+	b->ok = true;
+	return 0;
+
+err_destroy:
+	jr_ubpf_bpf__destroy(b->skel);
+	b->skel = NULL;
+	return ret;
+}
+
+/* jr_ubpf_watch - classify what interrupts tid on cpu; tid 0 stops. */
+int jr_ubpf_watch(struct jr_ubpf *b, int cpu, pid_t tid)
+{
+	__u32 k = cpu, v = tid;
+
+	if (!b->ok)
+		return 0;
+	if (cpu < 0 || cpu >= JR_UBPF_MAX_CPUS)
+		return -EINVAL;
+	return bpf_map_update_elem(bpf_map__fd(b->skel->maps.watch), &k, &v,
+				   BPF_ANY);
+}
+
+int jr_ubpf_poll(struct jr_ubpf *b, int timeout_ms)
+{
+	int ret;
+
+	if (!b->ok)
+		return 0;
+	/*
+	 * The probes submit without a wakeup: a wakeup is an irq_work on the
+	 * watched CPU, noise we would cause and then record.  So sleep for the
+	 * timeout, then consume whatever is there.
+	 */
+	if (timeout_ms)
+		usleep(timeout_ms * 1000);
+	ret = ring_buffer__consume(b->rb);
+	if (b->oom)
+		return -ENOMEM;
+	return ret < 0 ? ret : 0;
+}
+
+uint64_t jr_ubpf_drops(struct jr_ubpf *b)
+{
+	return b->ok ? b->skel->bss->drops : 0;
+}
+
+/* jr_ubpf_reset - forget the records collected so far. */
+void jr_ubpf_reset(struct jr_ubpf *b)
+{
+	b->nr = 0;
+	if (b->ok)
+		b->skel->bss->drops = 0;
+}
+
+void jr_ubpf_close(struct jr_ubpf *b)
+{
+	ring_buffer__free(b->rb);
+	if (b->skel)
+		jr_ubpf_bpf__destroy(b->skel);
+	free(b->recs);
+	memset(b, 0, sizeof(*b));
+}

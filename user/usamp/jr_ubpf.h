@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_ubpf.h - load the BPF classifier, watch sampler threads, collect its
+ * records.
+ */
+#ifndef JR_UBPF_LOADER_H
+#define JR_UBPF_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "usamp/bpf/jr_ubpf_rec.h"
+
+struct jr_ubpf_bpf;
+struct ring_buffer;
+
+struct jr_ubpf {
+	struct jr_ubpf_bpf *skel;
+	struct ring_buffer *rb;
+	struct jr_ubpf_rec *recs;
+	size_t nr, cap;
+	bool ok;
+	bool oom;
+	char why[200]; /* when !ok: the one line saying why */
+};
+
+extern const char *const jr_ubpf_vectors[];
+
+int jr_ubpf_open(struct jr_ubpf *b);
+int jr_ubpf_watch(struct jr_ubpf *b, int cpu, pid_t tid);
+int jr_ubpf_poll(struct jr_ubpf *b, int timeout_ms);
+uint64_t jr_ubpf_drops(struct jr_ubpf *b);
+void jr_ubpf_reset(struct jr_ubpf *b);
+void jr_ubpf_close(struct jr_ubpf *b);
+
+#endif /* JR_UBPF_LOADER_H */

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_usamp.c - the userspace sampler thread.
+ *
+ * The gap loop is the kernel sampler's, less what userspace cannot see:
+ * read the TSC, compare the delta with the threshold, log it when it is
+ * over.  Interrupts stay enabled, as they must for a user thread, and what
+ * stole the time is found later by lining the logged gaps up with the BPF
+ * records (jr_ubpf.c).  Everything the loop touches is allocated and
+ * faulted in before it starts, so the loop makes no syscall and takes no
+ * page fault of its own.
+ *
+ * The work modes follow Codethink's latency study: stamp, do one unit of
+ * work, stamp.  Every unit's duration goes into a histogram, and a unit
+ * that is over the threshold is logged as a gap like any other.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/jr_tsc.h"
+#include "common/jr_sys.h"
+#include "usamp/jr_usamp.h"
+
+#define JR_STOP_POLL_MASK 1023
+#define JR_WALK_BYTES (4u << 20) /* past L2 on most parts */
+#define JR_WALK_STRIDE 4160 /* 65 lines: defeats the next-line prefetcher */
+#define JR_ARITH_ROUNDS 64
+
+const char *const jr_work_names[JR_WORK_NR] = {
+	"none", "usleep", "nanosleep", "memwalk", "arith", "kill", "gettime",
+};
+
+int jr_usamp_parse_work(const char *s)
+{
+	int i;
+
+	for (i = 0; i < JR_WORK_NR; i++)
+		if (!strcmp(s, jr_work_names[i]))
+			return i;
+	return -1;
+}
+
+/* jr_log_gap - keep one gap; past the preallocated log it is counted. */
+static void jr_log_gap(struct jr_usamp *u, uint64_t tsc, uint64_t cyc)
+{
+	u->noise_cyc += cyc;
+	if (cyc > u->max_cyc)
+		u->max_cyc = cyc;
+	if (u->nr_gaps == u->cap_gaps) {
+		u->dropped++;
+		return;
+	}
+	u->gaps[u->nr_gaps].tsc = tsc;
+	u->gaps[u->nr_gaps].cyc = cyc;
+	u->nr_gaps++;
+}
+
+/* jr_gap_loop - the bare loop: one TSC read and two compares per turn. */
+static void jr_gap_loop(struct jr_usamp *u)
+{
+	uint64_t prev = jr_rdtsc(), t, d, min = UINT64_MAX, iters = 0;
+	uint64_t end = prev + u->run_cyc;
+
+	u->start_tsc = prev;
+	for (;;) {
+		t = jr_rdtsc();
+		d = t - prev;
+		if (d < min)
+			min = d;
+		if (__builtin_expect(d >= u->thr_cyc, 0))
+			jr_log_gap(u, prev, d);
+		prev = t;
+		if (__builtin_expect(!(++iters & JR_STOP_POLL_MASK), 0) &&
+		    (t >= end || *u->stop))
+			break;
+	}
+	u->end_tsc = t;
+	u->iters = iters;
+	u->min_cyc = min;
+}
+
+static uint64_t jr_arith(uint64_t x)
+{
+	int i;
+
+	for (i = 0; i < JR_ARITH_ROUNDS; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+	return x;
+}
+
+/* jr_do_work - one unit of the chosen work; its result defeats the optimizer. */
+static uint64_t jr_do_work(struct jr_usamp *u, uint64_t *pos)
+{
+	struct timespec ts = { 0, 1000 };
+
+	switch (u->work) {
+	case JR_WORK_USLEEP:
+		return usleep(1);
+	case JR_WORK_NANOSLEEP:
+		return clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	case JR_WORK_MEMWALK:
+		*pos = (*pos + JR_WALK_STRIDE) % JR_WALK_BYTES;
+		return u->walk[*pos]++;
+	case JR_WORK_ARITH:
+		return jr_arith(*pos += 1);
+	case JR_WORK_KILL:
+		return kill(0, 0);
+	case JR_WORK_GETTIME:
+		return clock_gettime(CLOCK_MONOTONIC, &ts);
+	default:
+		return 0;
+	}
+}
+
+/* jr_work_loop - stamp, work, stamp; every unit is timed. */
+static void jr_work_loop(struct jr_usamp *u)
+{
+	uint64_t t0, t1, d, min = UINT64_MAX, iters = 0, pos = 0, sink = 0;
+	uint64_t end;
+
+	u->start_tsc = jr_rdtsc();
+	end = u->start_tsc + u->run_cyc;
+	do {
+		t0 = jr_rdtsc();
+		sink += jr_do_work(u, &pos);
+		t1 = jr_rdtsc();
+		d = t1 - t0;
+		if (d < min)
+			min = d;
+		jr_hist_record(&u->work_hist, (uint64_t)(d * u->ns_per_cyc));
+		if (d >= u->thr_cyc)
+			jr_log_gap(u, t0, d);
+		iters++;
+	} while (t1 < end && !*u->stop);
+	u->end_tsc = t1;
+	u->iters = iters;
+	u->min_cyc = min;
+	__asm__ volatile("" : : "r"(sink)); /* keep the work's result live */
+}
+
+static void *jr_usamp_main(void *arg)
+{
+	struct jr_usamp *u = arg;
+
+	u->err = jr_pin_self("jr-samp", u->cpu, u->fifo_prio);
+	u->tid = (pid_t)syscall(SYS_gettid);
+	if (u->err)
+		return NULL;
+	while (!u->go && !*u->stop)
+		__builtin_ia32_pause();
+	if (*u->stop)
+		return NULL;
+	jr_tsc_pair(&u->pair[0]);
+	if (u->work == JR_WORK_NONE)
+		jr_gap_loop(u);
+	else
+		jr_work_loop(u);
+	jr_tsc_pair(&u->pair[1]);
+	return NULL;
+}
+
+/* jr_usamp_start - allocate and fault in, then start the pinned thread. */
+int jr_usamp_start(struct jr_usamp *u)
+{
+	int ret;
+
+	u->gaps = calloc(u->cap_gaps, sizeof(*u->gaps));
+	if (!u->gaps)
+		return -ENOMEM;
+	memset(u->gaps, 0, u->cap_gaps * sizeof(*u->gaps));
+	if (u->work == JR_WORK_MEMWALK) {
+		u->walk = calloc(1, JR_WALK_BYTES);
+		if (!u->walk)
+			return -ENOMEM;
+		memset(u->walk, 1, JR_WALK_BYTES);
+	}
+	jr_hist_init(&u->work_hist, 3);
+	if (jr_hist_alloc(&u->work_hist))
+		return -ENOMEM;
+	u->tid = 0;
+	u->go = 0;
+	ret = pthread_create(&u->th, NULL, jr_usamp_main, u);
+	if (ret)
+		return -ret;
+	while (!u->tid)
+		sched_yield();
+	return u->err;
+}
+
+void jr_usamp_go(struct jr_usamp *u)
+{
+	__atomic_store_n(&u->go, 1, __ATOMIC_RELEASE);
+}
+
+int jr_usamp_join(struct jr_usamp *u)
+{
+	pthread_join(u->th, NULL);
+	return u->err;
+}
+
+void jr_usamp_free(struct jr_usamp *u)
+{
+	free(u->gaps);
+	free(u->walk);
+	jr_hist_free(&u->work_hist);
+	u->gaps = NULL;
+	u->walk = NULL;
+}

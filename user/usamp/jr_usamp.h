@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_usamp.h - the userspace TSC sampler: one pinned thread per CPU running
+ * the kernel sampler's gap loop, or a "get time, do work, get time" loop.
+ */
+#ifndef JR_USAMP_H
+#define JR_USAMP_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/jr_hist.h"
+#include "common/jr_tsc.h"
+
+enum jr_work {
+	JR_WORK_NONE, /* the gap loop: time, time, time */
+	JR_WORK_USLEEP,
+	JR_WORK_NANOSLEEP,
+	JR_WORK_MEMWALK,
+	JR_WORK_ARITH,
+	JR_WORK_KILL,
+	JR_WORK_GETTIME,
+	JR_WORK_NR,
+};
+
+extern const char *const jr_work_names[JR_WORK_NR];
+
+/* struct jr_ugap - one gap: where it began and how long, in TSC cycles. */
+struct jr_ugap {
+	uint64_t tsc;
+	uint64_t cyc;
+};
+
+struct jr_usamp {
+	int cpu;
+	int fifo_prio; /* 0: SCHED_OTHER */
+	enum jr_work work;
+	uint64_t thr_cyc;
+	uint64_t run_cyc;
+	volatile int *stop; /* set by the caller: end early */
+	pthread_t th;
+	volatile pid_t tid; /* published once pinned, before sampling */
+	volatile int go; /* the caller's start signal */
+	/* results */
+	struct jr_ugap *gaps;
+	uint64_t nr_gaps, cap_gaps, dropped;
+	uint64_t iters, min_cyc, start_tsc, end_tsc, noise_cyc, max_cyc;
+	struct jr_tsc_pair pair[2]; /* on this CPU, before and after */
+	struct jr_hist work_hist; /* JR_WORK_* != NONE: every item, ns */
+	double ns_per_cyc;
+	int err; /* errno of a failed pin or policy change */
+	uint8_t *walk; /* JR_WORK_MEMWALK buffer */
+};
+
+int jr_usamp_parse_work(const char *s);
+int jr_usamp_start(struct jr_usamp *u);
+void jr_usamp_go(struct jr_usamp *u);
+int jr_usamp_join(struct jr_usamp *u);
+void jr_usamp_free(struct jr_usamp *u);
+
+#endif /* JR_USAMP_H */
