@@ -1,36 +1,100 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * jitmod_abi.h - what the kernel module and jitread agree on.
+ * jitmod_abi.h - what the kernel module, jitread, its BPF classifier and
+ * the Python tools agree on, each table written once.
  *
- * The noise classes double as the histogram classes on the reader side, so
- * their numbering is part of the event ABI: append, never renumber.
+ * Each table is an X-macro: a braced list of X(...) entries that a user
+ * expands with an X of its own into an enum (JIT_DECLARE_ENUM) or an
+ * array initializer;
+ * JIT_NR() counts it.  scripts/jitabi.py reads the same lists for Python,
+ * and jitmod_events.c checks the trace formats' symbol lists against them.  The noise
+ * classes double as the histogram classes on the reader side, so their
+ * numbering is part of the event ABI: append, never renumber.
  */
 #ifndef JITMOD_ABI_H
 #define JITMOD_ABI_H
 
-#define JIT_TRACE_SYSTEM "jitmod"
-#define JIT_ABI_VERSION 1
+/* The noise classes: X(ENUM_SUFFIX, "name") */
+#define JIT_NOISE_CLASSES(X)		\
+	{				\
+		X(IRQ, "irq"),		\
+		X(SOFTIRQ, "softirq"),	\
+		X(NMI, "nmi"),		\
+		X(THREAD, "thread"),	\
+		X(HW_SMI, "hw:smi"),	\
+		X(HW_STEAL, "hw:steal"),	\
+		X(HW_UNKNOWN, "hw:unknown"), \
+	}
 
-enum jit_noise_class {
-	JIT_NOISE_IRQ = 0,
-	JIT_NOISE_SOFTIRQ = 1,
-	JIT_NOISE_NMI = 2,
-	JIT_NOISE_THREAD = 3,
-	JIT_NOISE_HW_SMI = 4,
-	JIT_NOISE_HW_STEAL = 5,
-	JIT_NOISE_HW_UNKNOWN = 6,
-	JIT_NOISE_NR = 7,
-};
+/* The softirq vectors, in the kernel's order: X(NAME) */
+#define JIT_SOFTIRQS(X)		\
+	{			\
+		X(HI),		\
+		X(TIMER),	\
+		X(NET_TX),	\
+		X(NET_RX),	\
+		X(BLOCK),	\
+		X(IRQ_POLL),	\
+		X(TASKLET),	\
+		X(SCHED),	\
+		X(HRTIMER),	\
+		X(RCU),		\
+	}
+
+/*
+ * The x86 system vectors with an entry/exit tracepoint pair in
+ * irq_vectors, hooked by jitmod and the BPF classifier: X(name)
+ */
+#define JIT_VECTORS(X)				\
+	{					\
+		X(local_timer),			\
+		X(spurious_apic),		\
+		X(error_apic),			\
+		X(x86_platform_ipi),		\
+		X(irq_work),			\
+		X(reschedule),			\
+		X(call_function),		\
+		X(call_function_single),		\
+		X(threshold_apic),		\
+		X(deferred_error_apic),		\
+		X(thermal_apic),			\
+	}
 
 /*
  * Measurement anomalies (jitmod:summary's anomaly_mask bits): states the
  * accounting cannot explain, counted instead of warned about.
+ * X(ENUM_SUFFIX, "name"): WINDOW, a window's start lay past its end;
+ * TSC_BACK, the TSC stepped backwards.
  */
-enum jit_anomaly {
-	JIT_ANOM_WINDOW = 0,	/* a window's start lay past its end */
-	JIT_ANOM_TSC_BACK = 1,	/* the TSC stepped backwards */
-	JIT_ANOM_NR = 2,
-};
+#define JIT_ANOMALIES(X)		\
+	{				\
+		X(WINDOW, "window"),	\
+		X(TSC_BACK, "tsc_back"),	\
+	}
+
+#define JIT_X_NOISE_ENUM(n, s) JIT_NOISE_##n
+#define JIT_X_ANOM_ENUM(n, s) JIT_ANOM_##n
+#define JIT_X_SOFTIRQ_ENUM(n) JIT_SOFTIRQ_##n
+#define JIT_X_VECTOR_ENUM(n) JIT_VEC_##n
+#define JIT_X_NAME2(n, s) s
+#define JIT_X_NAME(n) #n
+
+/* the number of entries in a table */
+#define JIT_NR(table, x) \
+	((int)(sizeof((const char *const[])table(x)) / sizeof(const char *)))
+
+/* an enum whose body is a table */
+#define JIT_DECLARE_ENUM(name, table, x) enum name table(x)
+
+JIT_DECLARE_ENUM(jit_noise_class, JIT_NOISE_CLASSES, JIT_X_NOISE_ENUM);
+JIT_DECLARE_ENUM(jit_anomaly, JIT_ANOMALIES, JIT_X_ANOM_ENUM);
+JIT_DECLARE_ENUM(jit_softirq, JIT_SOFTIRQS, JIT_X_SOFTIRQ_ENUM);
+JIT_DECLARE_ENUM(jit_vector, JIT_VECTORS, JIT_X_VECTOR_ENUM);
+
+#define JIT_NOISE_NR JIT_NR(JIT_NOISE_CLASSES, JIT_X_NAME2)
+#define JIT_ANOM_NR JIT_NR(JIT_ANOMALIES, JIT_X_NAME2)
+#define JIT_SOFTIRQ_NR JIT_NR(JIT_SOFTIRQS, JIT_X_NAME)
+#define JIT_VEC_NR JIT_NR(JIT_VECTORS, JIT_X_NAME)
 
 /* Why sampling stopped (jitmod:stop). */
 enum jit_stop_reason {

@@ -19,14 +19,12 @@ struct kvm_steal_time;
 
 /*
  * struct jit_window - one interference class's open window on a CPU.
- * @arrival:     TSC when the class was entered.
  * @delta_start: TSC from which its own time counts; a nested, higher
  *               priority window pushes it forward by its own length, so
  *               that the duration on exit is net of nesting.
  * @depth:       entries not yet exited (a window opens at depth 0 only).
  */
 struct jit_window {
-	u64 arrival;
 	u64 delta_start;
 	int depth;
 };

@@ -74,7 +74,6 @@ static __always_inline void jit_open_at(struct jit_cpu *jc,
 		c = READ_ONCE(jc->int_count);
 		barrier();
 		t = rdtsc();
-		WRITE_ONCE(w->arrival, t);
 		WRITE_ONCE(w->delta_start, t);
 		if (resume) {
 			WRITE_ONCE(jc->softirq.delta_start, base + t - paused);
@@ -135,12 +134,13 @@ static __always_inline u64 jit_safe_net(struct jit_cpu *jc,
 }
 
 /*
- * jit_exit - close a window; return its net cycles, or 0 if still open.
+ * jit_window_close - close a window; return its net cycles, or 0 while
+ * it is still open.
  * The net time is taken before the window is marked closed, so that an
  * NMI in between still pushes this window and not the time it reports.
  */
-static __always_inline u64 jit_exit(struct jit_cpu *jc, struct jit_window *w,
-				    int cls)
+static __always_inline u64 jit_window_close(struct jit_cpu *jc,
+					    struct jit_window *w, int cls)
 {
 	u64 net;
 
@@ -173,7 +173,7 @@ static void jit_irq_exit(int irq, int vector, const char *name)
 
 	if (!READ_ONCE(jc->sampling))
 		return;
-	net = jit_exit(jc, &jc->irq, JIT_NOISE_IRQ);
+	net = jit_window_close(jc, &jc->irq, JIT_NOISE_IRQ);
 	if (!net)
 		return;
 	jit_push_softirq(jc, net);
@@ -233,7 +233,7 @@ static void hook_softirq_exit(void *data, unsigned int vec_nr)
 
 	if (!READ_ONCE(jc->sampling))
 		return;
-	net = jit_exit(jc, &jc->softirq, JIT_NOISE_SOFTIRQ);
+	net = jit_window_close(jc, &jc->softirq, JIT_NOISE_SOFTIRQ);
 	if (!net)
 		return;
 	if (net > jc->softirq_pushed)
@@ -367,19 +367,7 @@ static void hook_nmi_handler(void *data, void *handler, s64 delta_ns,
 }
 
 /* x86 system vectors with an entry/exit tracepoint pair (irq_vectors). */
-static const char *const jit_vectors[] = {
-	"local_timer",
-	"spurious_apic",
-	"error_apic",
-	"x86_platform_ipi",
-	"irq_work",
-	"reschedule",
-	"call_function",
-	"call_function_single",
-	"threshold_apic",
-	"deferred_error_apic",
-	"thermal_apic",
-};
+static const char *const jit_vectors[JIT_VEC_NR] = JIT_VECTORS(JIT_X_NAME);
 
 #define JIT_FIXED_TPS 6
 

@@ -24,10 +24,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import jitabi  # noqa: E402
 import jrjson  # noqa: E402
 
-CLASSES = ("irq", "softirq", "nmi", "thread", "hw:smi", "hw:steal",
-           "hw:unknown")
+CLASSES = jitabi.CLASSES
 COLOURS = dict(zip(CLASSES, ("tab:red", "tab:orange", "tab:purple",
                              "tab:blue", "tab:brown", "tab:pink",
                              "tab:gray")))

@@ -120,23 +120,6 @@ class MissingError(Exception):
     """A kernel, QEMU or busybox is missing: one line, exit EXIT_MISSING."""
 
 
-def parse_cpulist(text):
-    """Parse a cpulist such as '1-3,5'; raise UsageError on garbage."""
-    cpus = set()
-    if not text:
-        raise UsageError("empty cpu list")
-    for part in text.split(","):
-        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part.strip())
-        if not m:
-            raise UsageError(f"bad cpu list '{text}'")
-        lo = int(m.group(1))
-        hi = int(m.group(2)) if m.group(2) else lo
-        if hi < lo:
-            raise UsageError(f"bad cpu range '{part}'")
-        cpus.update(range(lo, hi + 1))
-    return sorted(cpus)
-
-
 def parse_duration(text):
     """Parse '90', '90s', '5m' or '1h' into seconds; raise on garbage."""
     m = re.fullmatch(r"(\d+)([smh]?)", text or "")

@@ -123,6 +123,11 @@ TEST_F(jitmod, enums_resolved)
 	fmt = read_format("stop");
 	ASSERT_NE(NULL, fmt);
 	EXPECT_EQ(NULL, strstr(fmt, "JIT_STOP_"));
+	fmt = read_format("softirq_noise");
+	ASSERT_NE(NULL, fmt);
+	EXPECT_EQ(NULL, strstr(fmt, "JIT_SOFTIRQ_"))
+		TH_LOG("enum names left in the softirq_noise format");
+	EXPECT_NE(NULL, strstr(fmt, "\"TIMER\""));
 }
 
 TEST_HARNESS_MAIN

@@ -6,6 +6,7 @@ exit code follows kselftest (0 pass, 1 fail, 4 skip).  Every test also
 fails on a bad kernel log, judged by the pattern in lib.sh.
 """
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -48,6 +49,15 @@ def repo():
         if os.path.exists(os.path.join(top, "module", "Kbuild")):
             return top
     raise Fail(f"cannot find the jitmod checkout above {HERE}")
+
+
+def abi():
+    """scripts/jitabi.py of the checkout: include/jitmod_abi.h's tables."""
+    path = os.path.join(repo(), "scripts", "jitabi.py")
+    spec = importlib.util.spec_from_file_location("jitabi", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def ko(name):

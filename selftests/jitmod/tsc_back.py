@@ -19,7 +19,6 @@ import jittest as jt
 CPU = 1
 STEP_CYC = 10 ** 9
 PERIOD_US = 200000
-TSC_BACK = 1 << 1           # enum jit_anomaly's JIT_ANOM_TSC_BACK
 
 
 def body():
@@ -45,8 +44,9 @@ def body():
         evs = [e for e in jt.parse_trace(inst.text()) if e.cpu == CPU]
     jt.rmmod("jitmod")
     sums = [e for e in evs if e.name == "summary"]
+    tsc_back = 1 << jt.abi().ANOMALIES.index("tsc_back")
     back = [s for s in sums if int(s.f.get("anomaly_mask", "0"), 16) &
-            TSC_BACK]
+            tsc_back]
     jt.log(f"TSC stepped back {STEP_CYC} cycles: {len(back)} of "
            f"{len(sums)} summaries report it")
     if not back:

@@ -8,6 +8,11 @@ format: a change on the C side that is not made here fails the tests.
 import os
 import struct
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))), "scripts"))
+import jitabi  # noqa: E402
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -19,8 +24,7 @@ HDR = struct.Struct("<8sII65s96s480s256s82s5xQ16x")
 REC = struct.Struct("<Q7QIHhii40s")
 REC_V1 = struct.Struct("<Q5QIHhii40s")  # version 1: five values
 GAP, IRQ, SOFTIRQ, NMI, THREAD, SUMMARY, STOP, LOST = range(8)
-CLS = {"irq": 0, "softirq": 1, "nmi": 2, "thread": 3, "hw:smi": 4,
-       "hw:steal": 5, "hw:unknown": 6}
+CLS = {name: i for i, name in enumerate(jitabi.CLASSES)}
 
 
 def header(version=2, rec_size=None, kernel="6.1.0-test"):

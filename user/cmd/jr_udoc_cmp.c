@@ -26,8 +26,8 @@ static void jr_cmp_row(FILE *out, const struct jr_report_opts *o, int cpu,
 	char pct[JR_AVAIL_LEN];
 	int i;
 
-	fprintf(out, "%-4d %-10s %-6s %10" PRIu64, cpu, jr_hclass_names[h],
-		side, hs->count);
+	fprintf(out, "%-4d %-10s %-6s %10" PRIu64, cpu, jr_hclass_name(h), side,
+		hs->count);
 	fprintf(out, " %12.*f", o->div == 1.0 ? 0 : 3,
 		(hs->count ? hs->min : 0) / o->div);
 	for (i = 0; i < 3; i++)
@@ -182,7 +182,7 @@ int jr_compare_json(FILE *out, struct jr_udoc *d)
 		fprintf(out, "}, \"classes\": {");
 		for (h = 0; h < JR_H_NR; h++) {
 			fprintf(out, "%s\"%s\": {", h ? ", " : "",
-				jr_hclass_names[h]);
+				jr_hclass_name(h));
 			for (s = 0; s < 2; s++) {
 				fprintf(out, "%s\"%s\": ", s ? ", " : "",
 					s ? "user" : "kernel");

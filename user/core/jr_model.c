@@ -14,15 +14,18 @@
 #include "jitmod_abi.h"
 #include "core/jr_model.h"
 
-const char *const jr_hclass_names[JR_H_NR] = {
-	"gap",	  "irq",    "softirq",	"nmi",
-	"thread", "hw:smi", "hw:steal", "hw:unknown",
-};
+static const char *const jr_noise_names[JIT_NOISE_NR] =
+	JIT_NOISE_CLASSES(JIT_X_NAME2);
 
-const char *const jr_softirq_names[10] = {
-	"HI",	    "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
-	"IRQ_POLL", "TASKLET", "SCHED",	 "HRTIMER", "RCU",
-};
+const char *const jr_softirq_names[JIT_SOFTIRQ_NR] = JIT_SOFTIRQS(JIT_X_NAME);
+
+/* jr_hclass_name - "gap", then jitmod's noise classes by enum jr_hclass */
+const char *jr_hclass_name(int h)
+{
+	if (h == JR_H_GAP)
+		return "gap";
+	return h > JR_H_GAP && h < JR_H_NR ? jr_noise_names[h - 1] : "?";
+}
 
 int jr_model_init(struct jr_model *m, int precision, uint64_t bucket_ns,
 		  int entries)
@@ -90,7 +93,7 @@ int jr_source_key(const struct jr_rec *r, char *buf, size_t len, int *hcls)
 		return snprintf(buf, len, "irq:%d %s", r->id, r->name);
 	case JR_SOFTIRQ:
 		*hcls = JR_H_SOFTIRQ;
-		if (r->cls >= 0 && r->cls < 10)
+		if (r->cls >= 0 && r->cls < JIT_SOFTIRQ_NR)
 			return snprintf(buf, len, "softirq:%s",
 					jr_softirq_names[r->cls]);
 		return snprintf(buf, len, "softirq:%d", r->cls);
@@ -104,7 +107,7 @@ int jr_source_key(const struct jr_rec *r, char *buf, size_t len, int *hcls)
 		if (r->cls < JIT_NOISE_HW_SMI)
 			return -1;
 		*hcls = JR_H_SMI + (r->cls - JIT_NOISE_HW_SMI);
-		return snprintf(buf, len, "%s", jr_hclass_names[*hcls]);
+		return snprintf(buf, len, "%s", jr_hclass_name(*hcls));
 	default:
 		return -1;
 	}
@@ -329,10 +332,8 @@ double jr_cpu_avail_pct(const struct jr_cpu *c)
  * shorter than one): 0% would read as a CPU that was all noise.
  */
 /* jitmod's anomaly kinds, by enum jit_anomaly */
-static const char *const jr_anomaly_names[JIT_ANOM_NR] = {
-	[JIT_ANOM_WINDOW] = "window",
-	[JIT_ANOM_TSC_BACK] = "tsc_back",
-};
+static const char *const jr_anomaly_names[JIT_ANOM_NR] =
+	JIT_ANOMALIES(JIT_X_NAME2);
 
 /* jr_anomaly_kinds - "window,tsc_back" for a mask; "" for none. */
 const char *jr_anomaly_kinds(uint32_t mask, char *buf, size_t len)

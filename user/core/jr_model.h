@@ -10,23 +10,25 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "jitmod_abi.h"
 #include "core/jr_hist.h"
 #include "core/jr_rec.h"
 
+/* the histogram classes: every gap, then jitmod's noise classes */
 enum jr_hclass {
 	JR_H_GAP,
-	JR_H_IRQ,
-	JR_H_SOFTIRQ,
-	JR_H_NMI,
-	JR_H_THREAD,
-	JR_H_SMI,
-	JR_H_STEAL,
-	JR_H_UNKNOWN,
-	JR_H_NR,
+	JR_H_IRQ = 1 + JIT_NOISE_IRQ,
+	JR_H_SOFTIRQ = 1 + JIT_NOISE_SOFTIRQ,
+	JR_H_NMI = 1 + JIT_NOISE_NMI,
+	JR_H_THREAD = 1 + JIT_NOISE_THREAD,
+	JR_H_SMI = 1 + JIT_NOISE_HW_SMI,
+	JR_H_STEAL = 1 + JIT_NOISE_HW_STEAL,
+	JR_H_UNKNOWN = 1 + JIT_NOISE_HW_UNKNOWN,
+	JR_H_NR = 1 + JIT_NOISE_NR,
 };
 
-extern const char *const jr_hclass_names[JR_H_NR];
-extern const char *const jr_softirq_names[10];
+const char *jr_hclass_name(int h);
+extern const char *const jr_softirq_names[JIT_SOFTIRQ_NR];
 
 /* struct jr_source - one named cause of noise on one CPU. */
 struct jr_source {

@@ -11,7 +11,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "jitmod_abi.h"
 #include "core/jr_rec.h"
+
+/*
+ * Vectors past jitmod's table (a newer kernel's) print as numbers; more
+ * than 32 softirqs would not fit the kernel's pending mask.
+ */
+#define JR_MAX_SOFTIRQ 31
 
 int jr_writer_open(FILE **f, const char *path, const struct jr_sysinfo *sys)
 {
@@ -147,11 +154,11 @@ int jr_rec_check(const struct jr_rec *r, struct jr_err *e)
 		jr_fail(e, -EINVAL, "unterminated name");
 		return -EINVAL;
 	}
-	if (r->type == JR_GAP && (r->cls < 0 || r->cls > 6)) {
+	if (r->type == JR_GAP && (r->cls < 0 || r->cls >= JIT_NOISE_NR)) {
 		jr_fail(e, -EINVAL, "gap class %d out of range", r->cls);
 		return -EINVAL;
 	}
-	if (r->type == JR_SOFTIRQ && (r->cls < 0 || r->cls > 31)) {
+	if (r->type == JR_SOFTIRQ && (r->cls < 0 || r->cls > JR_MAX_SOFTIRQ)) {
 		jr_fail(e, -EINVAL, "softirq vector %d out of range", r->cls);
 		return -EINVAL;
 	}

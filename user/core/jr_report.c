@@ -87,7 +87,7 @@ static void jr_pct_table(FILE *out, struct jr_model *m,
 			if (!hs->count && !o->with_zeros)
 				continue;
 			snprintf(label, sizeof(label), "%d", cpu);
-			jr_pct_row(out, o, label, jr_hclass_names[h], 10, hs);
+			jr_pct_row(out, o, label, jr_hclass_name(h), 10, hs);
 		}
 	}
 	for (h = 0; h < JR_H_NR; h++) {
@@ -98,7 +98,7 @@ static void jr_pct_table(FILE *out, struct jr_model *m,
 			jr_hist_free(&all);
 			continue;
 		}
-		jr_pct_row(out, o, "all", jr_hclass_names[h], 10, &all);
+		jr_pct_row(out, o, "all", jr_hclass_name(h), 10, &all);
 		jr_hist_free(&all);
 	}
 }

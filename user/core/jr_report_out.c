@@ -63,7 +63,7 @@ static void jr_json_timeline(FILE *out, const struct jr_cpu *c, uint64_t t0)
 	for (i = 0; i < c->nr_tl; i++)
 		fprintf(out, "%s[%" PRIu64 ", %" PRIu64 ", \"%s\"]",
 			i ? ", " : "", c->tl[i].ts_ns - t0, c->tl[i].dur_ns,
-			jr_hclass_names[c->tl[i].cls]);
+			jr_hclass_name(c->tl[i].cls));
 	fprintf(out, "]}");
 }
 
@@ -89,7 +89,7 @@ static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu, uint64_t t0)
 	fprintf(out, "     \"classes\": {");
 	for (h = 0; h < JR_H_NR; h++) {
 		fprintf(out, "%s\n       \"%s\": ", h ? "," : "",
-			jr_hclass_names[h]);
+			jr_hclass_name(h));
 		jr_json_hist(out, &c->hist[h]);
 	}
 	fprintf(out, "},\n     \"sources\": [");
@@ -102,7 +102,7 @@ static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu, uint64_t t0)
 			", \"class\": \"%s\", \"count\": %" PRIu64
 			", \"total_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64
 			", \"max_ns\": %" PRIu64 ", \"avg_ns\": %.3f}",
-			jr_hclass_names[s->hcls], s->count, s->total_ns,
+			jr_hclass_name(s->hcls), s->count, s->total_ns,
 			s->min_ns, s->max_ns, (double)s->total_ns / s->count);
 	}
 	fprintf(out, "]");
@@ -136,7 +136,7 @@ int jr_json_side(FILE *out, struct jr_model *m, const char *side,
 			return -ENOMEM;
 		}
 		fprintf(out, "%s\n    \"%s\": ", h ? "," : "",
-			jr_hclass_names[h]);
+			jr_hclass_name(h));
 		jr_json_hist(out, &all);
 		jr_hist_free(&all);
 	}
@@ -221,7 +221,7 @@ int jr_report_csv(const char *dir, struct jr_model *m,
 			const struct jr_hist *hs = &c->hist[h];
 
 			fprintf(p, "%d,%s,%" PRIu64 ",%.3f,%" PRIu64, cpu,
-				jr_hclass_names[h], hs->count, jr_hist_mean(hs),
+				jr_hclass_name(h), hs->count, jr_hist_mean(hs),
 				hs->count ? hs->min : 0);
 			for (i = 0; i < 7; i++)
 				fprintf(p, ",%" PRIu64,
@@ -237,7 +237,7 @@ int jr_report_csv(const char *dir, struct jr_model *m,
 			fprintf(s,
 				",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
 				",%" PRIu64 ",%.3f\n",
-				jr_hclass_names[x->hcls], x->count, x->total_ns,
+				jr_hclass_name(x->hcls), x->count, x->total_ns,
 				x->min_ns, x->max_ns,
 				(double)x->total_ns / x->count);
 		}
@@ -315,7 +315,7 @@ int jr_report_hgrm(const char *dir, struct jr_model *m,
 			if (!hs->count)
 				continue;
 			snprintf(name, sizeof(name), "cpu%d-%s.hgrm", cpu,
-				 jr_hclass_names[h]);
+				 jr_hclass_name(h));
 			for (i = 0; name[i]; i++)
 				if (name[i] == ':')
 					name[i] = '-';

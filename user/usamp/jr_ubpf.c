@@ -19,13 +19,8 @@
 #include "usamp/jr_ubpf.h"
 #include "jr_ubpf.skel.h"
 
-/* In the order of JR_VECTOR() in bpf/jr_ubpf.bpf.c. */
-const char *const jr_ubpf_vectors[] = {
-	"local_timer",		"reschedule",	  "call_function",
-	"call_function_single", "irq_work",	  "x86_platform_ipi",
-	"thermal_apic",		"threshold_apic", "deferred_error_apic",
-	"error_apic",		"spurious_apic",
-};
+/* by enum jit_vector, as the BPF program numbers them */
+const char *const jr_ubpf_vectors[JIT_VEC_NR] = JIT_VECTORS(JIT_X_NAME);
 
 static int jr_quiet_print(enum libbpf_print_level level, const char *fmt,
 			  va_list ap)

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "jitmod_abi.h"
 #include "usamp/bpf/jr_ubpf_rec.h"
 
 struct jr_ubpf_bpf;
@@ -27,7 +28,7 @@ struct jr_ubpf {
 	char why[200]; /* when !ok: the one line saying why */
 };
 
-extern const char *const jr_ubpf_vectors[];
+extern const char *const jr_ubpf_vectors[JIT_VEC_NR];
 
 int jr_ubpf_open(struct jr_ubpf *b);
 int jr_ubpf_watch(struct jr_ubpf *b, int cpu, pid_t tid);

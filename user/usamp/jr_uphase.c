@@ -60,7 +60,7 @@ static void jr_bpf_to_rec(const struct jr_ubpf_rec *b, struct jr_rec *r)
 	switch (b->cls) {
 	case JIT_NOISE_IRQ:
 		r->type = JR_IRQ;
-		if (b->vec != JR_UBPF_NO_VEC && b->vec < 11) {
+		if (b->vec != JR_UBPF_NO_VEC && b->vec < JIT_VEC_NR) {
 			r->id2 = b->vec;
 			snprintf(r->name, sizeof(r->name), "%s",
 				 jr_ubpf_vectors[b->vec]);

@@ -179,17 +179,18 @@ int BPF_PROG(jr_irq_exit_tp, int irq, struct irqaction *action, int ret)
 		return jr_irq_exit(-1, idx, NULL); \
 	}
 
-JR_VECTOR(0, local_timer)
-JR_VECTOR(1, reschedule)
-JR_VECTOR(2, call_function)
-JR_VECTOR(3, call_function_single)
-JR_VECTOR(4, irq_work)
-JR_VECTOR(5, x86_platform_ipi)
-JR_VECTOR(6, thermal_apic)
-JR_VECTOR(7, threshold_apic)
-JR_VECTOR(8, deferred_error_apic)
-JR_VECTOR(9, error_apic)
-JR_VECTOR(10, spurious_apic)
+/* every entry of JIT_VECTORS (tests/host/test_abi.py checks) */
+JR_VECTOR(JIT_VEC_local_timer, local_timer)
+JR_VECTOR(JIT_VEC_spurious_apic, spurious_apic)
+JR_VECTOR(JIT_VEC_error_apic, error_apic)
+JR_VECTOR(JIT_VEC_x86_platform_ipi, x86_platform_ipi)
+JR_VECTOR(JIT_VEC_irq_work, irq_work)
+JR_VECTOR(JIT_VEC_reschedule, reschedule)
+JR_VECTOR(JIT_VEC_call_function, call_function)
+JR_VECTOR(JIT_VEC_call_function_single, call_function_single)
+JR_VECTOR(JIT_VEC_threshold_apic, threshold_apic)
+JR_VECTOR(JIT_VEC_deferred_error_apic, deferred_error_apic)
+JR_VECTOR(JIT_VEC_thermal_apic, thermal_apic)
 
 /*
  * Softirqs.  On PREEMPT_RT a softirq runs in a task and can be preempted:
