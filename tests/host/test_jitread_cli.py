@@ -107,6 +107,18 @@ class Commands(unittest.TestCase):
         self.expect(["hist", "-d", "500ms"], 2, "for -d")
         self.expect(["compare", "--phase", "0s"], 2, "for --phase")
 
+    def test_signal_action_is_strict(self):
+        for bad in ("signal=9,4294967297", "signal=9,5x", "signal=9,1",
+                    "signal=99,5", "signal=9", "signal=x,5",
+                    f"signal=9,{os.getpid()}x"):
+            self.expect(["hist", "-d", "1s", "--on-threshold", bad], 2,
+                        f"bad --on-threshold '{bad}'")
+
+    def test_json_on_stdout_is_json_alone(self):
+        out = self.run_ok("report", self.rec, "--json", "-")
+        self.assertEqual(json.loads(out)["file_version"], 2)
+        self.expect(["top", "--json", "-"], 2, "give --json a file")
+
     def test_each_command_has_help(self):
         for cmd in jrrec.COMMANDS:
             rc, out, err = jrrec.jitread(cmd, "--help")

@@ -262,6 +262,29 @@ class UserErrors(unittest.TestCase):
         self.expect(c + ["--no-pipeline", "-d", "1", "--ready-file",
                          "/nonexistent/ready"], 1, "--ready-file")
 
+    def test_journal_is_a_new_file(self):
+        # an existing file or a link at --journal is refused, untouched
+        with tempfile.TemporaryDirectory() as d:
+            victim = os.path.join(d, "victim")
+            with open(victim, "w") as f:
+                f.write("root's data\n")
+            link = os.path.join(d, "link")
+            os.symlink(victim, link)
+            for path in (victim, link):
+                rc, _, err = jrrec.jitread("user", "-c", str(CPU), "-d",
+                                           "1", "--wait", "yield", "-q",
+                                           "--journal", path)
+                self.assertEqual(rc, 1, err)
+                self.assertIn("File exists", err)
+                with open(victim) as f:
+                    self.assertEqual(f.read(), "root's data\n")
+            fresh = os.path.join(d, "fresh")
+            rc, _, err = jrrec.jitread("user", "-c", str(CPU), "-d", "1",
+                                       "--wait", "yield", "-q",
+                                       "--journal", fresh)
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(os.stat(fresh).st_mode & 0o777, 0o600)
+
     def test_bad_input_file(self):
         with tempfile.NamedTemporaryFile() as f:
             f.write(b"abc")

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/jr_opts.h"
 #include "core/jr_hist.h"
@@ -171,6 +172,39 @@ static void jr_opts_defaults(struct jr_opts *o, enum jr_cmd cmd, bool legacy)
 	o->user.phase_ns = 10 * JR_S;
 }
 
+/*
+ * jr_parse_signal - "signal=SIG,PID": both plain numbers in range, SIG a
+ * signal, PID neither init nor jitread itself.
+ */
+static int jr_parse_signal(const char *text, struct jr_action *a,
+			   struct jr_live_opts *l, struct jr_err *e)
+{
+	char sig[16], *comma = strchr(text + 7, ',');
+	uint64_t s, pid;
+
+	if (!comma || comma - (text + 7) >= (long)sizeof(sig))
+		goto bad;
+	memcpy(sig, text + 7, comma - (text + 7));
+	sig[comma - (text + 7)] = '\0';
+	if (jr_parse_u64(sig, 1, NSIG - 1, &s) ||
+	    jr_parse_u64(comma + 1, 2, INT32_MAX, &pid))
+		goto bad;
+	if (pid == (uint64_t)getpid())
+		return jr_fail(e, -EINVAL,
+			       "--on-threshold '%s': that is jitread itself",
+			       text);
+	a->kind = JR_ACT_SIGNAL;
+	a->sig = (int)s;
+	a->pid = (int)pid;
+	l->nr_act++;
+	return 0;
+bad:
+	return jr_fail(
+		e, -EINVAL,
+		"bad --on-threshold '%s' (signal=SIG,PID: a signal number and a pid above 1)",
+		text);
+}
+
 static int jr_parse_action(const char *text, struct jr_live_opts *l,
 			   struct jr_err *e)
 {
@@ -189,10 +223,8 @@ static int jr_parse_action(const char *text, struct jr_live_opts *l,
 	} else if (!strncmp(text, "exec=", 5) && text[5]) {
 		a->kind = JR_ACT_EXEC;
 		a->arg = text + 5;
-	} else if (!strncmp(text, "signal=", 7) &&
-		   sscanf(text + 7, "%d,%d", &a->sig, &a->pid) == 2 &&
-		   a->sig > 0 && a->sig < NSIG && a->pid > 0) {
-		a->kind = JR_ACT_SIGNAL;
+	} else if (!strncmp(text, "signal=", 7)) {
+		return jr_parse_signal(text, a, l, e);
 	} else {
 		return jr_fail(
 			e, -EINVAL,
@@ -449,9 +481,20 @@ static void jr_getopt_tables(enum jr_cmd cmd, struct option *lo, char *so)
 	so[s] = '\0';
 }
 
-static int jr_check(const struct jr_opts *o, const char *cmd_name,
+/*
+ * jr_check - what needs more than one option to judge.  With --json -,
+ * stdout carries the JSON alone, so no text report goes there.
+ */
+static int jr_check(struct jr_opts *o, const char *cmd_name,
 		    struct jr_err *e)
 {
+	if (o->out.json && !strcmp(o->out.json, "-")) {
+		if (o->cmd == JR_CMD_TOP)
+			return jr_fail(e, -EINVAL,
+				       "jitread %s prints its frames on stdout: give --json a file",
+				       cmd_name);
+		o->out.quiet = true;
+	}
 	if (o->cmd == JR_CMD_REPORT && !o->file)
 		return jr_fail(e, -EINVAL,
 			       "jitread %s needs the recording to read",

@@ -80,14 +80,20 @@ void jr_ready(const char *path)
 	static bool done;
 	char tmp[4096];
 	FILE *f;
+	int fd;
 
 	if (!path || done)
 		return;
 	done = true;
 	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	f = fopen(tmp, "w");
+	/* a new file: never through a link someone placed at that name */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+	f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) ||
-	    rename(tmp, path))
+	    rename(tmp, path)) {
 		fprintf(stderr, "jitread: --ready-file %s: %s\n", path,
 			strerror(errno));
+		if (fd >= 0 && !f)
+			close(fd);
+	}
 }

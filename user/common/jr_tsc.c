@@ -75,3 +75,15 @@ uint64_t jr_tsc_khz(void)
 		return 0;
 	return (b.tsc - a.tsc) * 1000000ULL / (b.mono_ns - a.mono_ns);
 }
+
+/*
+ * jr_ns_to_cyc - TSC cycles in ns at khz, without the overflow of
+ * ns * khz, which passes 2^64 after about 2 hours at 2.3 GHz;
+ * saturates at UINT64_MAX.
+ */
+uint64_t jr_ns_to_cyc(uint64_t ns, uint64_t khz)
+{
+	unsigned __int128 c = (unsigned __int128)ns * khz / 1000000;
+
+	return c > UINT64_MAX ? UINT64_MAX : (uint64_t)c;
+}

@@ -36,5 +36,6 @@ void jr_tsc_fit(struct jr_tsc_map *m, const struct jr_tsc_pair *a,
 		const struct jr_tsc_pair *b);
 int64_t jr_tsc_to_mono(const struct jr_tsc_map *m, uint64_t tsc);
 uint64_t jr_tsc_khz(void);
+uint64_t jr_ns_to_cyc(uint64_t ns, uint64_t khz);
 
 #endif /* JR_TSC_H */

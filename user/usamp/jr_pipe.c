@@ -134,7 +134,7 @@ static void *jr_producer(void *arg)
 	struct jr_pipe *p = arg;
 	const struct jr_pipe_cfg *cfg = p->cfg;
 	uint64_t khz = cfg->tsc_khz;
-	uint64_t interval = cfg->interval_ns * khz / 1000000 + 1;
+	uint64_t interval = jr_ns_to_cyc(cfg->interval_ns, khz) + 1;
 	uint64_t warm_end, end, next, n = 0, sum = 0, low, now;
 	uint64_t size = p->mask + 1;
 	struct jr_slot *s;
@@ -146,8 +146,10 @@ static void *jr_producer(void *arg)
 	if (p->err[JR_PRODUCER])
 		goto out;
 	next = jr_rdtsc();
-	warm_end = next + cfg->warmup_ns * khz / 1000000;
-	end = warm_end + cfg->duration_ns * khz / 1000000;
+	warm_end = next + jr_ns_to_cyc(cfg->warmup_ns, khz);
+	end = warm_end + jr_ns_to_cyc(cfg->duration_ns, khz);
+	if (end < warm_end)
+		end = UINT64_MAX;
 	for (;;) {
 		now = jr_rdtsc();
 		if (now >= end || *cfg->stop)

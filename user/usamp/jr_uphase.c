@@ -234,8 +234,8 @@ int jr_user_phase(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
 		s->cpu = cpu;
 		s->fifo_prio = cfg->fifo_prio;
 		s->work = cfg->work;
-		s->thr_cyc = cfg->threshold_ns * cfg->tsc_khz / 1000000;
-		s->run_cyc = duration_ns / 1000 * cfg->tsc_khz / 1000;
+		s->thr_cyc = jr_ns_to_cyc(cfg->threshold_ns, cfg->tsc_khz);
+		s->run_cyc = jr_ns_to_cyc(duration_ns, cfg->tsc_khz);
 		s->stop = cfg->stop;
 		s->cap_gaps = cfg->gaps_cap;
 		s->ns_per_cyc = 1e6 / cfg->tsc_khz;

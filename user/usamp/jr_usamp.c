@@ -68,6 +68,8 @@ static void jr_gap_loop(struct jr_usamp *u)
 	uint64_t prev = jr_rdtsc(), t, d, min = UINT64_MAX, iters = 0;
 	uint64_t end = prev + u->run_cyc;
 
+	if (end < prev)
+		end = UINT64_MAX; /* a run of years */
 	u->start_tsc = prev;
 	for (;;) {
 		t = jr_rdtsc();
@@ -127,6 +129,8 @@ static void jr_work_loop(struct jr_usamp *u)
 
 	u->start_tsc = jr_rdtsc();
 	end = u->start_tsc + u->run_cyc;
+	if (end < u->start_tsc)
+		end = UINT64_MAX;
 	do {
 		t0 = jr_rdtsc();
 		sink += jr_do_work(u, &pos);

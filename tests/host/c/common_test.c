@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * common_test.c - jitread's common/ helpers, linked as they are: times
+ * with units and the TSC arithmetic of long runs.  Prints one line per
+ * failed check and exits 1 if any failed.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/jr_parse.h"
+#include "common/jr_tsc.h"
+
+static int failed;
+
+#define CHECK(cond)                                                        \
+	do {                                                               \
+		if (!(cond)) {                                             \
+			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+			failed = 1;                                        \
+		}                                                          \
+	} while (0)
+
+static uint64_t time_of(const char *text, uint64_t bare)
+{
+	uint64_t ns = 0;
+
+	return jr_parse_time(text, bare, 0, UINT64_MAX, &ns) ? UINT64_MAX : ns;
+}
+
+int main(void)
+{
+	const uint64_t day = 86400ULL * JR_S, khz = 2300000;
+	unsigned char set[JR_MAX_CPUS];
+	struct jr_err e;
+
+	CHECK(time_of("500ns", JR_US) == 500);
+	CHECK(time_of("2us", JR_NS) == 2000);
+	CHECK(time_of("1.5ms", JR_US) == 1500000);
+	CHECK(time_of("12", JR_US) == 12000);
+	CHECK(time_of("7d", JR_S) == 7 * day);
+	CHECK(time_of("0.000000001s", JR_S) == 1);
+	CHECK(time_of("1.5ns", JR_US) == UINT64_MAX);
+	CHECK(time_of("20000000000d", JR_S) == UINT64_MAX); /* overflow */
+	CHECK(time_of("1e3us", JR_US) == UINT64_MAX);
+	CHECK(time_of("", JR_US) == UINT64_MAX);
+
+	/* 7 days at 2.3 GHz: ns * khz alone would pass 2^64 */
+	CHECK(jr_ns_to_cyc(7 * day, khz) == 7 * 86400ULL * khz * 1000);
+	CHECK(jr_ns_to_cyc(1000, khz) == 2300);
+	CHECK(jr_ns_to_cyc(UINT64_MAX, khz) == UINT64_MAX);
+
+	CHECK(!jr_parse_cpus("1-3,5", set, &e) && set[1] && set[3] && set[5] &&
+	      !set[4]);
+	CHECK(jr_parse_cpus("3-1", set, &e) && strstr(e.msg, "bad CPU list"));
+	if (!failed)
+		printf("ok\n");
+	return failed;
+}
