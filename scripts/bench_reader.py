@@ -6,17 +6,24 @@
    (mostly gaps, with irq, softirq, thread and nmi events and one summary
    per 1000, over 4 CPUs and a few hundred distinct sources), then times
    `jitread --replay` on one core and reports events per second.
-2. Live: boots the generic kernel in QEMU (2 vCPUs), samples CPU 1 with a
-   1 us threshold so that TCG's noise gives thousands of events a second,
-   runs jitread for 20 s and reports its CPU use per 10 k events/s.
+2. Live: boots the generic kernel in QEMU (2 vCPUs) and samples CPU 1
+   with a 1 us threshold, so that TCG's noise gives thousands of events a
+   second.  `jitread record` and `trace-cmd record -e jitmod` run at the
+   same time, each in its own instance, on the same event stream, for
+   LIVE_S (20 s), both pinned to CPU 0; each one's CPU time per event and
+   their ratio are printed; then the same with `jitread hist`, which also
+   analyses.  Last, at a forced high event rate (threshold 100 ns, 64 KB
+   buffers, 10 s), the events each one read and lost.
 
 A benchmark, not a test: it prints the figures and the machine, and exits 0
 whatever the speed.  The live figure comes from TCG and is relative only.
 """
 
+import json
 import os
 import platform
 import random
+import re
 import resource
 import subprocess
 import sys
@@ -66,40 +73,118 @@ def machine():
     return f"{model}, {os.cpu_count()} CPUs, {platform.release()}"
 
 
+LIVE_S = 20
+FLOOD_S = 10
+TC_EVENT = re.compile(r"\s(?:gap|irq_noise|softirq_noise|nmi_noise|"
+                      r"thread_noise|summary|stop):\s")
+TC_LOST = re.compile(r"^\s*(?:overrun|commit overrun|dropped events):\s*"
+                     r"(\d+)", re.M)
+
+
+def start(cmd):
+    """Popen cmd pinned to CPU 0, output captured."""
+    return subprocess.Popen(["taskset", "-c", "0", *cmd],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def finish(p):
+    """Wait for p: (its stdout, CPU s of it and its children)."""
+    out = p.stdout.read()
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode:
+        raise RuntimeError(f"{p.args}: exit {p.returncode}: {err[-300:]}")
+    return out, ru.ru_utime + ru.ru_stime
+
+
+def trace_cmd_events(dat):
+    """(events, lost) in a trace-cmd recording of the jitmod events."""
+    report = subprocess.run(["trace-cmd", "report", "-i", dat],
+                            capture_output=True, text=True,
+                            check=True).stdout
+    stat = subprocess.run(["trace-cmd", "report", "--stat", "-i", dat],
+                          capture_output=True, text=True,
+                          check=False).stdout
+    return (len(TC_EVENT.findall(report)),
+            sum(int(n) for n in TC_LOST.findall(stat)))
+
+
+def both(jr_args, secs, buffer_kb):
+    """jitread jr_args and trace-cmd record, at once, on one event stream
+    for secs: {name: (events, cpu s, lost)}."""
+    dat, out = "/tmp/bench-tc.dat", "/tmp/bench-live.json"
+    jr = os.path.join(TOP, "user", "jitread")
+    tc = start(["trace-cmd", "record", "-B", "benchtc", "-b",
+                str(buffer_kb), "-e", "jitmod", "-o", dat, "sleep",
+                str(secs + 2)])
+    time.sleep(1)
+    j = start([jr, *jr_args, "--buffer-kb", str(buffer_kb), "-d",
+               f"{secs}s"] + ([] if jr_args[0] == "record" else
+                              ["-q", "--json", out]))
+    jout, jcpu = finish(j)
+    _, tcpu = finish(tc)
+    if jr_args[0] == "record":
+        m = re.search(r"jitread: (\d+) events in", jout)
+        jr_res = (int(m.group(1)) if m else 0, jcpu, None)
+    else:
+        with open(out) as f:
+            d = json.load(f)
+        jr_res = (d["events"], jcpu,
+                  sum(c["summary"]["lost_events"] for c in d["cpus"]))
+    ev, lost = trace_cmd_events(dat)
+    return {"jitread " + jr_args[0]: jr_res, "trace-cmd record":
+            (ev, tcpu, lost)}
+
+
+def per_event(res):
+    """Print each side's CPU per event; {name: us per event}."""
+    out = {}
+    for name, (events, cpu, lost) in res.items():
+        out[name] = 1e6 * cpu / max(events, 1)
+        print(f"live {name}: {events} events, {cpu:.2f} s CPU = "
+              f"{out[name]:.2f} us per event"
+              + ("" if lost is None else f", lost {lost}"))
+    return out
+
+
 def guest():
-    """Inside the VM: jitread's CPU time while streaming."""
+    """Inside the VM: jitread and trace-cmd record on one event stream."""
     rel = os.uname().release
     ko = os.path.join(TOP, "build", "modules", rel, "module", "jitmod.ko")
     subprocess.run(["insmod", ko, "cpus=1", "threshold_ns=1000"], check=True)
-    out = "/tmp/bench-live.json"
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.monotonic()
-    subprocess.run(["taskset", "-c", "0", os.path.join(TOP, "user",
-                                                       "jitread"),
-                    "-d", "20s", "-q", "--json", out], check=True)
-    wall = time.monotonic() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f"live: TCG guest, 2 vCPUs, CPU 1 sampled at 1 us; each reader "
+          f"on CPU 0, both at once for {LIVE_S} s; relative figures only")
+    for cmd in ("record", "hist"):
+        args = [cmd, "-o", "/tmp/bench.rec"] if cmd == "record" else [cmd]
+        us = per_event(both(args, LIVE_S, 8192))
+        print(f"live ratio: jitread {cmd} / trace-cmd record = "
+              f"{us['jitread ' + cmd] / us['trace-cmd record']:.2f} CPU "
+              "per event (goal <= 1)")
     subprocess.run(["rmmod", "jitmod"], check=True)
-    cpu = (after.ru_utime - before.ru_utime +
-           after.ru_stime - before.ru_stime)
-    with open(out) as f:
-        events = __import__("json").load(f)["events"]
-    rate = events / wall
-    print(f"live (TCG guest, 2 vCPUs, CPU 1 sampled): {events} events in "
-          f"{wall:.1f} s = {rate:.0f} events/s; jitread used "
-          f"{100 * cpu / wall:.2f}% of a CPU = "
-          f"{100 * cpu / wall * 10000 / max(rate, 1):.2f}% per 10 k events/s")
+    subprocess.run(["insmod", ko, "cpus=1", "threshold_ns=100"], check=True)
+    print(f"live flood: threshold 100 ns, 64 KB buffers, {FLOOD_S} s, "
+          "at once")
+    for cmd in ("record", "hist"):
+        args = [cmd, "-o", "/tmp/bench.rec"] if cmd == "record" else [cmd]
+        res = both(args, FLOOD_S, 64)
+        us = per_event(res)
+        print(f"live flood ratio: jitread {cmd} / trace-cmd record = "
+              f"{us['jitread ' + cmd] / us['trace-cmd record']:.2f} CPU "
+              "per event")
+    subprocess.run(["rmmod", "jitmod"], check=True)
 
 
 def live():
     """Boot the generic kernel and run guest() there."""
     cmd = [sys.executable, os.path.join(TOP, "scripts", "jitvm.py"), "-q",
-           "-k", "generic", "-s", "2", "-t", "5m", "-C", TOP, "--",
+           "-k", "generic", "-s", "2", "-t", "10m", "-C", TOP, "--",
            "python3", os.path.join(TOP, "scripts", "bench_reader.py"),
            "--guest"]
     p = subprocess.run(cmd, capture_output=True, text=True, check=False)
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("live")]
-    print(lines[0] if lines else
+    print("\n".join(lines) if lines else
           f"live: skipped (jitvm exit {p.returncode}: "
           f"{(p.stdout + p.stderr).strip()[-200:]})")
 

@@ -63,7 +63,7 @@ static int jr_kernel_phase(struct jr_stream *s, struct jr_ksave *saved,
 	}
 	jr_jitmod_enable(saved, 0);
 	usleep(200000); /* the last period's summary */
-	return ret ? ret : jr_stream_drain(s);
+	return ret ? ret : jr_stream_finish(s);
 }
 
 /* jr_rounds - kernel and user phases in turn; 0 or a negative errno. */

@@ -11,7 +11,7 @@
 
 static int jr_record_run(struct jr_opts *o, int argc, char **argv)
 {
-	struct jr_live c = { .o = o };
+	struct jr_live c = { .o = o, .store_only = true };
 	int ret;
 
 	ret = jr_live_run(&c, argc, argv);

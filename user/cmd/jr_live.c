@@ -25,6 +25,8 @@
 #include "kernel/jr_trace.h"
 
 #define JR_POLL_MS 100
+#define JR_BUSY_POLL_MS 10 /* after a poll that found 2 pages or more */
+#define JR_BUSY_PAGES 2
 #define JR_TAIL 4096 /* records kept for --on-threshold trace */
 
 static struct jr_ksave *jr_to_restore;
@@ -137,10 +139,14 @@ static int jr_sink(void *data, const struct jr_rec *r)
 		return 0;
 	if (c->tail)
 		c->tail[c->nr_tail++ % JR_TAIL] = *r;
-	if (r->type == JR_STOP)
+	if (r->type == JR_STOP) {
 		c->stopped = true;
+		c->model.last_stop = *r; /* for the actions' message */
+	}
+	if (c->store_only)
+		return 0;
 	ret = jr_model_add(&c->model, r);
-	if (!ret)
+	if (!ret && c->windowed)
 		ret = jr_model_add(&c->window, r);
 	return ret;
 }
@@ -237,6 +243,19 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 }
 
 /*
+ * jr_poll_us - how long to sleep before the next poll: a stream that
+ * gave JR_BUSY_PAGES sub-buffers since the last poll is read again soon,
+ * before a small ring buffer fills and loses events.
+ */
+static useconds_t jr_poll_us(const struct jr_stream *s, uint64_t *pages)
+{
+	bool busy = s->pages - *pages >= JR_BUSY_PAGES;
+
+	*pages = s->pages;
+	return (busy ? JR_BUSY_POLL_MS : JR_POLL_MS) * 1000;
+}
+
+/*
  * jr_live_run - read until the end of the run; calls c->frame at every
  * poll and once at the end.  0, or JR_EXIT_GONE when jitmod went away.
  */
@@ -245,6 +264,7 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 	const struct jr_opts *o = c->o;
 	double start, now;
 	struct jr_stream s;
+	uint64_t pages = 0;
 	int gone = 0, ret;
 
 	jr_live_start(c, &s, argc, argv);
@@ -263,10 +283,10 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 			break;
 		if (c->frame)
 			c->frame(c, now - start, false);
-		usleep(JR_POLL_MS * 1000);
+		usleep(jr_poll_us(&s, &pages));
 	}
 	if (!gone && !ret)
-		ret = jr_stream_drain(&s);
+		ret = jr_stream_finish(&s);
 	jr_stream_close(&s);
 	jr_restore_params(&c->saved);
 	if (c->frame)

@@ -29,6 +29,8 @@ struct jr_live {
 	struct jr_rec *tail;
 	uint64_t nr_tail;
 	bool stopped;
+	bool store_only; /* record: write the events, build no model */
+	bool windowed; /* top: also keep the events since the last frame */
 	jr_frame_fn frame;
 };
 

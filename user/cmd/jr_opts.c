@@ -485,14 +485,14 @@ static void jr_getopt_tables(enum jr_cmd cmd, struct option *lo, char *so)
  * jr_check - what needs more than one option to judge.  With --json -,
  * stdout carries the JSON alone, so no text report goes there.
  */
-static int jr_check(struct jr_opts *o, const char *cmd_name,
-		    struct jr_err *e)
+static int jr_check(struct jr_opts *o, const char *cmd_name, struct jr_err *e)
 {
 	if (o->out.json && !strcmp(o->out.json, "-")) {
 		if (o->cmd == JR_CMD_TOP)
-			return jr_fail(e, -EINVAL,
-				       "jitread %s prints its frames on stdout: give --json a file",
-				       cmd_name);
+			return jr_fail(
+				e, -EINVAL,
+				"jitread %s prints its frames on stdout: give --json a file",
+				cmd_name);
 		o->out.quiet = true;
 	}
 	if (o->cmd == JR_CMD_REPORT && !o->file)

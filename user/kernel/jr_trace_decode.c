@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_trace_decode.c - jitmod's raw events into jitread's records.
+ *
+ * Which field of which event goes where is one table.  The fields are
+ * looked up by name once, when the stream opens, and read by offset for
+ * every event after that.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "common/jr_ksym.h"
+#include "kernel/jr_trace.h"
+
+/* where a field's value goes in a struct jr_rec */
+enum jr_dst {
+	D_V0,
+	D_V1,
+	D_V2,
+	D_V3,
+	D_V4,
+	D_V5,
+	D_V6,
+	D_CLS,
+	D_ID,
+	D_ID2,
+	D_NAME,
+	D_KSYM
+};
+
+struct jr_fieldmap {
+	const char *field;
+	enum jr_dst dst;
+};
+
+static const char *const jr_event_names[JR_NR_TYPES] = {
+	[JR_GAP] = "gap",
+	[JR_IRQ] = "irq_noise",
+	[JR_SOFTIRQ] = "softirq_noise",
+	[JR_NMI] = "nmi_noise",
+	[JR_THREAD] = "thread_noise",
+	[JR_SUMMARY] = "summary",
+	[JR_STOP] = "stop",
+};
+
+static const struct jr_fieldmap jr_fields[JR_NR_TYPES][JR_MAX_FIELDS] = {
+	[JR_GAP] = { { "duration_ns", D_V0 },
+		     { "hw_ns", D_V1 },
+		     { "steal_ns", D_V2 },
+		     { "cls", D_CLS },
+		     { "smi_count", D_ID } },
+	[JR_IRQ] = { { "duration_ns", D_V0 },
+		     { "irq", D_ID },
+		     { "vector", D_ID2 },
+		     { "name", D_NAME } },
+	[JR_SOFTIRQ] = { { "duration_ns", D_V0 }, { "vec", D_CLS } },
+	[JR_NMI] = { { "duration_ns", D_V0 }, { "handler", D_KSYM } },
+	[JR_THREAD] = { { "duration_ns", D_V0 },
+			{ "pid", D_ID },
+			{ "comm", D_NAME } },
+	[JR_SUMMARY] = { { "runtime_ns", D_V0 },
+			 { "noise_ns", D_V1 },
+			 { "max_gap_ns", D_V2 },
+			 { "iterations", D_V3 },
+			 { "resolution_ps", D_V4 },
+			 { "self_ns", D_V5 },
+			 { "anomalies", D_V6 },
+			 { "anomaly_mask", D_ID } },
+	[JR_STOP] = { { "value_ns", D_V0 },
+		      { "limit_ns", D_V1 },
+		      { "reason", D_CLS } },
+};
+
+/* jr_decoder_init - find every event and field of the table. */
+int jr_decoder_init(struct jr_stream *s, struct jr_err *e)
+{
+	int t, i;
+
+	for (t = 0; t < JR_NR_TYPES; t++) {
+		if (!jr_event_names[t])
+			continue;
+		s->ev[t] = tep_find_event_by_name(s->tep, "jitmod",
+						  jr_event_names[t]);
+		if (!s->ev[t])
+			return jr_fail(
+				e, -EINVAL,
+				"event jitmod:%s missing: jitmod too old?",
+				jr_event_names[t]);
+		for (i = 0; i < JR_MAX_FIELDS && jr_fields[t][i].field; i++) {
+			s->fld[t][i] = tep_find_any_field(
+				s->ev[t], jr_fields[t][i].field);
+			if (!s->fld[t][i])
+				return jr_fail(
+					e, -EINVAL,
+					"jitmod:%s has no field %s: jitmod too old?",
+					jr_event_names[t],
+					jr_fields[t][i].field);
+		}
+	}
+	return 0;
+}
+
+static void jr_str(struct tep_event *ev, struct tep_record *rec,
+		   const char *field, char *buf, size_t len)
+{
+	int flen = 0;
+	const char *p = tep_get_field_raw(NULL, ev, field, rec, &flen, 0);
+	size_t n;
+
+	if (!p || flen <= 0) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	n = strnlen(p, flen);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+}
+
+/* jr_decode - one raw jitmod record of type t into r. */
+static int jr_decode(struct jr_stream *s, int t, struct tep_record *rec,
+		     int cpu, struct jr_rec *r)
+{
+	unsigned long long v;
+	struct jr_err e;
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->ts_ns = rec->ts;
+	r->cpu = cpu;
+	r->type = t;
+	for (i = 0; i < JR_MAX_FIELDS && jr_fields[t][i].field; i++) {
+		enum jr_dst d = jr_fields[t][i].dst;
+
+		if (d == D_NAME) {
+			jr_str(s->ev[t], rec, jr_fields[t][i].field, r->name,
+			       sizeof(r->name));
+			continue;
+		}
+		v = 0;
+		tep_read_number_field(s->fld[t][i], rec->data, &v);
+		if (d <= D_V6)
+			r->v[d - D_V0] = v;
+		else if (d == D_CLS)
+			r->cls = (int16_t)v;
+		else if (d == D_ID)
+			r->id = (int32_t)v;
+		else if (d == D_ID2)
+			r->id2 = (int32_t)v;
+		else
+			jr_ksym(v, r->name, sizeof(r->name));
+	}
+	return jr_rec_check(r, &e) ? -EINVAL : 0;
+}
+
+/*
+ * jr_stream_record - one raw record of cpu's buffer to the sink; 1 when
+ * the sink failed (s->sink_err says how), else 0.  Records of other
+ * events and records that do not decode are passed over.
+ */
+int jr_stream_record(struct jr_stream *s, struct tep_record *rec, int cpu)
+{
+	int id = tep_data_type(s->tep, rec);
+	struct jr_rec r;
+	int t;
+
+	for (t = 0; t < JR_NR_TYPES; t++)
+		if (s->ev[t] && s->ev[t]->id == id)
+			break;
+	if (t == JR_NR_TYPES || jr_decode(s, t, rec, cpu, &r))
+		return 0;
+	s->sink_err = s->sink(s->ctx, &r);
+	return s->sink_err ? 1 : 0;
+}
