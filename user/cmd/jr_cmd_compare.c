@@ -26,12 +26,10 @@
 static void jr_compare_cpus(struct jr_opts *o)
 {
 	static char text[512];
-	struct jr_err e;
 
 	if (o->have_cpus)
 		return;
-	if (jr_read_line(JR_PARAMS_DIR "/cpus", text, sizeof(text)) ||
-	    jr_parse_cpus(text, o->cpus, &e))
+	if (jr_read_cpulist(JR_PARAMS_DIR "/cpus", o->cpus, text, sizeof(text)))
 		jr_die(JR_EXIT_RUN, "cannot read jitmod's cpus parameter");
 	o->have_cpus = true;
 	o->cpus_text = text;

@@ -24,19 +24,13 @@ int jr_model_sink(void *ctx, const struct jr_rec *r)
 /* jr_check_online - every CPU asked for must be online here. */
 void jr_check_online(const struct jr_opts *o)
 {
-	unsigned char online[JR_MAX_CPUS];
-	struct jr_err e;
 	char text[512];
-	int cpu;
+	int cpu = jr_cpus_outside(o->cpus, "/sys/devices/system/cpu/online",
+				  text, sizeof(text));
 
-	if (jr_read_line("/sys/devices/system/cpu/online", text,
-			 sizeof(text)) ||
-	    jr_parse_cpus(text, online, &e))
-		return;
-	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++)
-		if (o->cpus[cpu] && !online[cpu])
-			jr_die(JR_EXIT_USAGE,
-			       "CPU %d is not online (online: %s)", cpu, text);
+	if (cpu >= 0)
+		jr_die(JR_EXIT_USAGE, "CPU %d is not online (online: %s)", cpu,
+		       text);
 }
 
 void jr_udoc_init(struct jr_udoc *d, struct jr_opts *o)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/jr_parse.h"
 #include "common/jr_sys.h"
 
 /* jr_read_line - the first line of a file, without its newline. */
@@ -96,4 +97,38 @@ void jr_ready(const char *path)
 		if (fd >= 0 && !f)
 			close(fd);
 	}
+}
+
+/*
+ * jr_read_cpulist - a cpulist file such as jitmod's cpus parameter into
+ * set; text keeps the file's line, for the caller's messages.
+ */
+int jr_read_cpulist(const char *path, unsigned char *set, char *text,
+		    size_t len)
+{
+	struct jr_err e;
+	int ret = jr_read_line(path, text, len);
+
+	if (ret)
+		return ret;
+	return jr_parse_cpus(text, set, &e);
+}
+
+/*
+ * jr_cpus_outside - the first CPU in want that the cpulist file at path
+ * leaves out, or -1 (also when the file cannot be read or parsed: nothing
+ * to check against).  text gets the file's list, for the caller's message.
+ */
+int jr_cpus_outside(const unsigned char *want, const char *path, char *text,
+		    size_t len)
+{
+	unsigned char have[JR_MAX_CPUS];
+	int cpu;
+
+	if (jr_read_cpulist(path, have, text, len))
+		return -1;
+	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++)
+		if (want[cpu] && !have[cpu])
+			return cpu;
+	return -1;
 }

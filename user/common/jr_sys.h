@@ -12,5 +12,9 @@ int jr_read_line(const char *path, char *buf, size_t len);
 int jr_ready_clear(const char *path);
 void jr_ready(const char *path);
 int jr_pin_self(const char *name, int cpu, int fifo_prio);
+int jr_read_cpulist(const char *path, unsigned char *set, char *text,
+		    size_t len);
+int jr_cpus_outside(const unsigned char *want, const char *path, char *text,
+		    size_t len);
 
 #endif /* JR_SYS_H */

@@ -31,26 +31,6 @@ int jr_write_param(const char *name, unsigned long long v)
 	return ret;
 }
 
-/*
- * jr_cpus_outside - the first CPU in want that the cpulist file at path
- * leaves out, or -1 (also when the file cannot be read or parsed: nothing
- * to check against).  text gets the file's list, for the caller's message.
- */
-int jr_cpus_outside(const unsigned char *want, const char *path, char *text,
-		    size_t len)
-{
-	unsigned char have[JR_MAX_CPUS];
-	struct jr_err err;
-	int cpu;
-
-	if (jr_read_line(path, text, len) || jr_parse_cpus(text, have, &err))
-		return -1;
-	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++)
-		if (want[cpu] && !have[cpu])
-			return cpu;
-	return -1;
-}
-
 /* jr_read_param - a numeric parameter of jitmod's. */
 int jr_read_param(const char *name, uint64_t *v)
 {

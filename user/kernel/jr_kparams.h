@@ -32,8 +32,6 @@ int jr_read_param(const char *name, uint64_t *v);
 int jr_param_change(struct jr_ksave *s, const char *name, uint64_t v);
 int jr_params_restore(struct jr_ksave *s);
 bool jr_module_loaded(void);
-int jr_cpus_outside(const unsigned char *want, const char *path, char *text,
-		    size_t len);
 void jr_sysinfo_fill(struct jr_sysinfo *s, int argc, char **argv);
 
 #endif /* JR_KPARAMS_H */

@@ -77,12 +77,10 @@ static int jr_open_cpu(struct jr_stream *s, int cpu)
 static int jr_follow_cpus(struct jr_stream *s)
 {
 	unsigned char set[JR_MAX_CPUS];
-	struct jr_err e;
 	char text[512];
 	int cpu, ret;
 
-	if (jr_read_line(JR_PARAMS_DIR "/cpus", text, sizeof(text)) ||
-	    jr_parse_cpus(text, set, &e))
+	if (jr_read_cpulist(JR_PARAMS_DIR "/cpus", set, text, sizeof(text)))
 		return 0; /* jitmod is going away: keep what is open */
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 		if (!set[cpu] || s->tcpu[cpu])
