@@ -18,8 +18,10 @@
 
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_live.h"
+#include "cmd/jr_out.h"
 #include "cmd/jr_udoc.h"
 #include "common/jr_sys.h"
+#include "common/jr_tsc.h"
 #include "kernel/jr_trace.h"
 
 /* jr_compare_cpus - -c, or jitmod's own CPUs. */
@@ -48,13 +50,13 @@ static void jr_jitmod_enable(struct jr_ksave *saved, int on)
 static int jr_kernel_phase(struct jr_stream *s, struct jr_ksave *saved,
 			   uint64_t ns, const char *ready_file)
 {
-	uint64_t ticks = ns / (100 * JR_MS);
+	uint64_t end = jr_mono_ns() + ns;
 	int ret = 0;
 
 	jr_jitmod_enable(saved, 1);
 	jr_ready(ready_file);
-	while (ticks-- && !jr_interrupted && !ret) {
-		usleep(100000);
+	while (jr_mono_ns() < end && !jr_interrupted && !ret) {
+		jr_stream_wait(s);
 		ret = jr_stream_drain(s);
 		if (!jr_module_loaded())
 			return -ENODEV;
@@ -110,10 +112,8 @@ static int jr_compare_run(struct jr_opts *o, int argc, char **argv)
 	if (!o->live.threshold_ns &&
 	    jr_read_param("threshold_ns", &o->live.threshold_ns))
 		jr_die(JR_EXIT_RUN, "cannot read jitmod's threshold_ns");
-	jr_model_init(&kernel, o->out.precision, o->out.bucket_ns,
-		      o->out.entries);
-	jr_model_init(&user, o->out.precision, o->out.bucket_ns,
-		      o->out.entries);
+	jr_model_of(&kernel, o);
+	jr_model_of(&user, o);
 	d.kernel = &kernel;
 	d.user = &user;
 	jr_sysinfo_fill(&sys, argc, argv);

@@ -20,7 +20,7 @@ static int jr_report_run(struct jr_opts *o, int argc, char **argv)
 	(void)argv;
 	if (jr_reader_open(&rd, o->file, &e))
 		jr_die(JR_EXIT_RUN, "%s: %s", o->file, e.msg);
-	jr_model_init(&m, o->out.precision, o->out.bucket_ns, o->out.entries);
+	jr_model_of(&m, o);
 	while ((ret = jr_read(&rd, &r, &e)) > 0) {
 		if (o->have_cpus && !o->cpus[r.cpu])
 			continue;

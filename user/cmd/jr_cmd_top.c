@@ -47,8 +47,7 @@ static void jr_top_frame(struct jr_live *c, double elapsed, bool last)
 	}
 	fflush(stdout);
 	jr_model_free(w);
-	jr_model_init(w, c->o->out.precision, c->o->out.bucket_ns,
-		      c->o->out.entries);
+	jr_model_of(w, c->o);
 }
 
 static int jr_top_run(struct jr_opts *o, int argc, char **argv)

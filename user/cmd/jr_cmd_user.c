@@ -5,6 +5,7 @@
  * the three-thread pipeline.
  */
 #include "cmd/jr_cmds.h"
+#include "cmd/jr_out.h"
 #include "cmd/jr_udoc.h"
 #include "kernel/jr_kparams.h"
 
@@ -24,8 +25,7 @@ static int jr_user_run(struct jr_opts *o, int argc, char **argv)
 	jr_udoc_init(&d, o);
 	if (!o->live.threshold_ns)
 		o->live.threshold_ns = 1000;
-	jr_model_init(&user, o->out.precision, o->out.bucket_ns,
-		      o->out.entries);
+	jr_model_of(&user, o);
 	d.user = &user;
 	jr_sysinfo_fill(&sys, argc, argv);
 	jr_prepare(&d, &b, &sys);

@@ -21,12 +21,10 @@
 #include <tracefs/tracefs.h>
 
 #include "cmd/jr_live.h"
+#include "cmd/jr_out.h"
 #include "common/jr_sys.h"
 #include "kernel/jr_trace.h"
 
-#define JR_POLL_MS 100
-#define JR_BUSY_POLL_MS 10 /* after a poll that found 2 pages or more */
-#define JR_BUSY_PAGES 2
 #define JR_TAIL 4096 /* records kept for --on-threshold trace */
 
 static struct jr_ksave *jr_to_restore;
@@ -219,10 +217,8 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 	struct jr_err e;
 	int removed;
 
-	jr_model_init(&c->model, o->out.precision, o->out.bucket_ns,
-		      o->out.entries);
-	jr_model_init(&c->window, o->out.precision, o->out.bucket_ns,
-		      o->out.entries);
+	jr_model_of(&c->model, o);
+	jr_model_of(&c->window, o);
 	jr_preflight(o);
 	jr_set_params(o, &c->saved);
 	jr_sysinfo_fill(&c->sys, argc, argv);
@@ -243,19 +239,6 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 }
 
 /*
- * jr_poll_us - how long to sleep before the next poll: a stream that
- * gave JR_BUSY_PAGES sub-buffers since the last poll is read again soon,
- * before a small ring buffer fills and loses events.
- */
-static useconds_t jr_poll_us(const struct jr_stream *s, uint64_t *pages)
-{
-	bool busy = s->pages - *pages >= JR_BUSY_PAGES;
-
-	*pages = s->pages;
-	return (busy ? JR_BUSY_POLL_MS : JR_POLL_MS) * 1000;
-}
-
-/*
  * jr_live_run - read until the end of the run; calls c->frame at every
  * poll and once at the end.  0, or JR_EXIT_GONE when jitmod went away.
  */
@@ -264,7 +247,6 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 	const struct jr_opts *o = c->o;
 	double start, now;
 	struct jr_stream s;
-	uint64_t pages = 0;
 	int gone = 0, ret;
 
 	jr_live_start(c, &s, argc, argv);
@@ -283,7 +265,7 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 			break;
 		if (c->frame)
 			c->frame(c, now - start, false);
-		usleep(jr_poll_us(&s, &pages));
+		jr_stream_wait(&s);
 	}
 	if (!gone && !ret)
 		ret = jr_stream_finish(&s);

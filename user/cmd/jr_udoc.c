@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "cmd/jr_out.h"
 #include "cmd/jr_udoc.h"
 #include "common/jr_sys.h"
 
@@ -37,11 +38,8 @@ void jr_udoc_init(struct jr_udoc *d, struct jr_opts *o)
 {
 	memset(d, 0, sizeof(*d));
 	d->o = o;
-	d->ro.unit = o->out.unit;
-	d->ro.div = o->out.div;
-	d->ro.no_header = o->out.no_header;
-	d->ro.with_zeros = o->out.with_zeros;
-	d->ro.cpu_set = o->cpus;
+	/* -c is always set here: user needs it, compare takes jitmod's */
+	d->ro = jr_report_opts_of(o);
 	jr_user_info_init(&d->info, o->user.work);
 	d->pcfg.wait = o->user.wait;
 	if (!o->user.no_pipeline) {
@@ -66,8 +64,7 @@ void jr_prepare(struct jr_udoc *d, struct jr_ubpf *b, struct jr_sysinfo *sys)
 	 */
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur != RLIM_INFINITY) {
 		if (geteuid() != 0)
-			fprintf(stderr,
-				"jitread: memory not locked (RLIMIT_MEMLOCK); page faults may add noise\n");
+			jr_warn("memory not locked (RLIMIT_MEMLOCK); page faults may add noise");
 		else
 			setrlimit(RLIMIT_MEMLOCK,
 				  &(struct rlimit){ RLIM_INFINITY,
@@ -75,8 +72,7 @@ void jr_prepare(struct jr_udoc *d, struct jr_ubpf *b, struct jr_sysinfo *sys)
 	}
 	if (!getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur == RLIM_INFINITY &&
 	    mlockall(MCL_CURRENT | MCL_FUTURE))
-		fprintf(stderr,
-			"jitread: mlockall: %s; page faults may add noise\n",
+		jr_warn("mlockall: %s; page faults may add noise",
 			strerror(errno));
 	d->info.tsc_khz = jr_tsc_khz();
 	if (!d->info.tsc_khz)
@@ -84,8 +80,7 @@ void jr_prepare(struct jr_udoc *d, struct jr_ubpf *b, struct jr_sysinfo *sys)
 	if (!sys->tsc_khz)
 		sys->tsc_khz = d->info.tsc_khz;
 	if (jr_ubpf_open(b)) {
-		fprintf(stderr, "jitread: user gaps unclassified: %s\n",
-			b->why);
+		jr_warn("user gaps unclassified: %s", b->why);
 		snprintf(d->info.bpf_why, sizeof(d->info.bpf_why), "%s",
 			 b->why);
 	}
@@ -184,17 +179,14 @@ static void jr_write_json(struct jr_udoc *d, const struct jr_sysinfo *sys)
 
 	if (!path)
 		return;
-	f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-	if (!f)
-		jr_die(JR_EXIT_RUN, "%s: %s", path, strerror(errno));
+	f = jr_json_open(path);
 	if (d->kernel)
 		ret = jr_report_json_doc(f, "compare", d->kernel, "kernel", sys,
 					 &d->ro, jr_udoc_json_extra, d);
 	else
 		ret = jr_report_json_doc(f, "user", d->user, "user", sys,
 					 &d->ro, jr_udoc_json_extra, d);
-	if ((f != stdout && fclose(f)) || ret)
-		jr_die(JR_EXIT_RUN, "%s: write failed", path);
+	jr_json_close(f, path, ret);
 }
 
 int jr_udoc_finish(struct jr_udoc *d, const struct jr_sysinfo *sys)
@@ -214,8 +206,7 @@ int jr_udoc_finish(struct jr_udoc *d, const struct jr_sysinfo *sys)
 	d->ro.title = NULL;
 	jr_write_json(d, sys);
 	if (d->pipe_ran && d->pipe_verified_rounds != d->pipe_rounds) {
-		fprintf(stderr, "jitread: pipeline lost messages: %s\n",
-			d->pipe_verdict);
+		jr_warn("pipeline lost messages: %s", d->pipe_verdict);
 		return JR_EXIT_RUN;
 	}
 	return 0;

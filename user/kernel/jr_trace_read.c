@@ -7,7 +7,9 @@
  * trace_pipe_raw files are opened, once each, and read without blocking
  * at every poll; the sub-buffers are parsed with libtraceevent's kbuffer.
  * Which CPUs jitmod samples, and how many events each CPU's ring buffer
- * lost, is looked at once a second and at the end.
+ * lost, is looked at once a second and at the end.  Callers sleep
+ * between polls with jr_stream_wait(), which shortens the sleep while
+ * the stream is busy.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,6 +28,9 @@
 #include "kernel/jr_trace.h"
 
 #define JR_CHECK_NS 1000000000ULL
+#define JR_POLL_US 100000
+#define JR_BUSY_POLL_US 10000 /* after a poll that found JR_BUSY_PAGES */
+#define JR_BUSY_PAGES 2
 
 /* jr_lost_now - events the ring buffer lost on cpu so far. */
 static uint64_t jr_lost_now(struct jr_stream *s, int cpu)
@@ -231,4 +236,18 @@ int jr_stream_drain(struct jr_stream *s)
 int jr_stream_finish(struct jr_stream *s)
 {
 	return jr_drain(s, true);
+}
+
+/*
+ * jr_stream_wait - sleep until the next poll: 100 ms, or 10 ms when the
+ * polls since the last wait gave JR_BUSY_PAGES sub-buffers or more, so
+ * that a busy stream is read before a small ring buffer fills and loses
+ * events.
+ */
+void jr_stream_wait(struct jr_stream *s)
+{
+	bool busy = s->pages - s->pages_waited >= JR_BUSY_PAGES;
+
+	s->pages_waited = s->pages;
+	usleep(busy ? JR_BUSY_POLL_US : JR_POLL_US);
 }
