@@ -68,6 +68,7 @@ modules-all:
 	done
 
 # The kselftest harness comes from Debian's kernel source, never the repo.
+# The Python selftests import jitpy, staged beside them.
 $(KSRC_TAR):
 	@echo "make: $(KSRC_TAR) missing; run 'make deps'" >&2; exit 1
 
@@ -81,14 +82,15 @@ $(KSFT)/lib.mk: | $(KSRC_TAR)
 	@mkdir -p $(KSFT) && cp -a $(BUILD)/ksrc/. $(KSFT)/
 
 ksft: $(KSFT)/lib.mk
-	@rsync -a --delete --exclude=/build selftests/jitmod/ $(KSFT)/jitmod/
+	@rsync -a --delete --exclude=/build --exclude=/jitpy selftests/jitmod/ $(KSFT)/jitmod/
+	@rsync -a --delete --exclude=__pycache__ jitpy/ $(KSFT)/jitmod/jitpy/
 	$(MAKE) -s -C $(KSFT)/jitmod OUTPUT=$(KSFT)/jitmod
 
 check: modules-all ksft user
-	@$(PYTHON) scripts/check.py
+	@$(PYTHON) -m jitpy.harness
 
 demo: modules-all user
-	@$(PYTHON) scripts/jitvm.py -k rt -s 4 -t 15m -- \
+	@$(PYTHON) -m jitpy.vm -k rt -s 4 -t 15m -- \
 		sh scripts/demo-guest.sh $(DEMO_ARGS)
 
 # checkpatch.pl is not in Debian's headers packages; take it from the source.
@@ -115,13 +117,13 @@ fuzz:
 
 # Replay throughput on a synthetic recording of BENCH_EVENTS events.
 bench-reader: user modules-all
-	@$(PYTHON) scripts/bench_reader.py
+	@$(PYTHON) -m jitpy.bench.reader
 
 bench-user: user
-	@$(PYTHON) scripts/bench_user.py
+	@$(PYTHON) -m jitpy.bench.user
 
 bench: user modules-all
-	@$(PYTHON) scripts/bench.py
+	@$(PYTHON) -m jitpy.bench.suite
 
 # jitread(1) from its reStructuredText source.
 man: $(BUILD)/man/jitread.1

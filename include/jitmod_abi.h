@@ -6,7 +6,7 @@
  * Each table is an X-macro: a braced list of X(...) entries that a user
  * expands with an X of its own into an enum (JIT_DECLARE_ENUM) or an
  * array initializer;
- * JIT_NR() counts it.  scripts/jitabi.py reads the same lists for Python,
+ * JIT_NR() counts it.  jitpy/abi.py reads the same lists for Python,
  * and jitmod_events.c checks the trace formats' symbol lists against them.  The noise
  * classes double as the histogram classes on the reader side, so their
  * numbering is part of the event ABI: append, never renumber.

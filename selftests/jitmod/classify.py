@@ -23,24 +23,21 @@ fails.  And a preempted softirq: the TIMER softirq spins D/4, wakes a
 FIFO thread that spins D/2, and spins D/4 more.  On PREEMPT_RT the thread
 preempts the softirq's task (ktimers/N) in the middle; each must still get
 D/2 of its own, and the task that ran the softirq must not be charged the
-softirq's time nor be pushed past its end (that once gave it a net time
-of about 2^64 cycles).
+softirq's time nor be pushed past its end (a net time near 2^64 cycles).
 
 Nested time: the injector spins by the clock, so an interrupt nested in
 its spin (a tick, ~20-70 us under TCG) is rightly taken off the source's
 net time.  Each lower bound allows for the other classes' net time in
-the same gap, which bounds what can have nested, capped at D/10 (CI
-once saw a softpre thread at 3989.6 us for D/2 = 4000 us, with 71 us of
-irq in its gap).  For the five classes, a source short by more than D/10
-that the other work in its gap makes up (a host stall inside a nested
-tick) is a rep made again; short in every attempt, or short with nothing
-to make it up, fails.
+the same gap, which bounds what can have nested, capped at D/10.  For
+the five classes, a source short by more than D/10 that the other work
+in its gap makes up (a host stall inside a nested tick) is a rep made
+again; short in every attempt, or short with nothing to make it up,
+fails.
 
 Upper bounds are D + late + SLACK_US.  late is the injector's own
 late_ns: how far its spins ran past their time.  A spin ends by the clock,
 so a pause of the vCPU inside it lengthens it only when the pause
-straddles its end; then the injector sees the overrun itself (CI once saw
-a 2000 us softirq charged 5117 us, before late was allowed for).
+straddles its end; then the injector sees the overrun itself.
 SLACK_US: under TCG the path from the tracepoint to the spin and back
 costs tens of us, and the host may deschedule the vCPU thread there.
 Measured on a 2-core host: at most ~300 us over D; 1500 us leaves room
@@ -49,9 +46,10 @@ closed or was charged twice.
 """
 
 import sys
-import time
 
 import jittest as jt
+from jitpy.guest import injector, kmod, sysio, trace, tracefs
+from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 DURATIONS_US = (20, 200, 2000)
@@ -107,14 +105,14 @@ class Again(Exception):
 def filing(gap):
     """The class jitmod's rule gives a gap: the interference class with
     the most net time, the first in enum order on a tie."""
-    return max(jt.INTF, key=lambda f: (gap.ns(f), -jt.INTF.index(f)))
+    return max(trace.INTF, key=lambda f: (gap.ns(f), -trace.INTF.index(f)))
 
 
 def nested(gap, fields, d_ns, known_ns=0):
     """What may have nested in a spin of d_ns in gap: the net time of
     fields there, less known_ns already accounted for, at most d_ns / 10
-    (so never below jt.spin_floor_ns)."""
-    return min(jt.class_ns(gap, fields) - known_ns, d_ns // 10)
+    (so never below injector.spin_floor_ns)."""
+    return min(trace.class_ns(gap, fields) - known_ns, d_ns // 10)
 
 
 def check_one(cls, d_us, evs, pid, late):
@@ -125,40 +123,40 @@ def check_one(cls, d_us, evs, pid, late):
     srcs = [e for e in evs if e.name == ev_name and is_src(e, pid)]
     if not srcs:
         seen = [e for e in evs if e.name == ev_name]
-        raise jt.Fail(f"{cls} {d_us}us: no {ev_name} from the source; "
-                      f"{ev_name} seen: {seen[:4]}")
+        raise Fail(f"{cls} {d_us}us: no {ev_name} from the source; "
+                   f"{ev_name} seen: {seen[:4]}")
     # the first that can be the injection, else the longest (which the
     # lower bound below then judges)
     src = next((e for e in srcs if
-                e.ns("duration_ns") >= jt.spin_floor_ns(d_ns)),
+                e.ns("duration_ns") >= injector.spin_floor_ns(d_ns)),
                max(srcs, key=lambda e: e.ns("duration_ns")))
     dur = src.ns("duration_ns")
     if dur > d_ns + late + SLACK_US * 1000:
-        raise jt.Fail(f"{cls} {d_us}us: net {dur} ns > D + late {late} ns "
-                      f"+ {SLACK_US}us: {src}")
-    gap = jt.gap_after(evs, src, field)
+        raise Fail(f"{cls} {d_us}us: net {dur} ns > D + late {late} ns "
+                   f"+ {SLACK_US}us: {src}")
+    gap = trace.gap_after(evs, src, field)
     if gap is None:
-        raise jt.Fail(f"{cls} {d_us}us: no gap after {src}")
+        raise Fail(f"{cls} {d_us}us: no gap after {src}")
     if gap.num(field) < 1 or gap.ns(field) < dur:
-        raise jt.Fail(f"{cls} {d_us}us: gap does not hold {dur} ns of "
-                      f"{field}: {gap}")
+        raise Fail(f"{cls} {d_us}us: gap does not hold {dur} ns of "
+                   f"{field}: {gap}")
     if gap.ns("duration_ns") < dur:
-        raise jt.Fail(f"{cls} {d_us}us: gap shorter than its {field}: {gap}")
-    others = [f for f in jt.INTF if f != field]
+        raise Fail(f"{cls} {d_us}us: gap shorter than its {field}: {gap}")
+    others = [f for f in trace.INTF if f != field]
     inner = nested(gap, others, d_ns)
     if dur + inner < d_ns:
-        if dur + jt.class_ns(gap, others) >= d_ns:
+        if dur + trace.class_ns(gap, others) >= d_ns:
             raise Again(f"net {dur} ns, and more than D/10 of other work "
                         f"in its gap: {gap}")
-        raise jt.Fail(f"{cls} {d_us}us: net {dur} ns + {inner} ns that may "
-                      f"have nested < D: {gap}")
+        raise Fail(f"{cls} {d_us}us: net {dur} ns + {inner} ns that may "
+                   f"have nested < D: {gap}")
     if d_us >= 200 and gap.f["class"] != want_cls:
         best = filing(gap)
         if best == gap.f["class"] and gap.ns(best) > gap.ns(field):
             raise Again(f"outweighed in its gap: {gap.f['class']} "
                         f"{gap.ns(best)} ns > {field} {gap.ns(field)} ns")
-        raise jt.Fail(f"{cls} {d_us}us: gap filed as {gap.f['class']}, "
-                      f"want {want_cls}: {gap}")
+        raise Fail(f"{cls} {d_us}us: gap filed as {gap.f['class']}, "
+                   f"want {want_cls}: {gap}")
     name = (src.f.get("name") or src.f.get("comm") or
             src.f.get("handler") or src.f.get("vec"))
     return (f"{cls:8s} D={d_us:5d}us net={dur / 1000:8.1f}us "
@@ -175,18 +173,18 @@ def settle(inst, tag, cls, d_us):
     Returns the injector thread's pid (last_pid) and its late_ns, which
     the checks use."""
     ev_name, is_src = CLASSES[cls if cls in CLASSES else "thread"][1::2]
-    pid = int(jt.read(f"{jt.INJECT_PARAMS}/last_pid"))
+    pid = int(sysio.read(f"{injector.PARAMS}/last_pid"))
 
-    least = jt.spin_floor_ns(d_us * 1000)
+    least = injector.spin_floor_ns(d_us * 1000)
 
     def seen():
-        evs = windows(jt.parse_trace(inst.text()), tag).get(tag, [])
+        evs = windows(trace.parse(inst.text()), tag).get(tag, [])
         src = [i for i, e in enumerate(evs) if e.name == ev_name and
                is_src(e, pid) and e.ns("duration_ns") >= least]
         return bool(src) and any(e.name == "gap" for e in evs[src[0]:])
 
-    jt.wait_for(seen, 5, step=0.05)
-    return pid, jt.inject_late_ns()
+    sysio.wait_for(seen, 5, step=0.05)
+    return pid, injector.late_ns()
 
 
 def again(what, attempt):
@@ -196,9 +194,9 @@ def again(what, attempt):
         try:
             return attempt(n)
         except Again as e:
-            jt.log(f"{what}, attempt {n}: {e}; again")
-    raise jt.Fail(f"{what}: made again in every one of {ATTEMPTS} "
-                  "attempts")
+            log(f"{what}, attempt {n}: {e}; again")
+    raise Fail(f"{what}: made again in every one of {ATTEMPTS} "
+               "attempts")
 
 
 def one_rep(inst, cls, d_us, tag):
@@ -207,12 +205,12 @@ def one_rep(inst, cls, d_us, tag):
     it) is made again."""
     inst.clear()
     inst.marker(tag)
-    jt.inject(cls, d_us)
+    injector.fire(cls, d_us)
     pid, late = settle(inst, tag, cls, d_us)
     inst.marker("jitinject done")
-    evs = windows(jt.parse_trace(inst.text()), tag).get(tag)
+    evs = windows(trace.parse(inst.text()), tag).get(tag)
     if evs is None:
-        raise jt.Fail(f"marker '{tag}' lost from the trace")
+        raise Fail(f"marker '{tag}' lost from the trace")
     if any(e.name == "summary" for e in evs):
         raise Again("crossed a period boundary")
     return check_one(cls, d_us, evs, pid, late)
@@ -222,11 +220,11 @@ def run_class(inst, cls):
     """All durations and reps for one class.  One unmeasured injection
     first: TCG translates code on its first run, which once added ~0.9 ms
     to the first NMI."""
-    jt.inject(cls, DURATIONS_US[0])
+    injector.fire(cls, DURATIONS_US[0])
     for d_us in DURATIONS_US:
         for rep in range(REPS):
-            jt.log(again(f"{cls} {d_us}us rep {rep}",
-                         lambda n, d_us=d_us, rep=rep: one_rep(
+            log(again(f"{cls} {d_us}us rep {rep}",
+                      lambda n, d_us=d_us, rep=rep: one_rep(
                              inst, cls, d_us,
                              f"jitinject {cls} {d_us} {rep} {n}")))
 
@@ -239,10 +237,10 @@ def inject_in_period(inst, tag, cls, d_us, settle_us):
     for _ in range(3):
         inst.clear()
         inst.marker(tag)
-        jt.inject(cls, d_us)
+        injector.fire(cls, d_us)
         pid, late = settle(inst, tag, cls, settle_us)
         inst.marker("jitinject done")
-        evs = windows(jt.parse_trace(inst.text()), tag)[tag]
+        evs = windows(trace.parse(inst.text()), tag)[tag]
         if not any(e.name == "summary" for e in evs):
             break
     return pid, late, evs
@@ -252,8 +250,8 @@ def check_nest(inst, d_us):
     """Thread spins d_us net with an hrtimer spinning d_us/2 inside it.
 
     The hrtimer is armed D/4 into the thread's run, but under TCG a timer
-    can fire later than the whole spin (seen 1.3 ms late, with no jitmod
-    loaded): then nothing nested, and the rep is made again.  The
+    can fire later than the whole spin, with or without jitmod loaded:
+    then nothing nested, and the rep is made again.  The
     injector's nested_ns tells: it covers the interrupt whole, so it is at
     least the hrtimer's net time when the hrtimer nested.  A hrtimer
     that nested by the injector's count but is not in the thread's gap
@@ -266,36 +264,36 @@ def check_nest(inst, d_us):
             e.f.get("name") == "local_timer" and
             e.ns("duration_ns") >= d_us * 500]
     if not thr or not irqs:
-        raise jt.Fail(f"nest {d_us}us: thread {thr[:2]} or hrtimer "
-                      f"{irqs[:2]} missing")
+        raise Fail(f"nest {d_us}us: thread {thr[:2]} or hrtimer "
+                   f"{irqs[:2]} missing")
     t_ns, i_ns = thr[0].ns("duration_ns"), irqs[0].ns("duration_ns")
-    gap = jt.gap_after(evs, thr[0], "thread")
+    gap = trace.gap_after(evs, thr[0], "thread")
     if gap is None:
-        raise jt.Fail(f"nest {d_us}us: no gap holds {thr[0]}")
-    seen = jt.inject_nested_ns()
-    jt.log(f"nest D={d_us}us: thread net {t_ns / 1000:.1f}us, hrtimer "
-           f"{i_ns / 1000:.1f}us, late {late / 1000:.1f}us, nested_ns "
-           f"{seen / 1000:.1f}us, gap {gap}")
+        raise Fail(f"nest {d_us}us: no gap holds {thr[0]}")
+    seen = injector.nested_ns()
+    log(f"nest D={d_us}us: thread net {t_ns / 1000:.1f}us, hrtimer "
+        f"{i_ns / 1000:.1f}us, late {late / 1000:.1f}us, nested_ns "
+        f"{seen / 1000:.1f}us, gap {gap}")
     if seen < i_ns:
         raise Again(f"jitinject's nested_ns {seen} < the hrtimer's "
                     f"{i_ns} ns: it fired outside the thread's spin")
     if gap.ns("irq") < i_ns:
-        raise jt.Fail(f"nest {d_us}us: the hrtimer's {i_ns} ns nested in "
-                      f"the spin (nested_ns {seen}) but not in its gap: "
-                      f"{gap}")
+        raise Fail(f"nest {d_us}us: the hrtimer's {i_ns} ns nested in "
+                   f"the spin (nested_ns {seen}) but not in its gap: "
+                   f"{gap}")
     # Net of nesting, the thread keeps its own D and loses the hrtimer's;
     # other nested work (a tick) comes off its clock-timed spin, and a
     # stall across its end adds to it.
     d_ns = d_us * 1000
     inner = nested(gap, ("irq", "softirq", "nmi"), d_ns, known_ns=i_ns)
     if not d_ns - inner <= t_ns < d_ns + i_ns + late:
-        raise jt.Fail(f"nest {d_us}us: thread net {t_ns} ns is not in "
-                      f"[D - {inner} ns nested, D + the hrtimer's {i_ns} ns "
-                      f"+ late {late} ns)")
-    if jt.class_ns(gap, ("thread", "irq")) > gap.ns("duration_ns"):
-        raise jt.Fail(f"nest {d_us}us: thread + irq exceed the gap: {gap}")
+        raise Fail(f"nest {d_us}us: thread net {t_ns} ns is not in "
+                   f"[D - {inner} ns nested, D + the hrtimer's {i_ns} ns "
+                   f"+ late {late} ns)")
+    if trace.class_ns(gap, ("thread", "irq")) > gap.ns("duration_ns"):
+        raise Fail(f"nest {d_us}us: thread + irq exceed the gap: {gap}")
     if gap.f["class"] != "thread":
-        raise jt.Fail(f"nest {d_us}us: gap filed as {gap.f['class']}")
+        raise Fail(f"nest {d_us}us: gap filed as {gap.f['class']}")
 
 
 def check_softpre(inst, d_us):
@@ -308,45 +306,46 @@ def check_softpre(inst, d_us):
            CLASSES["thread"][3](e, pid)]
     sirq = [e for e in evs if e.name == "softirq_noise" and
             CLASSES["softirq"][3](e, pid) and
-            e.ns("duration_ns") >= jt.spin_floor_ns(half)]
+            e.ns("duration_ns") >= injector.spin_floor_ns(half)]
     if not thr or not sirq:
-        raise jt.Fail(f"softpre {d_us}us: thread {thr[:2]} or softirq "
-                      f"{sirq[:2]} missing")
+        raise Fail(f"softpre {d_us}us: thread {thr[:2]} or softirq "
+                   f"{sirq[:2]} missing")
     # the thread also ran briefly when it was created: take its spin
     t_ns = max(e.ns("duration_ns") for e in thr)
     s_ns = sirq[0].ns("duration_ns")
     # the task that ran the softirq: ktimers/N on RT, maybe ksoftirqd/N
     others = [e for e in evs if e.name == "thread_noise" and
               e.f.get("comm", "").startswith(("ktimers/", "ksoftirqd/"))]
-    gap = jt.gap_after(evs, sirq[0], "softirq")
-    jt.log(f"softpre D={d_us}us: thread net {t_ns / 1000:.1f}us, softirq "
-           f"{s_ns / 1000:.1f}us, late {late / 1000:.1f}us, other threads "
-           f"{[(e.f.get('comm'), e.ns('duration_ns')) for e in others]}, "
-           f"gap {gap}")
+    gap = trace.gap_after(evs, sirq[0], "softirq")
+    log(f"softpre D={d_us}us: thread net {t_ns / 1000:.1f}us, softirq "
+        f"{s_ns / 1000:.1f}us, late {late / 1000:.1f}us, other threads "
+        f"{[(e.f.get('comm'), e.ns('duration_ns')) for e in others]}, "
+        f"gap {gap}")
     for e in others:
         if e.ns("duration_ns") > half // 2:
-            raise jt.Fail(f"softpre {d_us}us: {e.f.get('comm')} charged "
-                          f"{e.ns('duration_ns')} ns, more than the D/4 "
-                          f"the softirq spun before it was preempted: {e}")
+            raise Fail(f"softpre {d_us}us: {e.f.get('comm')} charged "
+                       f"{e.ns('duration_ns')} ns, more than the D/4 "
+                       f"the softirq spun before it was preempted: {e}")
     if gap is None:
-        raise jt.Fail(f"softpre {d_us}us: no gap holds {sirq[0]}")
+        raise Fail(f"softpre {d_us}us: no gap holds {sirq[0]}")
     # neither spin nests in the other; irqs and NMIs may nest in both
     inner = nested(gap, ("irq", "nmi"), half)
     for what, ns in (("thread", t_ns), ("softirq", s_ns)):
         if not half - inner <= ns <= half + late + slack:
-            raise jt.Fail(f"softpre {d_us}us: {what} net {ns} ns not in "
-                          f"[D/2 - {inner} ns nested, D/2 + late {late} ns "
-                          f"+ {SLACK_US}us]")
-    if jt.class_ns(gap, ("irq", "softirq", "thread")) > gap.ns("duration_ns"):
-        raise jt.Fail(f"softpre {d_us}us: irq + softirq + thread exceed "
-                      f"the gap: {gap}")
+            raise Fail(f"softpre {d_us}us: {what} net {ns} ns not in "
+                       f"[D/2 - {inner} ns nested, D/2 + late {late} ns "
+                       f"+ {SLACK_US}us]")
+    intf_ns = trace.class_ns(gap, ("irq", "softirq", "thread"))
+    if intf_ns > gap.ns("duration_ns"):
+        raise Fail(f"softpre {d_us}us: irq + softirq + thread exceed "
+                   f"the gap: {gap}")
 
 
 def body():
-    jt.insmod("jitmod", cpus=CPU, threshold_ns=THRESHOLD_NS,
-              period_us=1000000, runtime_us=1000000)
-    jt.insmod("jitinject", cpu=CPU)
-    with jt.Instance("classify") as inst:
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=THRESHOLD_NS,
+                period_us=1000000, runtime_us=1000000)
+    kmod.insmod("jitinject", cpu=CPU)
+    with tracefs.Instance("classify") as inst:
         for cls in CLASSES:
             run_class(inst, cls)
         for d_us in NEST_US:
@@ -354,8 +353,8 @@ def body():
                 inst, d_us))
         for d_us in SOFTPRE_US:
             check_softpre(inst, d_us)
-    jt.rmmod("jitinject")
-    jt.rmmod("jitmod")
+    kmod.rmmod("jitinject")
+    kmod.rmmod("jitmod")
 
 
 if __name__ == "__main__":

@@ -12,54 +12,56 @@ import json
 import sys
 
 import jittest as jt
+from jitpy.guest import kmod, sysio
+from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 ROUNDS = 2
 
 
 def body():
-    jitread = jt.jitread()
-    jt.insmod("jitmod", cpus=CPU, threshold_ns=10000)
+    jitread = kmod.jitread()
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000)
     out = "/tmp/compare.json"
-    rc, text = jt.sh([jitread, "--compare", "--rounds", str(ROUNDS),
-                      "--phase", "2s", "--wait", "yield", "--warmup-ms",
-                      "100", "--json", out], check=False, timeout=240)
+    rc, text = sysio.sh([jitread, "--compare", "--rounds", str(ROUNDS),
+                         "--phase", "2s", "--wait", "yield", "--warmup-ms",
+                         "100", "--json", out], check=False, timeout=240)
     if rc:
-        raise jt.Fail(f"jitread --compare exit {rc}: {text[-600:]}")
+        raise Fail(f"jitread --compare exit {rc}: {text[-600:]}")
     with open(out) as f:
         d = json.load(f)
     kinds = (d["mode"], d["side"], d["user"]["side"])
     if kinds != ("compare", "kernel", "user"):
-        raise jt.Fail("report is not a comparison")
+        raise Fail("report is not a comparison")
     k = [c for c in d["cpus"] if c["cpu"] == CPU]
     u = [c for c in d["user"]["cpus"] if c["cpu"] == CPU]
     if not k or not u:
-        raise jt.Fail(f"CPU {CPU} missing on a side: kernel {bool(k)}, "
-                      f"user {bool(u)}")
+        raise Fail(f"CPU {CPU} missing on a side: kernel {bool(k)}, "
+                   f"user {bool(u)}")
     if k[0]["summary"]["periods"] < ROUNDS:
-        raise jt.Fail(f"kernel side: {k[0]['summary']['periods']} periods")
+        raise Fail(f"kernel side: {k[0]['summary']['periods']} periods")
     if u[0]["summary"]["periods"] != ROUNDS:
-        raise jt.Fail(f"user side: {u[0]['summary']['periods']} phases")
+        raise Fail(f"user side: {u[0]['summary']['periods']} phases")
     s = d["sampler"]
     if not s["bpf"]["ok"]:
-        raise jt.Fail(f"BPF did not load in the guest: {s['bpf']['why']}")
+        raise Fail(f"BPF did not load in the guest: {s['bpf']['why']}")
     if not d["pipeline"]["verified"] or d["pipeline"]["runs"] != ROUNDS:
-        raise jt.Fail(f"pipeline: {d['pipeline']['verdict']}")
+        raise Fail(f"pipeline: {d['pipeline']['verdict']}")
     cmp = [c for c in d["compare"]["cpus"] if c["cpu"] == CPU]
     if not cmp or set(cmp[0]["avail_pct"]) != {"kernel", "user"}:
-        raise jt.Fail("no side-by-side figures for the CPU")
+        raise Fail("no side-by-side figures for the CPU")
     if d["compare"]["threshold_ns"] != 10000:
-        raise jt.Fail("the threshold was not shared")
+        raise Fail("the threshold was not shared")
     for want in ("kernel side: jitmod", "user side", "# noise floors",
                  f"CPU {CPU}: user minus kernel gap"):
         if want not in text:
-            raise jt.Fail(f"text report lacks '{want}'")
-    if jt.read("/sys/module/jitmod/parameters/enable") != "1":
-        raise jt.Fail("jitmod's enable was not put back")
-    jt.log(f"kernel avail {cmp[0]['avail_pct']['kernel']:.3f}%, user "
-           f"{cmp[0]['avail_pct']['user']:.3f}%, user ns/iter "
-           f"{s['ns_per_iter']:.1f}, {s['gaps_classified']}/{s['gaps']} "
-           "user gaps classified")
+            raise Fail(f"text report lacks '{want}'")
+    if sysio.read("/sys/module/jitmod/parameters/enable") != "1":
+        raise Fail("jitmod's enable was not put back")
+    log(f"kernel avail {cmp[0]['avail_pct']['kernel']:.3f}%, user "
+        f"{cmp[0]['avail_pct']['user']:.3f}%, user ns/iter "
+        f"{s['ns_per_iter']:.1f}, {s['gaps_classified']}/{s['gaps']} "
+        "user gaps classified")
 
 
 if __name__ == "__main__":

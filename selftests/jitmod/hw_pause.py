@@ -4,7 +4,7 @@
 must show a gap of at least the pause that no probe explains.
 
 Nothing inside a guest can make hardware noise, so the test asks the
-scripts/jitvm.py runner (through its output share) to SIGSTOP QEMU for
+jitpy.vm runner (through its output share) to SIGSTOP QEMU for
 PAUSE_MS.  The gap's hw_ns must cover the pause; a gap that saw no
 interference at all must be filed under a hw:* class.  Under TCG there is
 no steal clock and no SMI counter, so hw:unknown is the expected split; a
@@ -16,6 +16,8 @@ import sys
 import time
 
 import jittest as jt
+from jitpy.guest import kmod, sysio, trace, tracefs
+from jitpy.guest.sysio import Fail, Skip, log
 
 SHARE = "/run/jitvm"
 PAUSE_MS = 300
@@ -30,26 +32,26 @@ def request_pause(ms):
     with open(tmp, "w") as f:
         f.write(f"{ms}\n")
     os.rename(tmp, os.path.join(SHARE, "pause-request"))
-    if not jt.wait_for(lambda: os.path.exists(done), 30):
-        raise jt.Fail("the runner did not pause the VM within 30 s")
-    took = int(jt.read(done))
+    if not sysio.wait_for(lambda: os.path.exists(done), 30):
+        raise Fail("the runner did not pause the VM within 30 s")
+    took = int(sysio.read(done))
     os.unlink(done)
     return took
 
 
 def body():
     if os.environ.get("JITVM") != "1" or not os.path.isdir(SHARE):
-        raise jt.Skip("needs the scripts/jitvm.py runner to pause the VM")
+        raise Skip("needs the jitpy.vm runner to pause the VM")
     cpus = list(range(1, os.cpu_count()))
-    jt.insmod("jitmod", cpus=",".join(map(str, cpus)), threshold_ns=10000,
-              period_us=1000000, runtime_us=1000000)
-    with jt.Instance("hwpause") as inst:
+    kmod.insmod("jitmod", cpus=",".join(map(str, cpus)), threshold_ns=10000,
+                period_us=1000000, runtime_us=1000000)
+    with tracefs.Instance("hwpause") as inst:
         time.sleep(0.5)
         took = request_pause(PAUSE_MS)
-        jt.log(f"runner paused the VM for {took} ms")
+        log(f"runner paused the VM for {took} ms")
         time.sleep(0.5)
-        events = jt.parse_trace(inst.text())
-    jt.rmmod("jitmod")
+        events = trace.parse(inst.text())
+    kmod.rmmod("jitmod")
     want_ns = PAUSE_MS * 1000 * 1000 * 9 // 10
     for cpu in cpus:
         gaps = [e for e in events if e.cpu == cpu and e.name == "gap" and
@@ -57,15 +59,15 @@ def body():
         if not gaps:
             big = max((e for e in events if e.cpu == cpu and e.name == "gap"),
                       key=lambda e: e.ns("duration_ns"), default=None)
-            raise jt.Fail(f"cpu {cpu}: no gap with hw_ns >= {want_ns}; "
-                          f"largest: {big}")
+            raise Fail(f"cpu {cpu}: no gap with hw_ns >= {want_ns}; "
+                       f"largest: {big}")
         g = gaps[0]
-        jt.log(f"cpu {cpu}: {g}")
+        log(f"cpu {cpu}: {g}")
         quiet = all(g.num(k) == 0
                     for k in ("irq", "softirq", "nmi", "thread"))
         if quiet and not g.f["class"].startswith("hw:"):
-            raise jt.Fail(f"cpu {cpu}: a gap with no interference filed as "
-                          f"{g.f['class']}")
+            raise Fail(f"cpu {cpu}: a gap with no interference filed as "
+                       f"{g.f['class']}")
 
 
 if __name__ == "__main__":

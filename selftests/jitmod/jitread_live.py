@@ -29,6 +29,8 @@ import sys
 import time
 
 import jittest as jt
+from jitpy.guest import injector, kmod, sysio, trace, tracefs
+from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 N = 4
@@ -39,7 +41,7 @@ END = "the injections are in"
 
 
 def instances():
-    return [d for d in os.listdir(f"{jt.TRACEFS}/instances")
+    return [d for d in os.listdir(f"{tracefs.ROOT}/instances")
             if d.startswith("jitread-")]
 
 
@@ -49,8 +51,8 @@ def reading():
     system's enable file says X while only some are."""
     for d in instances():
         try:
-            if jt.read(f"{jt.TRACEFS}/instances/{d}/events/jitmod/"
-                       "enable") == "1":
+            if sysio.read(f"{tracefs.ROOT}/instances/{d}/events/jitmod/"
+                          "enable") == "1":
                 return True
         except OSError:
             pass
@@ -62,14 +64,14 @@ def spun(evs, src, field, d_ns):
     gap that holds it also holds the rest of the spin as other classes'
     net time.  The injector spins by the clock, so an interrupt nested in
     it comes off src's net time, and under TCG a host stall inside that
-    interrupt makes it any length (CI once saw a 300 us thread spin
-    charged 213 us); what the gap charged elsewhere makes it up."""
-    gap = jt.gap_after(evs, src, field)
+    interrupt makes it any length; what the gap charged elsewhere makes
+    it up."""
+    gap = trace.gap_after(evs, src, field)
     if gap is None or gap.ns(field) < src.ns("duration_ns"):
         return False
-    others = [f for f in jt.INTF if f != field]
-    return src.ns("duration_ns") + jt.class_ns(gap, others) >= \
-        jt.spin_floor_ns(d_ns)
+    others = [f for f in trace.INTF if f != field]
+    return src.ns("duration_ns") + trace.class_ns(gap, others) >= \
+        injector.spin_floor_ns(d_ns)
 
 
 def trace_sources(evs, pids):
@@ -96,15 +98,15 @@ def same_figures(key, src, evs):
     ns = [e.ns("duration_ns") for e in evs]
     got = (src["count"], src["total_ns"], src["max_ns"], src["min_ns"])
     if got != (len(ns), sum(ns), max(ns), min(ns)):
-        raise jt.Fail(f"{key}: jitread has count/total/max/min {got}, the "
-                      f"trace {(len(ns), sum(ns), max(ns), min(ns))}")
+        raise Fail(f"{key}: jitread has count/total/max/min {got}, the "
+                   f"trace {(len(ns), sum(ns), max(ns), min(ns))}")
 
 
 def since_mark(inst):
     """This CPU's events in inst after the marker written once jitread was
     reading, and before the one written 1.5 s before it is stopped:
     jitread has seen each of them too."""
-    evs, out = jt.parse_trace(inst.text()), None
+    evs, out = trace.parse(inst.text()), None
     for e in evs:
         if e.name == "tracing_mark_write":
             if e.body.strip() == END:
@@ -134,32 +136,32 @@ def live_attribution(jr, tmp):
     an instance of the test's own: the injected sources are there with
     their class, and jitread's count, total, max and min for each equal
     the trace's; each injection is a spin of D in its gap."""
-    with jt.Instance("live") as inst:
+    with tracefs.Instance("live") as inst:
         d, evs, pids = live_run(jr, tmp, inst)
     cpu = [c for c in d["cpus"] if c["cpu"] == CPU][0]
     src = {s["source"]: s for s in cpu["sources"]}
-    jt.log("top sources: " + ", ".join(
+    log("top sources: " + ", ".join(
         f"{s['source']} x{s['count']}" for s in cpu["sources"][:8]))
     seen = trace_sources(evs, pids)
     nmi = src.get("nmi:jinj_nmi")
     # nothing nests in an NMI, so its net time is the whole spin
     if not nmi or nmi["count"] != N or nmi["class"] != "nmi" or \
             nmi["min_ns"] < D_US * 1000:
-        raise jt.Fail(f"nmi:jinj_nmi: {nmi}, want {N} of >= {D_US} us")
+        raise Fail(f"nmi:jinj_nmi: {nmi}, want {N} of >= {D_US} us")
     same_figures("nmi:jinj_nmi", nmi, seen["nmi:jinj_nmi"])
     want = {f"thread:jitinject/{CPU}[{p}]" for p in pids}
     thr = {k: s for k, s in src.items()
            if k.startswith(f"thread:jitinject/{CPU}[")}
     if set(thr) != want or any(s["class"] != "thread"
                                for s in thr.values()):
-        raise jt.Fail(f"injector threads: {thr}, want {sorted(want)}")
+        raise Fail(f"injector threads: {thr}, want {sorted(want)}")
     # Each injector thread runs at least twice: its spin, then its exit.
     for k, s in thr.items():
         same_figures(k, s, seen[k])
         top = max(seen[k], key=lambda e: e.ns("duration_ns"))
         if not spun(evs, top, "thread", D_US * 1000):
-            raise jt.Fail(f"{k}: its longest run is not a {D_US} us spin: "
-                          f"{top} then {jt.gap_after(evs, top, 'thread')}")
+            raise Fail(f"{k}: its longest run is not a {D_US} us spin: "
+                       f"{top} then {trace.gap_after(evs, top, 'thread')}")
     # TIMER also runs on its own, and jitread may have seen more of it
     # than the trace since the marker: it must hold at least those.
     timer = src.get("softirq:TIMER")
@@ -169,18 +171,18 @@ def live_attribution(jr, tmp):
     if not timer or timer["class"] != "softirq" or len(spins) < N or \
             timer["count"] < len(runs) or timer["total_ns"] < sum(runs) or \
             timer["max_ns"] < max(runs):
-        raise jt.Fail(f"softirq:TIMER: {timer}, trace: {len(runs)} runs, "
-                      f"{sum(runs)} ns, {len(spins)} spins of {D_US} us")
+        raise Fail(f"softirq:TIMER: {timer}, trace: {len(runs)} runs, "
+                   f"{sum(runs)} ns, {len(spins)} spins of {D_US} us")
     if cpu["summary"]["lost_events"]:
-        raise jt.Fail(f"lost events: {cpu['summary']}")
+        raise Fail(f"lost events: {cpu['summary']}")
     if d["file_version"] != 2 or not d["system"]["tsc_khz"]:
-        raise jt.Fail(f"system block: {d['system']}")
+        raise Fail(f"system block: {d['system']}")
     out = os.path.join(tmp, "live.json")
-    rc, txt = jt.sh([jr, "--replay", os.path.join(tmp, "live.rec"), "-c",
-                     str(CPU), "-q", "--json", out + ".2"], check=False)
+    rc, txt = sysio.sh([jr, "--replay", os.path.join(tmp, "live.rec"), "-c",
+                        str(CPU), "-q", "--json", out + ".2"], check=False)
     with open(out + ".2") as f:
         if rc or json.load(f)["cpus"] != d["cpus"]:
-            raise jt.Fail(f"replay differs from the live run: {txt}")
+            raise Fail(f"replay differs from the live run: {txt}")
 
 
 def live_run(jr, tmp, inst):
@@ -193,41 +195,41 @@ def live_run(jr, tmp, inst):
     p = subprocess.Popen([jr, "-c", str(CPU), "-d", "60s", "-q", "--json",
                           out, "--record", rec], stderr=subprocess.PIPE,
                          text=True)
-    if not jt.wait_for(reading, 20):
+    if not sysio.wait_for(reading, 20):
         p.kill()
-        raise jt.Fail("jitread made no instance")
+        raise Fail("jitread made no instance")
     inst.marker(MARK)
     time.sleep(0.5)
     pids = set()
     for _ in range(N):
         for cls in ("nmi", "thread", "softirq"):
-            jt.inject(cls, D_US)
+            injector.fire(cls, D_US)
             if cls == "thread":
-                pids.add(int(jt.read(f"{jt.INJECT_PARAMS}/last_pid")))
-    if not jt.wait_for(lambda: injected(inst, pids), 10):
+                pids.add(int(sysio.read(f"{injector.PARAMS}/last_pid")))
+    if not sysio.wait_for(lambda: injected(inst, pids), 10):
         p.kill()
-        raise jt.Fail(f"the injections are not all in the trace: pids "
-                      f"{sorted(pids)}")
+        raise Fail(f"the injections are not all in the trace: pids "
+                   f"{sorted(pids)}")
     inst.marker(END)
     time.sleep(1.5)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
     if p.returncode:
-        raise jt.Fail(f"jitread exit {p.returncode}: {err.strip()}")
+        raise Fail(f"jitread exit {p.returncode}: {err.strip()}")
     if instances():
-        raise jt.Fail(f"instance left after a clean exit: {instances()}")
+        raise Fail(f"instance left after a clean exit: {instances()}")
     with open(out) as f:
         d = json.load(f)
     return d, since_mark(inst), pids
 
 
 def top_view(jr):
-    rc, out = jt.sh([jr, "top", "-d", "3s", "-c", str(CPU)], check=False)
+    rc, out = sysio.sh([jr, "top", "-d", "3s", "-c", str(CPU)], check=False)
     frames = out.count("jitread top:")
     rows = [ln for ln in out.splitlines() if ln.split()[:1] == [str(CPU)]]
-    jt.log(f"top: {frames} frames, last row: {rows[-1] if rows else None}")
+    log(f"top: {frames} frames, last row: {rows[-1] if rows else None}")
     if rc or frames < 2 or not rows:
-        raise jt.Fail(f"top (exit {rc}) printed: {out[-400:]}")
+        raise Fail(f"top (exit {rc}) printed: {out[-400:]}")
 
 
 def threshold_during(jr, tmp, args):
@@ -239,20 +241,20 @@ def threshold_during(jr, tmp, args):
     p = subprocess.Popen([jr, *args, "-q", "-d", "2s", "-c", str(CPU),
                           "--ready-file", ready],
                          stderr=subprocess.PIPE, text=True)
-    if not jt.wait_for(lambda: os.path.exists(ready) or
-                       p.poll() is not None, 20):
+    if not sysio.wait_for(lambda: os.path.exists(ready) or
+                          p.poll() is not None, 20):
         p.kill()
-        raise jt.Fail(f"jitread {args} never became ready")
+        raise Fail(f"jitread {args} never became ready")
     during = None
     if os.path.exists(ready):
-        during = int(jt.read(f"{jt.JIT_PARAMS}/threshold_ns"))
+        during = int(sysio.read(f"{kmod.JIT_PARAMS}/threshold_ns"))
     _, err = p.communicate(timeout=60)
     return during, p.returncode, err.strip()
 
 
 def settings_put_back(jr, tmp):
     """-T sets threshold_ns for the run only, in the unit it says."""
-    before = jt.read(f"{jt.JIT_PARAMS}/threshold_ns")
+    before = sysio.read(f"{kmod.JIT_PARAMS}/threshold_ns")
     cases = [(["hist", "-T", "7us"], 7000, 0),
              (["hist", "-T", "12"], 12000, 0),
              (["-T", "9000"], 9000, 0),
@@ -263,12 +265,12 @@ def settings_put_back(jr, tmp):
               1)]
     for args, want, code in cases:
         during, rc, err = threshold_during(jr, tmp, args)
-        after = jt.read(f"{jt.JIT_PARAMS}/threshold_ns")
-        jt.log(f"{' '.join(args)}: threshold_ns {during} during, {after} "
-               f"after (was {before}), exit {rc}")
+        after = sysio.read(f"{kmod.JIT_PARAMS}/threshold_ns")
+        log(f"{' '.join(args)}: threshold_ns {during} during, {after} "
+            f"after (was {before}), exit {rc}")
         if (during, rc, after) != (want, code, before):
-            raise jt.Fail(f"{args}: want {want} during, exit {code}, "
-                          f"{before} after: {err}")
+            raise Fail(f"{args}: want {want} during, exit {code}, "
+                       f"{before} after: {err}")
 
 
 def on_threshold(jr, tmp):
@@ -278,14 +280,14 @@ def on_threshold(jr, tmp):
                           "--on-threshold", f"trace={trace}",
                           "--on-threshold", f"exec=touch {hit}"],
                          stderr=subprocess.PIPE, text=True)
-    if not jt.wait_for(reading, 20):
+    if not sysio.wait_for(reading, 20):
         p.kill()
-        raise jt.Fail("jitread made no instance")
+        raise Fail("jitread made no instance")
     time.sleep(0.5)
     # An IPI that lands in the sampler's sleep makes no gap: try again
     # until jitread ends.
     for _ in range(ATTEMPTS):
-        jt.inject("ipi", 80000)
+        injector.fire("ipi", 80000)
         try:
             _, err = p.communicate(timeout=5)
             break
@@ -294,17 +296,17 @@ def on_threshold(jr, tmp):
     else:
         p.kill()
         jt.diagnose(CPU)
-        raise jt.Fail(f"jitread did not end on the stop after {ATTEMPTS} "
-                      "80 ms IPIs")
-    jt.log(f"on-threshold: exit {p.returncode}: {err.strip()}")
+        raise Fail(f"jitread did not end on the stop after {ATTEMPTS} "
+                   "80 ms IPIs")
+    log(f"on-threshold: exit {p.returncode}: {err.strip()}")
     if p.returncode or "jitmod stopped: single gap" not in err or \
             not os.path.exists(hit):
-        raise jt.Fail(f"actions did not run: {err}")
+        raise Fail(f"actions did not run: {err}")
     with open(trace) as f:
         if "irq:call_function_single" not in f.read():
-            raise jt.Fail("the saved trace lacks the culprit")
-    jt.write(f"{jt.JIT_PARAMS}/stop_us", 0)
-    jt.write(f"{jt.JIT_PARAMS}/enable", 1)
+            raise Fail("the saved trace lacks the culprit")
+    sysio.write(f"{kmod.JIT_PARAMS}/stop_us", 0)
+    sysio.write(f"{kmod.JIT_PARAMS}/enable", 1)
 
 
 def terminated_reader(jr):
@@ -312,67 +314,67 @@ def terminated_reader(jr):
     p = subprocess.Popen([jr, "-d", "1h", "-c", str(CPU)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
-    if not jt.wait_for(reading, 20):
+    if not sysio.wait_for(reading, 20):
         p.kill()
-        raise jt.Fail("jitread made no instance")
+        raise Fail("jitread made no instance")
     time.sleep(1.5)
     p.terminate()
     out, err = p.communicate(timeout=30)
     if p.returncode or "per-CPU summary" not in out or instances():
-        raise jt.Fail(f"SIGTERM: exit {p.returncode}, instances "
-                      f"{instances()}: {err.strip()}")
+        raise Fail(f"SIGTERM: exit {p.returncode}, instances "
+                   f"{instances()}: {err.strip()}")
 
 
 def killed_reader(jr):
     p = subprocess.Popen([jr, "-q", "-d", "1h"], stderr=subprocess.DEVNULL)
-    if not jt.wait_for(lambda: f"jitread-{p.pid}" in instances(), 10):
+    if not sysio.wait_for(lambda: f"jitread-{p.pid}" in instances(), 10):
         p.kill()
-        raise jt.Fail("jitread made no instance")
+        raise Fail("jitread made no instance")
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
     if f"jitread-{p.pid}" not in instances():
-        raise jt.Fail("SIGKILL left nothing to clean up?")
-    rc, out = jt.sh([jr, "-d", "2s", "-c", str(CPU)], check=False)
+        raise Fail("SIGKILL left nothing to clean up?")
+    rc, out = sysio.sh([jr, "-d", "2s", "-c", str(CPU)], check=False)
     if rc or "removed 1 stale instance" not in out:
-        raise jt.Fail(f"next run did not clean up (exit {rc}): {out[-300:]}")
+        raise Fail(f"next run did not clean up (exit {rc}): {out[-300:]}")
     if instances():
-        raise jt.Fail(f"instances left: {instances()}")
+        raise Fail(f"instances left: {instances()}")
 
 
 def rmmod_under_reader(jr):
     p = subprocess.Popen([jr, "-q", "-d", "1h"], stderr=subprocess.PIPE,
                          text=True)
-    if not jt.wait_for(reading, 20):
+    if not sysio.wait_for(reading, 20):
         p.kill()
-        raise jt.Fail("jitread made no instance")
+        raise Fail("jitread made no instance")
     time.sleep(1)
-    jt.rmmod("jitinject")
-    jt.rmmod("jitmod")
+    kmod.rmmod("jitinject")
+    kmod.rmmod("jitmod")
     try:
         _, err = p.communicate(timeout=30)
     except subprocess.TimeoutExpired:
         p.kill()
-        raise jt.Fail("jitread did not notice the rmmod within 30 s")
-    jt.log(f"rmmod under jitread: exit {p.returncode}: {err.strip()}")
+        raise Fail("jitread did not notice the rmmod within 30 s")
+    log(f"rmmod under jitread: exit {p.returncode}: {err.strip()}")
     if p.returncode != 3 or "jitmod was unloaded" not in err or \
             len(err.strip().splitlines()) != 1:
-        raise jt.Fail(f"want exit 3 and one line, got {p.returncode}: {err}")
+        raise Fail(f"want exit 3 and one line, got {p.returncode}: {err}")
     if instances():
-        raise jt.Fail(f"instance left after rmmod: {instances()}")
+        raise Fail(f"instance left after rmmod: {instances()}")
 
 
 def body():
-    jr = jt.jitread()
+    jr = kmod.jitread()
     # runtime = period: each injection must be seen, so the sampler may
     # sleep only its 100 us minimum a second, not the default 100 ms.
-    jt.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=1000000,
-              runtime_us=1000000)
-    jt.insmod("jitinject", cpu=CPU)
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=1000000,
+                runtime_us=1000000)
+    kmod.insmod("jitinject", cpu=CPU)
     tmp = f"/tmp/jitread-live-{os.getpid()}"
     os.makedirs(tmp, exist_ok=True)
-    rc, out = jt.sh([jr, "-c", "0", "-d", "1s"], check=False)
+    rc, out = sysio.sh([jr, "-c", "0", "-d", "1s"], check=False)
     if rc != 2 or "CPU 0 is not sampled by jitmod" not in out:
-        raise jt.Fail(f"-c 0 (not sampled): exit {rc}: {out}")
+        raise Fail(f"-c 0 (not sampled): exit {rc}: {out}")
     live_attribution(jr, tmp)
     top_view(jr)
     settings_put_back(jr, tmp)

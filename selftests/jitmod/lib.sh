@@ -30,7 +30,7 @@ jit_cleanup() {
 # jit_require - skip unless we can load modules; fail if the .ko is missing.
 jit_require() {
 	[ "$(id -u)" = 0 ] || jit_skip "needs root"
-	[ -f /proc/modules ] || jit_skip "kernel $(uname -r) cannot load modules (run under scripts/jitvm.py)"
+	[ -f /proc/modules ] || jit_skip "kernel $(uname -r) cannot load modules (run under python3 -m jitpy.vm)"
 	[ -d $TRACEFS/events ] || mount -t tracefs nodev $TRACEFS 2>/dev/null
 	[ -d $TRACEFS/events ] || jit_skip "tracefs not available"
 	[ -f "$JIT_KO" ] || jit_fail "$JIT_KO missing (make modules-all)"

@@ -19,6 +19,8 @@ import threading
 import time
 
 import jittest as jt
+from jitpy.guest import injector, kmod, sysio, tracefs
+from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 CYCLES = 20
@@ -29,93 +31,93 @@ SUMMARY = ("jitmod/summary",)
 def rmmod_under_reader():
     # Summaries only, at a 10 us threshold: at the default 1 us, TCG's
     # own hiccups flood the buffer with gaps and the reader lags seconds.
-    jt.insmod("jitmod", cpus=CPU, period_us=200000, runtime_us=100000,
-              threshold_ns=10000)
-    with jt.Instance("lifecycle", events=SUMMARY) as inst:
+    kmod.insmod("jitmod", cpus=CPU, period_us=200000, runtime_us=100000,
+                threshold_ns=10000)
+    with tracefs.Instance("lifecycle", events=SUMMARY) as inst:
         out = os.path.join("/tmp", f"jitmod-pipe-{os.getpid()}")
         with open(out, "w") as f:
             reader = subprocess.Popen(["cat", f"{inst.path}/trace_pipe"],
                                       stdout=f)
         try:
-            if not jt.wait_for(lambda: "summary:" in jt.read(out), 30):
+            if not sysio.wait_for(lambda: "summary:" in sysio.read(out), 30):
                 jt.diagnose(CPU)
-                raise jt.Fail("the trace_pipe reader saw no summary")
+                raise Fail("the trace_pipe reader saw no summary")
             t0 = time.monotonic()
-            jt.rmmod("jitmod")
-            jt.log(f"rmmod under a trace_pipe reader: "
-                   f"{time.monotonic() - t0:.2f} s")
+            kmod.rmmod("jitmod")
+            log(f"rmmod under a trace_pipe reader: "
+                f"{time.monotonic() - t0:.2f} s")
             if os.path.exists(f"{inst.path}/events/jitmod"):
-                raise jt.Fail("jitmod events still in the instance")
+                raise Fail("jitmod events still in the instance")
             if reader.poll() is not None and reader.returncode != 0:
-                raise jt.Fail(f"reader died with {reader.returncode}")
+                raise Fail(f"reader died with {reader.returncode}")
         finally:
             reader.kill()
             reader.wait()
             os.unlink(out)
-    jt.insmod("jitmod", cpus=CPU, period_us=200000, runtime_us=100000,
-              threshold_ns=10000)
-    with jt.Instance("lifecycle2", events=SUMMARY) as inst:
-        if not jt.wait_for(lambda: "summary:" in inst.text(), 30):
+    kmod.insmod("jitmod", cpus=CPU, period_us=200000, runtime_us=100000,
+                threshold_ns=10000)
+    with tracefs.Instance("lifecycle2", events=SUMMARY) as inst:
+        if not sysio.wait_for(lambda: "summary:" in inst.text(), 30):
             jt.diagnose(CPU)
-            raise jt.Fail("no summary after reloading")
-    jt.rmmod("jitmod")
+            raise Fail("no summary after reloading")
+    kmod.rmmod("jitmod")
 
 
 def rmmod_mid_runtime():
-    jt.insmod("jitmod", cpus=CPU, period_us=30000000, runtime_us=30000000)
+    kmod.insmod("jitmod", cpus=CPU, period_us=30000000, runtime_us=30000000)
     time.sleep(1)
     t0 = time.monotonic()
-    jt.rmmod("jitmod")
+    kmod.rmmod("jitmod")
     took = time.monotonic() - t0
-    jt.log(f"rmmod 1 s into a 30 s runtime took {took:.2f} s")
+    log(f"rmmod 1 s into a 30 s runtime took {took:.2f} s")
     if took > RMMOD_LIMIT_S:
-        raise jt.Fail(f"rmmod waited {took:.1f} s for the sampler")
+        raise Fail(f"rmmod waited {took:.1f} s for the sampler")
 
 
 def cycles_under_injection():
-    jt.insmod("jitinject", cpu=CPU)
+    kmod.insmod("jitinject", cpu=CPU)
     stop = threading.Event()
     errors = []
 
-    def injector():
+    def inject_loop():
         n = 0
         while not stop.is_set():
             cls = ("hrtimer", "ipi", "softirq", "nmi", "thread")[n % 5]
             try:
-                jt.inject(cls, 100)
+                injector.fire(cls, 100)
             except OSError as e:
                 errors.append(f"{cls}: {e}")
                 return
             n += 1
 
-    th = threading.Thread(target=injector, daemon=True)
+    th = threading.Thread(target=inject_loop, daemon=True)
     th.start()
     try:
         for i in range(CYCLES):
-            jt.insmod("jitmod", cpus=CPU, threshold_ns=10000,
-                      period_us=100000, runtime_us=50000)
+            kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000,
+                        period_us=100000, runtime_us=50000)
             time.sleep(0.2 + 0.05 * (i % 4))
-            jt.rmmod("jitmod")
+            kmod.rmmod("jitmod")
             left = [p for p in os.listdir("/proc") if p.isdigit() and
                     _comm(p).startswith("jitmod/")]
             if left:
-                raise jt.Fail(f"cycle {i}: sampler threads left: {left}")
+                raise Fail(f"cycle {i}: sampler threads left: {left}")
     finally:
         stop.set()
-        th.join(jt.CMD_TIMEOUT_S)
+        th.join(sysio.CMD_TIMEOUT_S)
         if th.is_alive():
-            jt.dump_blocked_tasks()
-            raise jt.Fail("an injection hung; blocked tasks are in the "
-                          "kernel log")
+            sysio.dump_blocked_tasks()
+            raise Fail("an injection hung; blocked tasks are in the "
+                       "kernel log")
     if errors:
-        raise jt.Fail(f"injector failed: {errors[0]}")
-    jt.log(f"{CYCLES} load/unload cycles under injection")
-    jt.rmmod("jitinject")
+        raise Fail(f"injector failed: {errors[0]}")
+    log(f"{CYCLES} load/unload cycles under injection")
+    kmod.rmmod("jitinject")
 
 
 def _comm(pid):
     try:
-        return jt.read(f"/proc/{pid}/comm")
+        return sysio.read(f"/proc/{pid}/comm")
     except OSError:
         return ""
 

@@ -19,6 +19,8 @@ import sys
 import time
 
 import jittest as jt
+from jitpy.guest import injector, kmod, sysio, trace, tracefs
+from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 INTERVAL_US = 50
@@ -32,22 +34,22 @@ def storm():
     n = 0
     end = time.monotonic() + STORM_S
     while time.monotonic() < end:
-        jt.inject("nmi", NMI_US)
+        injector.fire("nmi", NMI_US)
         n += 1
     return n
 
 
 def body():
-    jt.insmod("jitmod", cpus=CPU, threshold_ns=5000, period_us=200000,
-              runtime_us=190000)
-    jt.insmod("jitinject", cpu=CPU)
-    with jt.Instance("nmiwin") as inst:
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=5000, period_us=200000,
+                runtime_us=190000)
+    kmod.insmod("jitinject", cpu=CPU)
+    with tracefs.Instance("nmiwin") as inst:
         # sampling must be under way first: enabling the events patches
         # kernel text, after which QEMU's TCG can stall a vCPU until the
         # runner's watch frees it
-        if not jt.wait_for(lambda: "summary:" in inst.text(), 30):
+        if not sysio.wait_for(lambda: "summary:" in inst.text(), 30):
             jt.diagnose(CPU)
-            raise jt.Fail("no summary within 30 s of enabling the events")
+            raise Fail("no summary within 30 s of enabling the events")
         cyc = subprocess.Popen(
             ["cyclictest", "-q", "-m", "-t", "1", "-a", str(CPU), "-p", "50",
              "-i", str(INTERVAL_US), "-D", str(STORM_S + 2)],
@@ -56,26 +58,26 @@ def body():
             time.sleep(0.5)
             sent = storm()
         finally:
-            cyc.wait(jt.CMD_TIMEOUT_S)
+            cyc.wait(sysio.CMD_TIMEOUT_S)
         time.sleep(0.5)
-        evs = jt.parse_trace(inst.text())
-    jt.rmmod("jitinject")
-    jt.rmmod("jitmod")
+        evs = trace.parse(inst.text())
+    kmod.rmmod("jitinject")
+    kmod.rmmod("jitmod")
     sums = [e for e in evs if e.name == "summary" and e.cpu == CPU]
     gaps = [e for e in evs if e.name == "gap" and e.cpu == CPU]
     both = [g for g in gaps if g.num("nmi") and g.num("thread")]
-    jt.log(f"{sent} NMIs, {len(gaps)} gaps, {len(both)} with an NMI and a "
-           f"thread, {len(sums)} summaries")
+    log(f"{sent} NMIs, {len(gaps)} gaps, {len(both)} with an NMI and a "
+        f"thread, {len(sums)} summaries")
     if not sums or not both:
-        raise jt.Fail("no summary, or no gap held both an NMI and a thread")
+        raise Fail("no summary, or no gap held both an NMI and a thread")
     bad = [s for s in sums if int(s.f.get("anomalies", 0))]
     if bad:
-        raise jt.Fail(f"{len(bad)} summaries with anomalies: {bad[0]}")
+        raise Fail(f"{len(bad)} summaries with anomalies: {bad[0]}")
     over = [g for g in gaps
-            if jt.class_ns(g, jt.INTF) > g.ns("duration_ns") + SLACK_NS]
+            if trace.class_ns(g, trace.INTF) > g.ns("duration_ns") + SLACK_NS]
     if over:
-        raise jt.Fail(f"{len(over)} gaps whose classes add up to more than "
-                      f"the gap: {over[0]}")
+        raise Fail(f"{len(over)} gaps whose classes add up to more than "
+                   f"the gap: {over[0]}")
 
 
 if __name__ == "__main__":

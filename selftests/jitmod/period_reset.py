@@ -19,6 +19,8 @@ import sys
 import time
 
 import jittest as jt
+from jitpy.guest import injector, kmod, sysio, trace, tracefs
+from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 HOLD_US = 300000
@@ -31,41 +33,41 @@ MARK = "period_reset: injecting TIMER"
 
 def rt_kernel():
     try:
-        return jt.read("/sys/kernel/realtime") == "1"
+        return sysio.read("/sys/kernel/realtime") == "1"
     except OSError:
         return False
 
 
 def body():
     if not rt_kernel():
-        jt.log("not PREEMPT_RT: a softirq cannot block here, so no period "
-               "can end inside one; checking the events only")
-    jt.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=100000,
-              runtime_us=90000)
-    jt.insmod("jitinject", cpu=CPU)
+        log("not PREEMPT_RT: a softirq cannot block here, so no period "
+            "can end inside one; checking the events only")
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=100000,
+                runtime_us=90000)
+    kmod.insmod("jitinject", cpu=CPU)
     for _ in range(ATTEMPTS):
-        jt.inject("softlock", HOLD_US)
+        injector.fire("softlock", HOLD_US)
     # almost all of each period sampled, so every injection lands in one
-    jt.write(f"{jt.JIT_PARAMS}/period_us", 200000)
-    jt.write(f"{jt.JIT_PARAMS}/runtime_us", 199000)
-    with jt.Instance("preset", events=("jitmod/softirq_noise",)) as inst:
+    sysio.write(f"{kmod.JIT_PARAMS}/period_us", 200000)
+    sysio.write(f"{kmod.JIT_PARAMS}/runtime_us", 199000)
+    with tracefs.Instance("preset", events=("jitmod/softirq_noise",)) as inst:
         inst.marker(MARK)
         for _ in range(INJECTIONS):
-            jt.inject("softirq", D_US)
+            injector.fire("softirq", D_US)
         time.sleep(0.3)
         text = inst.text()
-        evs = jt.parse_trace(text[text.index(MARK):])
-    jt.rmmod("jitinject")
-    jt.rmmod("jitmod")
+        evs = trace.parse(text[text.index(MARK):])
+    kmod.rmmod("jitinject")
+    kmod.rmmod("jitmod")
     floor = D_US * 1000 // 2
     seen = [e for e in evs if e.cpu == CPU and "[TIMER]" in e.body and
             e.ns("duration_ns") >= floor]
-    jt.log(f"{len(seen)} of {INJECTIONS} injected TIMER softirqs seen "
-           f"after {ATTEMPTS} softirqs of {HOLD_US} us blocked on a lock")
+    log(f"{len(seen)} of {INJECTIONS} injected TIMER softirqs seen "
+        f"after {ATTEMPTS} softirqs of {HOLD_US} us blocked on a lock")
     if len(seen) < MIN_SEEN:
-        raise jt.Fail(f"only {len(seen)} TIMER softirqs of >= {floor} ns "
-                      f"on CPU {CPU} after the blocked ones (want "
-                      f"{MIN_SEEN}); {len(evs)} softirq events in all")
+        raise Fail(f"only {len(seen)} TIMER softirqs of >= {floor} ns "
+                   f"on CPU {CPU} after the blocked ones (want "
+                   f"{MIN_SEEN}); {len(evs)} softirq events in all")
 
 
 if __name__ == "__main__":

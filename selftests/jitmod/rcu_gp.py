@@ -14,6 +14,8 @@ import statistics
 import sys
 
 import jittest as jt
+from jitpy.guest import injector, kmod, sysio
+from jitpy.guest.sysio import Fail, Skip, log
 
 CPU = 1
 READS = 20
@@ -30,32 +32,32 @@ def cpu_in_list(cpu, text):
 
 
 def median_ms():
-    path = f"{jt.INJECT_PARAMS}/sync_rcu_ns"
-    return statistics.median(int(jt.read(path)) for _ in range(READS)) / 1e6
+    path = f"{injector.PARAMS}/sync_rcu_ns"
+    return statistics.median(int(sysio.read(path)) for _ in range(READS)) / 1e6
 
 
 def body():
     try:
-        nohz = jt.read("/sys/devices/system/cpu/nohz_full")
+        nohz = sysio.read("/sys/devices/system/cpu/nohz_full")
     except OSError:
         nohz = ""
     if not cpu_in_list(CPU, nohz):
-        raise jt.Skip(f"CPU {CPU} is not nohz_full, so its tick reports "
-                      "RCU quiescent states and sampling cannot delay "
-                      "grace periods")
+        raise Skip(f"CPU {CPU} is not nohz_full, so its tick reports "
+                   "RCU quiescent states and sampling cannot delay "
+                   "grace periods")
     os.sched_setaffinity(0, {0})
-    jt.insmod("jitinject", cpu=CPU)
+    kmod.insmod("jitinject", cpu=CPU)
     idle = median_ms()
-    jt.insmod("jitmod", cpus=CPU, period_us=1000000, runtime_us=1000000)
+    kmod.insmod("jitmod", cpus=CPU, period_us=1000000, runtime_us=1000000)
     sampling = median_ms()
-    jt.rmmod("jitmod")
-    jt.rmmod("jitinject")
-    jt.log(f"synchronize_rcu() from CPU 0, median of {READS}: {idle:.1f} ms "
-           f"idle, {sampling:.1f} ms while CPU {CPU} (nohz_full={nohz}) "
-           "samples")
+    kmod.rmmod("jitmod")
+    kmod.rmmod("jitinject")
+    log(f"synchronize_rcu() from CPU 0, median of {READS}: {idle:.1f} ms "
+        f"idle, {sampling:.1f} ms while CPU {CPU} (nohz_full={nohz}) "
+        "samples")
     if sampling > FACTOR * idle:
-        raise jt.Fail(f"grace periods took {sampling:.1f} ms while "
-                      f"sampling, over {FACTOR}x the {idle:.1f} ms idle")
+        raise Fail(f"grace periods took {sampling:.1f} ms while "
+                   f"sampling, over {FACTOR}x the {idle:.1f} ms idle")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ import sys
 import time
 
 import jittest as jt
+from jitpy.guest import kmod, sysio
+from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 LIMIT_S = 3
@@ -24,53 +26,53 @@ THREADS_MAX = "/proc/sys/kernel/threads-max"
 
 
 def failed_restart():
-    jt.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=100000,
-              runtime_us=50000)
-    enable = f"{jt.JIT_PARAMS}/enable"
-    jt.write(enable, 0)
-    old = jt.read(THREADS_MAX)
-    jt.write(THREADS_MAX, 1)
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=100000,
+                runtime_us=50000)
+    enable = f"{kmod.JIT_PARAMS}/enable"
+    sysio.write(enable, 0)
+    old = sysio.read(THREADS_MAX)
+    sysio.write(THREADS_MAX, 1)
     try:
-        jt.write(enable, 1)
+        sysio.write(enable, 1)
         failed = None
     except OSError as e:
         failed = e.strerror
     finally:
-        jt.write(THREADS_MAX, old)
+        sysio.write(THREADS_MAX, old)
     if failed is None:
-        raise jt.Fail("enable=1 succeeded with threads-max at 1")
-    jt.log(f"enable=1 with threads-max at 1: {failed}")
-    if jt.read(enable) != "0":
-        raise jt.Fail(f"enable reads {jt.read(enable)} after a failed "
-                      "restart; nothing samples")
-    jt.write(enable, 1)
-    if jt.read(enable) != "1":
-        raise jt.Fail("enable does not read 1 after a good restart")
-    jt.rmmod("jitmod")
+        raise Fail("enable=1 succeeded with threads-max at 1")
+    log(f"enable=1 with threads-max at 1: {failed}")
+    if sysio.read(enable) != "0":
+        raise Fail(f"enable reads {sysio.read(enable)} after a failed "
+                   "restart; nothing samples")
+    sysio.write(enable, 1)
+    if sysio.read(enable) != "1":
+        raise Fail("enable does not read 1 after a good restart")
+    kmod.rmmod("jitmod")
 
 
 def timed(what, fn):
     t0 = time.monotonic()
     fn()
     took = time.monotonic() - t0
-    jt.log(f"{what} with a SCHED_FIFO sampler mid-runtime: {took:.2f} s")
+    log(f"{what} with a SCHED_FIFO sampler mid-runtime: {took:.2f} s")
     if took > LIMIT_S:
-        raise jt.Fail(f"{what} waited {took:.1f} s behind the sampler")
+        raise Fail(f"{what} waited {took:.1f} s behind the sampler")
 
 
 def fifo_samplers():
-    old = jt.read(RT_RUNTIME)
-    jt.write(RT_RUNTIME, -1)
+    old = sysio.read(RT_RUNTIME)
+    sysio.write(RT_RUNTIME, -1)
     try:
-        jt.insmod("jitmod", cpus=CPU, prio=50, period_us=10000000,
-                  runtime_us=9900000, threshold_ns=10000)
+        kmod.insmod("jitmod", cpus=CPU, prio=50, period_us=10000000,
+                    runtime_us=9900000, threshold_ns=10000)
         time.sleep(0.5)
         timed("a parameter write",
-              lambda: jt.write(f"{jt.JIT_PARAMS}/threshold_ns", 20000))
+              lambda: sysio.write(f"{kmod.JIT_PARAMS}/threshold_ns", 20000))
         time.sleep(0.5)
-        timed("rmmod", lambda: jt.rmmod("jitmod"))
+        timed("rmmod", lambda: kmod.rmmod("jitmod"))
     finally:
-        jt.write(RT_RUNTIME, old)
+        sysio.write(RT_RUNTIME, old)
 
 
 PARTS = {"failed": failed_restart, "fifo": fifo_samplers}

@@ -19,6 +19,8 @@ import sys
 import time
 
 import jittest as jt
+from jitpy.guest import injector, kmod, sysio
+from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 ROUNDS = 200
@@ -33,7 +35,7 @@ def leftovers():
         left.append("/sys/module/jitmod")
     for pid in (p for p in os.listdir("/proc") if p.isdigit()):
         try:
-            if jt.read(f"/proc/{pid}/comm").startswith("jitmod/"):
+            if sysio.read(f"/proc/{pid}/comm").startswith("jitmod/"):
                 left.append(f"thread {pid}")
         except OSError:
             continue
@@ -44,31 +46,31 @@ def leftovers():
 
 
 def one_round(i):
-    jt.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=20000,
-              runtime_us=10000)
-    writer = subprocess.Popen(["sh", "-c", WRITER.format(p=jt.JIT_PARAMS)])
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=20000,
+                runtime_us=10000)
+    writer = subprocess.Popen(["sh", "-c", WRITER.format(p=kmod.JIT_PARAMS)])
     try:
         time.sleep(0.02 + 0.03 * (i % 5))
-        jt.rmmod("jitmod")
+        kmod.rmmod("jitmod")
     finally:
         writer.kill()
         writer.wait()
     left = leftovers()
     if left:
-        raise jt.Fail(f"round {i}: left after rmmod: {', '.join(left)}")
+        raise Fail(f"round {i}: left after rmmod: {', '.join(left)}")
 
 
 def body():
     t0 = time.monotonic()
     for i in range(ROUNDS):
         one_round(i)
-    jt.log(f"{ROUNDS} rounds of rmmod under parameter writes in "
-           f"{time.monotonic() - t0:.1f} s")
-    jt.insmod("jitinject", cpu=CPU)
+    log(f"{ROUNDS} rounds of rmmod under parameter writes in "
+        f"{time.monotonic() - t0:.1f} s")
+    kmod.insmod("jitinject", cpu=CPU)
     for cls in ("hrtimer", "ipi", "softirq", "nmi", "thread"):
-        jt.inject(cls, 100)
-    jt.log("every injector class ran on the CPU after the last rmmod")
-    jt.rmmod("jitinject")
+        injector.fire(cls, 100)
+    log("every injector class ran on the CPU after the last rmmod")
+    kmod.rmmod("jitinject")
 
 
 if __name__ == "__main__":

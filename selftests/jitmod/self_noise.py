@@ -17,6 +17,8 @@ import sys
 import time
 
 import jittest as jt
+from jitpy.guest import kmod, sysio, trace, tracefs
+from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 MAX_SHARE = 0.05
@@ -29,43 +31,43 @@ RAW_LINE = re.compile(r"^\s*(?P<task>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]"
 
 def loop_cost_ns():
     """The smallest loop delta the sampler reports, in ns."""
-    with jt.Instance("selfres", events=("jitmod/summary",)) as inst:
-        if not jt.wait_for(lambda: "summary:" in inst.text(), 30):
-            raise jt.Fail("no summary within 30 s")
-        s = [e for e in jt.parse_trace(inst.text()) if e.cpu == CPU][0]
+    with tracefs.Instance("selfres", events=("jitmod/summary",)) as inst:
+        if not sysio.wait_for(lambda: "summary:" in inst.text(), 30):
+            raise Fail("no summary within 30 s")
+        s = [e for e in trace.parse(inst.text()) if e.cpu == CPU][0]
     return max(1, s.num("resolution_ps") // 1000)
 
 
 def capture(threshold_ns):
     """Gap events on CPU, as (tsc, duration_ns, quiet), and summaries."""
-    jt.write(f"{jt.JIT_PARAMS}/threshold_ns", threshold_ns)
-    with jt.Instance("selfgap") as inst:
-        jt.write(f"{inst.path}/trace_clock", "x86-tsc")
-        jt.write(f"{inst.path}/trace", "")
+    sysio.write(f"{kmod.JIT_PARAMS}/threshold_ns", threshold_ns)
+    with tracefs.Instance("selfgap") as inst:
+        sysio.write(f"{inst.path}/trace_clock", "x86-tsc")
+        sysio.write(f"{inst.path}/trace", "")
         time.sleep(CAPTURE_S)
-        jt.write(f"{inst.path}/tracing_on", 0)
+        sysio.write(f"{inst.path}/tracing_on", 0)
         text = inst.text()
     gaps, sums = [], []
     for m in map(RAW_LINE.match, text.splitlines()):
         if not m or int(m["cpu"]) != CPU:
             continue
-        f = dict(jt.FIELD.findall(m["body"]))
+        f = dict(trace.FIELD.findall(m["body"]))
         if m["event"] == "summary":
             sums.append(f)
         elif m["event"] == "gap":
-            quiet = all(f[k].startswith("0/") for k in jt.INTF)
+            quiet = all(f[k].startswith("0/") for k in trace.INTF)
             gaps.append((int(m["ts"]), int(f["duration_ns"]), quiet))
     return gaps, sums
 
 
 def body():
-    jt.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=300000,
-              runtime_us=250000)
-    khz = int(jt.read(f"{jt.JIT_PARAMS}/tsc_khz"))
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=300000,
+                runtime_us=250000)
+    khz = int(sysio.read(f"{kmod.JIT_PARAMS}/tsc_khz"))
     loop_ns = loop_cost_ns()
     threshold_ns = max(100, 4 * loop_ns)
     gaps, sums = capture(threshold_ns)
-    jt.rmmod("jitmod")
+    kmod.rmmod("jitmod")
     thr_cyc = threshold_ns * khz // 1000000
     chained = 0
     for (prev_ts, _, _), (ts, dur_ns, quiet) in zip(gaps, gaps[1:]):
@@ -74,15 +76,15 @@ def body():
             chained += 1
     share = chained / max(1, len(gaps) - 1)
     self_ns = sum(int(s.get("self_ns", 0)) for s in sums)
-    jt.log(f"loop {loop_ns} ns, threshold {threshold_ns} ns: {len(gaps)} "
-           f"gaps in {CAPTURE_S} s, {chained} quiet ones directly after "
-           f"another ({100 * share:.1f} %); self_ns {self_ns} in "
-           f"{len(sums)} summaries")
+    log(f"loop {loop_ns} ns, threshold {threshold_ns} ns: {len(gaps)} "
+        f"gaps in {CAPTURE_S} s, {chained} quiet ones directly after "
+        f"another ({100 * share:.1f} %); self_ns {self_ns} in "
+        f"{len(sums)} summaries")
     if len(gaps) < 2:
-        raise jt.Fail("fewer than 2 gaps captured")
+        raise Fail("fewer than 2 gaps captured")
     if share > MAX_SHARE:
-        raise jt.Fail(f"{100 * share:.1f} % of gaps are quiet and directly "
-                      f"follow a recorded gap (max {100 * MAX_SHARE:.0f} %)")
+        raise Fail(f"{100 * share:.1f} % of gaps are quiet and directly "
+                   f"follow a recorded gap (max {100 * MAX_SHARE:.0f} %)")
 
 
 if __name__ == "__main__":

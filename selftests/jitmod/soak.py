@@ -6,7 +6,7 @@ Passes if the periods kept reporting (at least 80 % of the nominal one
 summary per period: the sampler's sleep is relative, so under TCG each
 period runs about 10 % long and two minutes hold about 219 of 240), no
 summary counted a measurement anomaly, no stop condition fired, the
-sampler thread stayed alive, every injection ran (jt.inject fails
+sampler thread stayed alive, every injection ran (injector.fire fails
 otherwise), and the kernel log has no warning, stall, lockup or hung task
 (jittest.run checks the log).  SOAK_S sets the length (default 120 s).
 """
@@ -16,6 +16,8 @@ import sys
 import time
 
 import jittest as jt
+from jitpy.guest import injector, kmod, sysio, trace, tracefs
+from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 SOAK_S = int(os.environ.get("SOAK_S", "120"))
@@ -23,45 +25,45 @@ PERIOD_US = 500000
 
 
 def body():
-    jt.insmod("jitmod", cpus=CPU, threshold_ns=5000, period_us=PERIOD_US,
-              runtime_us=PERIOD_US * 9 // 10)
-    jt.insmod("jitinject", cpu=CPU)
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=5000, period_us=PERIOD_US,
+                runtime_us=PERIOD_US * 9 // 10)
+    kmod.insmod("jitinject", cpu=CPU)
     summaries = injections = 0
     anomalous = []
-    with jt.Instance("soak", events=("jitmod/summary", "jitmod/stop")) as \
-            inst:
+    events = ("jitmod/summary", "jitmod/stop")
+    with tracefs.Instance("soak", events=events) as inst:
         end = time.monotonic() + SOAK_S
         n = 0
         while time.monotonic() < end:
             cls = ("hrtimer", "ipi", "softirq", "nmi", "thread")[n % 5]
-            jt.inject(cls, (50, 500, 2000)[n % 3])
+            injector.fire(cls, (50, 500, 2000)[n % 3])
             injections += 1
             n += 1
             time.sleep(0.1)
             if n % 50 == 0:
-                evs = jt.parse_trace(inst.text())
+                evs = trace.parse(inst.text())
                 inst.clear()
                 summaries += sum(e.name == "summary" for e in evs)
                 anomalous += [e for e in evs if e.name == "summary" and
                               int(e.f.get("anomalies", 0))]
                 if any(e.name == "stop" for e in evs):
-                    raise jt.Fail("a stop condition fired without limits")
-        evs = jt.parse_trace(inst.text())
+                    raise Fail("a stop condition fired without limits")
+        evs = trace.parse(inst.text())
         summaries += sum(e.name == "summary" for e in evs)
         anomalous += [e for e in evs if e.name == "summary" and
                       int(e.f.get("anomalies", 0))]
-    alive = "1" == jt.read(f"{jt.JIT_PARAMS}/enable")
-    jt.rmmod("jitinject")
-    jt.rmmod("jitmod")
+    alive = "1" == sysio.read(f"{kmod.JIT_PARAMS}/enable")
+    kmod.rmmod("jitinject")
+    kmod.rmmod("jitmod")
     want = SOAK_S * 1000000 // PERIOD_US * 8 // 10
-    jt.log(f"{SOAK_S} s: {summaries} summaries, {injections} injections")
+    log(f"{SOAK_S} s: {summaries} summaries, {injections} injections")
     if not alive:
-        raise jt.Fail("sampling stopped during the soak")
+        raise Fail("sampling stopped during the soak")
     if anomalous:
-        raise jt.Fail(f"{len(anomalous)} summaries counted anomalies: "
-                      f"{anomalous[0]}")
+        raise Fail(f"{len(anomalous)} summaries counted anomalies: "
+                   f"{anomalous[0]}")
     if summaries < want:
-        raise jt.Fail(f"{summaries} summaries in {SOAK_S} s, want >= {want}")
+        raise Fail(f"{summaries} summaries in {SOAK_S} s, want >= {want}")
 
 
 if __name__ == "__main__":

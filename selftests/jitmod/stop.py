@@ -13,38 +13,40 @@ import sys
 import time
 
 import jittest as jt
+from jitpy.guest import injector, kmod, sysio, trace, tracefs
+from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 
 
 def case(reason, inject_us, **limits):
-    jt.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=200000,
-              runtime_us=200000, **limits)
-    jt.insmod("jitinject", cpu=CPU)
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=200000,
+                runtime_us=200000, **limits)
+    kmod.insmod("jitinject", cpu=CPU)
     limit_ns = 1000 * next(iter(limits.values()))
-    with jt.Instance(f"stop-{reason}") as inst:
-        if not jt.wait_for(lambda: "summary:" in inst.text(), 10):
-            raise jt.Fail("no summary before the injection")
-        if jt.read(f"{jt.JIT_PARAMS}/enable") != "1":
-            raise jt.Fail("stopped before the injection: "
-                          + inst.text().splitlines()[-1])
-        jt.inject("ipi", inject_us)
-        if not jt.wait_for(lambda: "stop:" in inst.text(), 10):
-            raise jt.Fail(f"{reason}: no jitmod:stop after a {inject_us} us "
-                          "IPI")
+    with tracefs.Instance(f"stop-{reason}") as inst:
+        if not sysio.wait_for(lambda: "summary:" in inst.text(), 10):
+            raise Fail("no summary before the injection")
+        if sysio.read(f"{kmod.JIT_PARAMS}/enable") != "1":
+            raise Fail("stopped before the injection: "
+                       + inst.text().splitlines()[-1])
+        injector.fire("ipi", inject_us)
+        if not sysio.wait_for(lambda: "stop:" in inst.text(), 10):
+            raise Fail(f"{reason}: no jitmod:stop after a {inject_us} us "
+                       "IPI")
         time.sleep(1)
-        evs = jt.parse_trace(inst.text())
+        evs = trace.parse(inst.text())
         stops = [e for e in evs if e.name == "stop"]
         st = stops[0]
-        jt.log(f"{reason}: {st}")
+        log(f"{reason}: {st}")
         if len(stops) != 1:
-            raise jt.Fail(f"{len(stops)} stop events, want 1")
+            raise Fail(f"{len(stops)} stop events, want 1")
         if st.f["reason"] != reason:
-            raise jt.Fail(f"reason {st.f['reason']}, want {reason}")
+            raise Fail(f"reason {st.f['reason']}, want {reason}")
         if not st.ns("value_ns") > limit_ns == st.ns("limit_ns"):
-            raise jt.Fail(f"value/limit wrong for limit {limit_ns}: {st}")
+            raise Fail(f"value/limit wrong for limit {limit_ns}: {st}")
         if st.ns("value_ns") < inject_us * 1000:
-            raise jt.Fail(f"value below the injected {inject_us} us: {st}")
+            raise Fail(f"value below the injected {inject_us} us: {st}")
         # The stopped period still gets its summary (its runtime_ns is what
         # was sampled, which the long gap can stretch past the period's
         # runtime_us); then nothing.
@@ -53,18 +55,18 @@ def case(reason, inject_us, **limits):
         if after and after[0].name == "summary":
             after = after[1:]
         if after:
-            raise jt.Fail(f"sampling went on after the stop: {after[:2]}")
-        if jt.read(f"{jt.JIT_PARAMS}/enable") != "0":
-            raise jt.Fail("enable does not read 0 after a stop")
+            raise Fail(f"sampling went on after the stop: {after[:2]}")
+        if sysio.read(f"{kmod.JIT_PARAMS}/enable") != "0":
+            raise Fail("enable does not read 0 after a stop")
         if not any(e.name == "irq_noise" and e.ns("duration_ns") >=
                    inject_us * 1000 for e in evs):
-            raise jt.Fail("the trace before the stop lost the culprit")
+            raise Fail("the trace before the stop lost the culprit")
         inst.clear()
-        jt.write(f"{jt.JIT_PARAMS}/enable", 1)
-        if not jt.wait_for(lambda: "summary:" in inst.text(), 10):
-            raise jt.Fail("enable=1 after a stop did not resume sampling")
-    jt.rmmod("jitinject")
-    jt.rmmod("jitmod")
+        sysio.write(f"{kmod.JIT_PARAMS}/enable", 1)
+        if not sysio.wait_for(lambda: "summary:" in inst.text(), 10):
+            raise Fail("enable=1 after a stop did not resume sampling")
+    kmod.rmmod("jitinject")
+    kmod.rmmod("jitmod")
 
 
 def body():

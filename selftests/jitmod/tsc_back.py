@@ -15,6 +15,9 @@ import sys
 import time
 
 import jittest as jt
+from jitpy import abi
+from jitpy.guest import kmod, sysio, trace, tracefs
+from jitpy.guest.sysio import Fail, Skip, log
 
 CPU = 1
 STEP_CYC = 10 ** 9
@@ -24,39 +27,39 @@ PERIOD_US = 200000
 def body():
     step = os.path.join(jt.HERE, "tsc_step")
     if not os.access(step, os.X_OK):
-        raise jt.Fail(f"{step} missing (make ksft)")
-    jt.sh("modprobe msr", check=False)
+        raise Fail(f"{step} missing (make ksft)")
+    sysio.sh("modprobe msr", check=False)
     if not os.path.exists(f"/dev/cpu/{CPU}/msr"):
-        raise jt.Skip("no /dev/cpu/N/msr (msr module missing)")
-    jt.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=PERIOD_US,
-              runtime_us=PERIOD_US * 9 // 10)
-    with jt.Instance("tscback") as inst:
+        raise Skip("no /dev/cpu/N/msr (msr module missing)")
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=PERIOD_US,
+                runtime_us=PERIOD_US * 9 // 10)
+    with tracefs.Instance("tscback") as inst:
         time.sleep(0.3)
         p = subprocess.run([step, str(CPU), str(STEP_CYC)], text=True,
                            capture_output=True, check=False)
         if p.returncode == 4:
-            raise jt.Skip("the TSC did not go back after a write to "
-                          f"IA32_TSC ({p.stdout.strip()}): QEMU's TCG "
-                          "ignores guest TSC writes")
+            raise Skip("the TSC did not go back after a write to "
+                       f"IA32_TSC ({p.stdout.strip()}): QEMU's TCG "
+                       "ignores guest TSC writes")
         if p.returncode:
-            raise jt.Fail(f"tsc_step: {p.stderr.strip()}")
+            raise Fail(f"tsc_step: {p.stderr.strip()}")
         time.sleep(3 * PERIOD_US / 1e6)
-        evs = [e for e in jt.parse_trace(inst.text()) if e.cpu == CPU]
-    jt.rmmod("jitmod")
+        evs = [e for e in trace.parse(inst.text()) if e.cpu == CPU]
+    kmod.rmmod("jitmod")
     sums = [e for e in evs if e.name == "summary"]
-    tsc_back = 1 << jt.abi().ANOMALIES.index("tsc_back")
+    tsc_back = 1 << abi.ANOMALIES.index("tsc_back")
     back = [s for s in sums if int(s.f.get("anomaly_mask", "0"), 16) &
             tsc_back]
-    jt.log(f"TSC stepped back {STEP_CYC} cycles: {len(back)} of "
-           f"{len(sums)} summaries report it")
+    log(f"TSC stepped back {STEP_CYC} cycles: {len(back)} of "
+        f"{len(sums)} summaries report it")
     if not back:
-        raise jt.Fail("no summary counted a tsc_back anomaly")
+        raise Fail("no summary counted a tsc_back anomaly")
     limit = PERIOD_US * 1000
     huge = [e for e in evs if (e.name == "gap" and
                                e.ns("duration_ns") > limit) or
             (e.name == "summary" and e.ns("runtime_ns") > limit)]
     if huge:
-        raise jt.Fail(f"a gap or runtime longer than the period: {huge[0]}")
+        raise Fail(f"a gap or runtime longer than the period: {huge[0]}")
 
 
 if __name__ == "__main__":

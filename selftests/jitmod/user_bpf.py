@@ -5,7 +5,7 @@
 A user sampler runs on CPU 1 (no module); jitinject interrupts it with a
 SCHED_FIFO thread, an IPI and a TIMER softirq, N times each, D long.
 Every one must be in CPU 1's source table under its name, with a net
-time of at least 0.9 D (jt.spin_floor_ns) less what the injector saw
+time of at least 0.9 D (injector.spin_floor_ns) less what the injector saw
 nested in its spin (jitinject's nested_ns), and all but one of each
 class must line up with a sampler gap of at least D filed under its
 class.  Then a preempted softirq (jitinject's softpre: the TIMER softirq
@@ -25,6 +25,8 @@ import sys
 import time
 
 import jittest as jt
+from jitpy.guest import injector, kmod, sysio
+from jitpy.guest.sysio import Fail, log
 
 INJECT_CPU = 1
 N = 3
@@ -46,7 +48,7 @@ def threads(pid):
     out = []
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
-            out.append(jt.read(f"/proc/{pid}/task/{tid}/comm"))
+            out.append(sysio.read(f"/proc/{pid}/task/{tid}/comm"))
         except OSError:
             pass
     return out
@@ -56,26 +58,26 @@ def inject_while_sampling(proc):
     """Inject N of each class on INJECT_CPU; return, per class, each
     injection's (injector thread's pid or None, its nested_ns)."""
     sampler = f"jr-samp/{INJECT_CPU}"
-    if not jt.wait_for(lambda: proc.poll() is not None
-                       or os.path.exists(READY), 60):
-        raise jt.Fail(f"no {READY} after 60 s")
+    if not sysio.wait_for(lambda: proc.poll() is not None
+                          or os.path.exists(READY), 60):
+        raise Fail(f"no {READY} after 60 s")
     done = {}
     t0 = time.monotonic()
     took = []
     for cls in ("thread", "ipi", "softirq", "softpre"):
         for _ in range(N):
             if proc.poll() is not None or sampler not in threads(proc.pid):
-                raise jt.Fail(f"the sampler phase ended before {cls}; "
-                              f"injections ended at {took} s")
+                raise Fail(f"the sampler phase ended before {cls}; "
+                           f"injections ended at {took} s")
             time.sleep(0.1)
-            jt.inject(cls, SOFTPRE_US if cls == "softpre" else D_US)
+            injector.fire(cls, SOFTPRE_US if cls == "softpre" else D_US)
             took.append(round(time.monotonic() - t0, 2))
-            pid = int(jt.read(f"{jt.INJECT_PARAMS}/last_pid")) \
+            pid = int(sysio.read(f"{injector.PARAMS}/last_pid")) \
                 if cls in ("thread", "softpre") else None
-            done.setdefault(cls, []).append((pid, jt.inject_nested_ns()))
+            done.setdefault(cls, []).append((pid, injector.nested_ns()))
     if sampler not in threads(proc.pid):
-        raise jt.Fail("the sampler phase ended during the injections")
-    jt.log(f"injections ended at {took} s")
+        raise Fail("the sampler phase ended during the injections")
+    log(f"injections ended at {took} s")
     return done
 
 
@@ -94,7 +96,8 @@ def check_sources(cpu, done):
     """
     got = {s["source"]: s for s in cpu["sources"]}
     d_ns, half = D_US * 1000, SOFTPRE_US * 500
-    least, half_least = jt.spin_floor_ns(d_ns), jt.spin_floor_ns(half)
+    least = injector.spin_floor_ns(d_ns)
+    half_least = injector.spin_floor_ns(half)
     want = [(f"thread:jitinject/{INJECT_CPU}[{p}]", 1, least - nested)
             for p, nested in done["thread"]]
     want += [(f"thread:jitinject/{INJECT_CPU}[{p}]", 1, half_least - nested)
@@ -106,27 +109,27 @@ def check_sources(cpu, done):
     for name, count, floor in want:
         s = got.get(name)
         if not s:
-            raise jt.Fail(f"CPU {INJECT_CPU}: no source {name}; have "
-                          f"{sorted(got)[:20]}")
+            raise Fail(f"CPU {INJECT_CPU}: no source {name}; have "
+                       f"{sorted(got)[:20]}")
         if s["count"] < count or s["max_ns"] < floor:
-            raise jt.Fail(f"CPU {INJECT_CPU}: {name} count {s['count']} "
-                          f"(want >= {count}), max {s['max_ns']} ns (want "
-                          f">= {floor})")
-        jt.log(f"{name}: count {s['count']}, max {s['max_ns'] / 1e3:.1f} us"
-               f" (floor {floor / 1e3:.1f})")
+            raise Fail(f"CPU {INJECT_CPU}: {name} count {s['count']} "
+                       f"(want >= {count}), max {s['max_ns']} ns (want "
+                       f">= {floor})")
+        log(f"{name}: count {s['count']}, max {s['max_ns'] / 1e3:.1f} us"
+            f" (floor {floor / 1e3:.1f})")
     # the tasks that ran softirqs were not charged the softirqs' time
     for name, s in got.items():
         if name.startswith(("thread:ktimers/", "thread:ksoftirqd/")):
-            jt.log(f"{name}: count {s['count']}, max "
-                   f"{s['max_ns'] / 1e3:.1f} us")
+            log(f"{name}: count {s['count']}, max "
+                f"{s['max_ns'] / 1e3:.1f} us")
             if s["max_ns"] > half // 2:
-                raise jt.Fail(f"{name} charged {s['max_ns']} ns, more than "
-                              "the softirq spun before it was preempted")
+                raise Fail(f"{name} charged {s['max_ns']} ns, more than "
+                           "the softirq spun before it was preempted")
     # and the injections line up with sampler gaps of at least D filed
     # under their class (the class with the most net time in the gap).
     # One per class may be outweighed: under TCG a host stall inside
-    # other work in the same gap can be longer than D (CI once saw a 4 ms
-    # irq_work over a 2 ms softirq, rightly filed irq).  The timeline has
+    # other work in the same gap can be longer than D (an irq_work of 4 ms
+    # over a 2 ms softirq is rightly filed irq).  The timeline has
     # no per-class times to check that against, so one is let go.
     long = [g for g in cpu["timeline"]["gaps"] if g[1] >= D_US * 1000]
     for cls, count in (("thread", N - 1), ("irq", N - 1),
@@ -134,19 +137,19 @@ def check_sources(cpu, done):
         filed = sum(g[2] == cls for g in long)
         if filed < count:
             for g in long:
-                jt.log(f"gap at {g[0] / 1e6:.3f} ms: {g[1] / 1e3:.1f} us "
-                       f"{g[2]}")
+                log(f"gap at {g[0] / 1e6:.3f} ms: {g[1] / 1e3:.1f} us "
+                    f"{g[2]}")
             for x in cpu["sources"]:
-                jt.log(f"{x['source']}: count {x['count']}, min "
-                       f"{x['min_ns']}, max {x['max_ns']}")
-            raise jt.Fail(f"CPU {INJECT_CPU}: {filed} gaps >= {D_US} us "
-                          f"filed {cls}, want >= {count}")
+                log(f"{x['source']}: count {x['count']}, min "
+                    f"{x['min_ns']}, max {x['max_ns']}")
+            raise Fail(f"CPU {INJECT_CPU}: {filed} gaps >= {D_US} us "
+                       f"filed {cls}, want >= {count}")
 
 
 def body():
     jt.require()
-    jitread = jt.jitread()
-    jt.insmod("jitinject", cpu=INJECT_CPU)
+    jitread = kmod.jitread()
+    kmod.insmod("jitinject", cpu=INJECT_CPU)
     cmd = [jitread, "--user", "-c", str(INJECT_CPU), "-d", f"{PHASE_S}s",
            "--no-pipeline", "--json", REPORT, "--ready-file", READY, "-q"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
@@ -160,13 +163,13 @@ def body():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        jt.rmmod("jitinject", check=False)
+        kmod.rmmod("jitinject", check=False)
     if proc.returncode:
-        raise jt.Fail(f"jitread --user exit {proc.returncode}: {out[-600:]}")
+        raise Fail(f"jitread --user exit {proc.returncode}: {out[-600:]}")
     with open(REPORT) as f:
         d = json.load(f)
     if not d["sampler"]["bpf"]["ok"]:
-        raise jt.Fail(f"BPF did not load: {d['sampler']['bpf']['why']}")
+        raise Fail(f"BPF did not load: {d['sampler']['bpf']['why']}")
     check_sources(d["cpus"][0], done)
 
 

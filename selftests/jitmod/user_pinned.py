@@ -14,10 +14,12 @@ it in a boot of its own with 4 vCPUs; with fewer it is a SKIP.
 """
 
 import json
-import os
 import sys
 
 import jittest as jt
+from jitpy.formats import journal as jrjournal
+from jitpy.guest import kmod, sysio
+from jitpy.guest.sysio import Fail, log
 
 CPUS = (1, 2, 3)
 PHASE_S = 4
@@ -30,44 +32,42 @@ def check_pipeline(p):
     placed = (p["cpus"]["producer"], p["cpus"]["accumulator"],
               p["cpus"]["journaller"])
     if placed != CPUS or p["shared"] or p["wait"] != "spin":
-        raise jt.Fail(f"pipeline placed {placed}, shared {p['shared']}, "
-                      f"wait {p['wait']}")
+        raise Fail(f"pipeline placed {placed}, shared {p['shared']}, "
+                   f"wait {p['wait']}")
     n = p["produced"]
     if not p["verified"] or p["consumed"] != [n, n] or n < 1000:
-        raise jt.Fail(f"pipeline: {p['verdict']}")
-    sys.path.insert(0, os.path.join(jt.repo(), "scripts"))
-    import jrjournal
+        raise Fail(f"pipeline: {p['verdict']}")
     try:
         entries, _ = jrjournal.verify(JOURNAL)
     except jrjournal.JournalError as e:
-        raise jt.Fail(str(e)) from e
+        raise Fail(str(e)) from e
     if entries != n:
-        raise jt.Fail(f"journal holds {entries} entries, produced {n}")
+        raise Fail(f"journal holds {entries} entries, produced {n}")
     for name, h in p["histograms"].items():
         want = n - p["warmup_messages"] - ("inter" in name)
         if h["count"] != want:
-            raise jt.Fail(f"{name}: {h['count']} values, want {want}")
-    jt.log(f"pipeline: {n} messages, accumulator transit p50 "
-           f"{p['histograms']['accumulator transit']['percentiles_ns']['50']}"
-           " ns (TCG: relative only)")
+            raise Fail(f"{name}: {h['count']} values, want {want}")
+    log(f"pipeline: {n} messages, accumulator transit p50 "
+        f"{p['histograms']['accumulator transit']['percentiles_ns']['50']}"
+        " ns (TCG: relative only)")
 
 
 def body():
     jt.require(min_cpus=len(CPUS) + 1)
-    cmd = [jt.jitread(), "--user", "-c", ",".join(map(str, CPUS)), "-d",
+    cmd = [kmod.jitread(), "--user", "-c", ",".join(map(str, CPUS)), "-d",
            f"{PHASE_S}s", "--warmup-ms", "200", "--journal", JOURNAL,
            "--json", REPORT, "-q"]
-    rc, out = jt.sh(cmd, check=False, timeout=120)
+    rc, out = sysio.sh(cmd, check=False, timeout=120)
     if rc:
-        raise jt.Fail(f"jitread --user exit {rc}: {out[-600:]}")
+        raise Fail(f"jitread --user exit {rc}: {out[-600:]}")
     with open(REPORT) as f:
         d = json.load(f)
     cpus = {c["cpu"]: c for c in d["cpus"]}
     if sorted(cpus) != list(CPUS):
-        raise jt.Fail(f"sampled CPUs {sorted(cpus)}, want {list(CPUS)}")
+        raise Fail(f"sampled CPUs {sorted(cpus)}, want {list(CPUS)}")
     for cpu, c in cpus.items():
         if c["summary"]["periods"] != 1 or not c["summary"]["runtime_ns"]:
-            raise jt.Fail(f"CPU {cpu}: no sampler run: {c['summary']}")
+            raise Fail(f"CPU {cpu}: no sampler run: {c['summary']}")
     check_pipeline(d["pipeline"])
 
 

@@ -6,13 +6,12 @@ list exactly their entries, in their order."""
 
 import os
 import re
-import sys
 import unittest
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "scripts"))
-import jitabi  # noqa: E402
+import jitpy
+from jitpy import abi as jitabi
+
+TOP = jitpy.TOP
 
 TRACE_H = os.path.join(TOP, "module", "jitmod_trace.h")
 BPF_C = os.path.join(TOP, "user", "usamp", "bpf", "jr_ubpf.bpf.c")

@@ -2,16 +2,15 @@
 """make bench's arithmetic and matching, on canned inputs (no guest)."""
 
 import os
-import sys
 import tempfile
 import unittest
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "scripts"))
-import bench_guest  # noqa: E402
-import bench_report  # noqa: E402
-import jittest  # noqa: E402  (bench_guest put selftests/jitmod on the path)
+import jitpy
+from jitpy.bench import guest as bench_guest
+from jitpy.bench import report as bench_report
+from jitpy.guest import trace
+
+TOP = jitpy.TOP
 
 
 def loop(ns, mn):
@@ -207,8 +206,8 @@ duration 61000 ns
 
 
 class Matching(unittest.TestCase):
-    def match(self, fn, trace, cls):
-        return fn(cls, jittest.parse_trace(trace))
+    def match(self, fn, text, cls):
+        return fn(cls, trace.parse(text))
 
     def test_jitmod_events_by_class(self):
         m = bench_guest.jitmod_match

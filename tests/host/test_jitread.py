@@ -14,7 +14,9 @@ import unittest
 
 import numpy as np
 
-from tests.host import jrrec
+from jitpy.formats import recording as jrrec
+from jitpy.formats import report as jrjson
+from tests.host import jrcli
 
 PCTS = (50, 90, 99, 99.9, 99.99, 99.999, 99.9999)
 
@@ -34,7 +36,7 @@ def slot_bounds(v, precision=3):
     return lo, lo + (1 << b) - 1
 
 
-@unittest.skipUnless(os.access(jrrec.JITREAD, os.X_OK),
+@unittest.skipUnless(os.access(jrcli.JITREAD, os.X_OK),
                      "user/jitread not built (make user)")
 class JitreadReplay(unittest.TestCase):
     def setUp(self):
@@ -48,7 +50,7 @@ class JitreadReplay(unittest.TestCase):
     def replay_json(self, records, *extra):
         jrrec.write(self.rec, records)
         out = os.path.join(self.dir, "r.json")
-        rc, _, err = jrrec.jitread("--replay", self.rec, "-q", "--json", out,
+        rc, _, err = jrcli.jitread("--replay", self.rec, "-q", "--json", out,
                                    *extra)
         self.assertEqual(rc, 0, err)
         with open(out) as f:
@@ -137,14 +139,11 @@ class JitreadReplay(unittest.TestCase):
         d = self.replay_json(recs)
         self.assertEqual(d["cpus"][0]["summary"]["lost_events"], 17)
         jrrec.write(self.rec, recs)
-        rc, out, _ = jrrec.jitread("--replay", self.rec)
+        rc, out, _ = jrcli.jitread("--replay", self.rec)
         self.assertEqual(rc, 0)
         self.assertIn("lost 17", out)
 
     def test_json_reader_refuses_unknown_versions(self):
-        import sys
-        sys.path.insert(0, os.path.join(jrrec.TOP, "scripts"))
-        import jrjson
         self.replay_json([jrrec.gap(1, 5000)])
         path = os.path.join(self.dir, "r.json")
         self.assertEqual(jrjson.load(path)["cpus"][0]["cpu"], 1)
@@ -175,7 +174,7 @@ class JitreadReplay(unittest.TestCase):
         jrrec.write(self.rec, [jrrec.gap(1, 1500), jrrec.gap(1, 2500),
                                jrrec.gap(1, 10 ** 7),
                                jrrec.irq(1, 900, "local_timer")])
-        rc, out, _ = jrrec.jitread("--replay", self.rec, "--bucket-size",
+        rc, out, _ = jrcli.jitread("--replay", self.rec, "--bucket-size",
                                    "1000", "--entries", "4")
         self.assertEqual(rc, 0)
         self.assertIn("times in ns", out)
@@ -184,7 +183,7 @@ class JitreadReplay(unittest.TestCase):
         # rtla-style buckets: 1500 in [1000,2000), 2500 in [2000,3000)
         self.assertRegex(out, r"\n1000 +1\n2000 +1\nover: +1\ncount: +3\n")
         self.assertIn("irq:local_timer", out)
-        rc, out_us, _ = jrrec.jitread("--replay", self.rec, "-u", "us",
+        rc, out_us, _ = jrcli.jitread("--replay", self.rec, "-u", "us",
                                       "--no-header")
         self.assertNotIn("# jitread report", out_us)
         self.assertIn("10000.000", out_us)
@@ -197,7 +196,7 @@ class JitreadReplay(unittest.TestCase):
                          [jrrec.gap(1, 5000),
                           jrrec.summary(1, 10 ** 9, 80000, 30000)]):
             jrrec.write(self.rec, cpu_recs)
-            rc, out, err = jrrec.jitread("--replay", self.rec)
+            rc, out, err = jrcli.jitread("--replay", self.rec)
             self.assertEqual(rc, 0, err)
             summary = out[out.index("# per-CPU summary"):].splitlines()
             rows[len(cpu_recs)] = summary[2].split()
@@ -257,7 +256,7 @@ class JitreadReplay(unittest.TestCase):
             rows = {r["cpu"]: r for r in csv.DictReader(f)}
         self.assertEqual((rows["1"]["self_ns"], rows["1"]["anomalies"]),
                          ("1000", "3"))
-        rc, out, err = jrrec.jitread("--replay", self.rec)
+        rc, out, err = jrcli.jitread("--replay", self.rec)
         self.assertEqual(rc, 0, err)
         summary = out[out.index("# per-CPU summary"):].splitlines()
         self.assertEqual(summary[2].split()[-2:], ["1000", "3"])
@@ -274,7 +273,7 @@ class JitreadReplay(unittest.TestCase):
                 jrrec.rec(jrrec.SUMMARY, 1, (10 ** 9, 7000, 7000, 10, 35),
                           fmt=v1)]
         jrrec.write(self.rec, recs, version=1)
-        rc, out, err = jrrec.jitread("--replay", self.rec, "-q", "--json",
+        rc, out, err = jrcli.jitread("--replay", self.rec, "-q", "--json",
                                      "-")
         self.assertEqual(rc, 0, err)
         cpu = json.loads(out)["cpus"][0]
@@ -284,7 +283,7 @@ class JitreadReplay(unittest.TestCase):
                           cpu["summary"]["self_ns"]), (35, 0))
 
 
-@unittest.skipUnless(os.access(jrrec.JITREAD, os.X_OK),
+@unittest.skipUnless(os.access(jrcli.JITREAD, os.X_OK),
                      "user/jitread not built (make user)")
 class JitreadErrors(unittest.TestCase):
     def setUp(self):
@@ -295,7 +294,7 @@ class JitreadErrors(unittest.TestCase):
         self.tmp.cleanup()
 
     def expect(self, args, code, text):
-        jrrec.refused(self, args, code, text)
+        jrcli.refused(self, args, code, text)
 
     def test_cli_errors(self):
         self.expect(["--bogus"], 2, "unknown option '--bogus'")
@@ -314,12 +313,12 @@ class JitreadErrors(unittest.TestCase):
                     "'--top' is not an option of 'jitread report'")
 
     def test_help(self):
-        rc, out, _ = jrrec.jitread("--help")
+        rc, out, _ = jrcli.jitread("--help")
         self.assertEqual(rc, 0)
-        for cmd in jrrec.COMMANDS:
+        for cmd in jrcli.COMMANDS:
             self.assertIn(f"\n  {cmd} ", out)
         self.assertIn("--replay FILE", out)
-        rc, out, _ = jrrec.jitread("report", "--help")
+        rc, out, _ = jrcli.jitread("report", "--help")
         self.assertEqual(rc, 0)
         self.assertIn("usage: jitread report FILE", out)
         self.assertIn("--bucket-size TIME", out)
@@ -346,9 +345,9 @@ class JitreadErrors(unittest.TestCase):
             self.expect(["--replay", self.rec], 1, want)
 
     def test_fuzz_findings_stay_fixed(self):
-        regress = os.path.join(jrrec.TOP, "user", "fuzz", "regress")
+        regress = os.path.join(jrcli.TOP, "user", "fuzz", "regress")
         for name in sorted(os.listdir(regress)):
-            rc, _, err = jrrec.jitread("--replay", os.path.join(regress, name),
+            rc, _, err = jrcli.jitread("--replay", os.path.join(regress, name),
                                        "-q", "--json", os.devnull)
             self.assertIn(rc, (0, 1), f"{name}: exit {rc}: {err}")
 
@@ -365,7 +364,7 @@ class JitreadErrors(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             os.chmod(d, 0o755)
             exe = os.path.join(d, "jitread")
-            shutil.copy(jrrec.JITREAD, exe)
+            shutil.copy(jrcli.JITREAD, exe)
             os.chmod(exe, 0o755)
             pid = os.fork()
             if pid == 0:
@@ -397,20 +396,20 @@ if __name__ == "__main__":
 
 
 class JitreadDocs(unittest.TestCase):
-    DOC = os.path.join(jrrec.TOP, "Documentation", "jitread.rst")
+    DOC = os.path.join(jrcli.TOP, "Documentation", "jitread.rst")
 
-    @unittest.skipUnless(os.access(jrrec.JITREAD, os.X_OK),
+    @unittest.skipUnless(os.access(jrcli.JITREAD, os.X_OK),
                          "user/jitread not built (make user)")
     def test_every_option_documented(self):
         import re
         usage = ""
-        for cmd in jrrec.COMMANDS:
-            usage += jrrec.jitread(cmd, "--help")[1]
+        for cmd in jrcli.COMMANDS:
+            usage += jrcli.jitread(cmd, "--help")[1]
         with open(self.DOC) as f:
             doc = f.read()
         opts = set(re.findall(r"--[a-z][a-z-]+", usage))
         self.assertGreater(len(opts), 30)
-        for cmd in jrrec.COMMANDS:
+        for cmd in jrcli.COMMANDS:
             self.assertIn(f"**jitread {cmd}**", doc)
         missing = [o for o in sorted(opts) if f"**{o}**" not in doc]
         self.assertEqual(missing, [], "options missing from jitread.rst")

@@ -5,12 +5,11 @@ at exit) is checked in the guest by selftests/jitmod/jitread_live.py."""
 
 import json
 import os
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import jrrec  # noqa: E402
+from jitpy.formats import recording as jrrec
+from tests.host import jrcli
 
 
 def records():
@@ -23,7 +22,7 @@ def records():
     return out
 
 
-@unittest.skipUnless(os.access(jrrec.JITREAD, os.X_OK), "make user")
+@unittest.skipUnless(os.access(jrcli.JITREAD, os.X_OK), "make user")
 class Commands(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -34,7 +33,7 @@ class Commands(unittest.TestCase):
         self.tmp.cleanup()
 
     def run_ok(self, *args):
-        rc, out, err = jrrec.jitread(*args)
+        rc, out, err = jrcli.jitread(*args)
         self.assertEqual(rc, 0, f"{args}: {err}")
         return out
 
@@ -79,7 +78,7 @@ class Commands(unittest.TestCase):
                                              "20000"), want)
 
     def expect(self, args, code, text):
-        jrrec.refused(self, args, code, text)
+        jrcli.refused(self, args, code, text)
 
     def test_refusals(self):
         self.expect(["bogus"], 2, "unknown command 'bogus'")
@@ -120,8 +119,8 @@ class Commands(unittest.TestCase):
         self.expect(["top", "--json", "-"], 2, "give --json a file")
 
     def test_each_command_has_help(self):
-        for cmd in jrrec.COMMANDS:
-            rc, out, err = jrrec.jitread(cmd, "--help")
+        for cmd in jrcli.COMMANDS:
+            rc, out, err = jrcli.jitread(cmd, "--help")
             self.assertEqual((rc, err), (0, ""), cmd)
             self.assertTrue(out.startswith(f"usage: jitread {cmd} "), out)
             self.assertIn("-h, --help", out)

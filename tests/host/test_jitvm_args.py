@@ -2,13 +2,10 @@
 """The QEMU runner's argument handling, kernel lookup and initramfs."""
 
 import os
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                "scripts"))
-import jitvm  # noqa: E402
+from jitpy.vm import runner as jitvm
 
 
 class ParseArgs(unittest.TestCase):

@@ -1,16 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """The runner's watch for a vCPU stuck on a stale QEMU translation."""
 
-import os
 import re
 import socket
-import sys
 import threading
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                "scripts"))
-import jitvm_unstick as ju  # noqa: E402
+from jitpy.vm import unstick as ju
 
 SITE = 0xffffffff81a50ee3        # where CPU 0 looped, in __schedule
 INT3_ENTRY = 0xffffffff81c00ba0

@@ -38,7 +38,8 @@ class Style(unittest.TestCase):
                             "--version"], capture_output=True, check=False)
         if p.returncode:
             self.skipTest("pycodestyle missing (make deps)")
-        files = (glob.glob(os.path.join(TOP, "scripts", "*.py")) +
+        files = (glob.glob(os.path.join(TOP, "jitpy", "**", "*.py"),
+                           recursive=True) +
                  glob.glob(os.path.join(TOP, "tests", "host", "*.py")) +
                  glob.glob(os.path.join(TOP, "selftests", "jitmod", "*.py")))
         p = subprocess.run(["/usr/bin/python3", "-m", "pycodestyle", *files],

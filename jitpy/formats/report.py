@@ -1,10 +1,10 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Read jitread's JSON report, refusing versions this code does not know.
 
 Every Python consumer of `jitread --json` (plots, comparisons) loads it
 through load(), so a format change is caught in one place.  As a command:
-`jrjson.py FILE` checks a file and prints a one-line summary per CPU.
+`python3 -m jitpy.formats.report FILE` checks a file and prints a one-line
+summary per CPU.
 """
 
 import json
@@ -52,7 +52,8 @@ def sides(data):
 def main():
     """Check each file given; exit 1 on the first bad one."""
     if len(sys.argv) < 2:
-        print("usage: jrjson.py REPORT.json...", file=sys.stderr)
+        print("usage: python3 -m jitpy.formats.report REPORT.json...",
+              file=sys.stderr)
         return 2
     for path in sys.argv[1:]:
         try:

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """make bench-user: the user sampler against oslat, and the pipeline.
 
@@ -24,8 +23,10 @@ import subprocess
 import sys
 import tempfile
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-JITREAD = os.path.join(TOP, "user", "jitread")
+import jitpy
+
+TOP = jitpy.TOP
+JITREAD = jitpy.JITREAD
 GOAL = 0.5
 
 

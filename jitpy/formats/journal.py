@@ -1,12 +1,12 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Read the pipeline journal that `jitread --user --journal FILE` writes.
 
 An independent reader of the format in Documentation/jitread.rst (a 64-byte
 header: "JRJRNL01", entries, checksum, TSC kHz; then 32-byte entries:
 sequence, payload, transit ns, publish TSC), so tests can check jitread's
-own verification against the file.  As a command: `jrjournal.py FILE`
-verifies a journal and prints one line.
+own verification against the file.  As a command,
+`python3 -m jitpy.formats.journal FILE` verifies a journal and prints one
+line.
 """
 
 import sys
@@ -65,7 +65,8 @@ def verify(path):
 
 def main():
     if len(sys.argv) != 2:
-        print("usage: jrjournal.py JOURNAL", file=sys.stderr)
+        print("usage: python3 -m jitpy.formats.journal JOURNAL",
+              file=sys.stderr)
         return 2
     try:
         n, csum = verify(sys.argv[1])

@@ -1,6 +1,6 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The guest half of `make bench`, run by scripts/bench.py in the rt kernel.
+"""The guest half of `make bench`, run by jitpy/bench/suite.py in the rt
+kernel.
 
 One boot (3 vCPUs: CPU 0 drives, CPU 1 is sampled, CPU 2 takes the IPIs of
 the overhead test), so jitmod and the kernel's osnoise tracer are measured
@@ -29,15 +29,15 @@ import subprocess
 import sys
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(TOP, "selftests", "jitmod"))
-import jittest as jt  # noqa: E402
+import jitpy
+from jitpy.guest import injector, kmod, sysio, trace, tracefs
+from jitpy.guest.sysio import Fail, Skip, log
 
 CPU, IPI_CPU = 1, 2
 BENCH = "/sys/module/jitbench/parameters"
-OSN = f"{jt.TRACEFS}/osnoise"
+OSN = f"{tracefs.ROOT}/osnoise"
 SAVE = "/run/jitvm/save"
-JITREAD = os.path.join(TOP, "user", "jitread")
+JITREAD = jitpy.JITREAD
 # The osnoise loop calls it once per turn on PREEMPT_RCU kernels (all RT).
 OSNOISE_TURN = "rcu_momentary_eqs"
 CLASSES = ("hrtimer", "ipi", "softirq", "nmi", "thread")
@@ -53,8 +53,8 @@ def env_int(name, default):
 
 def bench_run(cmd):
     """One jitbench measurement; its result as a dict of ints."""
-    jt.write(f"{BENCH}/run", cmd)
-    out = jt.read(f"{BENCH}/result")
+    sysio.write(f"{BENCH}/run", cmd)
+    out = sysio.read(f"{BENCH}/result")
     return {k: (v if k == "mode" else int(v)) for k, v in KV.findall(out)}
 
 
@@ -72,10 +72,10 @@ def probe(sym):
     a kthread delays, so wait for it before the loop starts: then the probe
     costs the same in the calibration loop and in osnoise's.
     """
-    jt.write(f"{BENCH}/probe", sym)
+    sysio.write(f"{BENCH}/probe", sym)
     lst = "/sys/kernel/debug/kprobes/list"
     if not os.path.exists(lst):
-        jt.sh("mount -t debugfs none /sys/kernel/debug", check=False)
+        sysio.sh("mount -t debugfs none /sys/kernel/debug", check=False)
     end = time.monotonic() + 10
     while time.monotonic() < end:
         with open(lst) as f:
@@ -87,9 +87,9 @@ def probe(sym):
 
 def hits_per(seconds):
     """Turns counted by the kprobe on CPU over seconds of wall time."""
-    h0, t0 = int(jt.read(f"{BENCH}/hits")), time.monotonic()
+    h0, t0 = int(sysio.read(f"{BENCH}/hits")), time.monotonic()
     time.sleep(seconds)
-    h1, t1 = int(jt.read(f"{BENCH}/hits")), time.monotonic()
+    h1, t1 = int(sysio.read(f"{BENCH}/hits")), time.monotonic()
     return (t1 - t0) * 1e9 / max(h1 - h0, 1)
 
 
@@ -97,44 +97,45 @@ class Osnoise:
     """The osnoise tracer on CPU, running without a sleep, like jitmod."""
 
     def __init__(self, thresh_us, events=False):
-        jt.write(f"{OSN}/cpus", CPU)
-        jt.write(f"{OSN}/period_us", 1000000)
-        jt.write(f"{OSN}/runtime_us", 1000000)
-        jt.write(f"{jt.TRACEFS}/tracing_thresh", thresh_us)
-        jt.write(f"{jt.TRACEFS}/trace", "")
-        jt.write(f"{jt.TRACEFS}/events/osnoise/enable", 1 if events else 0)
-        jt.write(f"{jt.TRACEFS}/current_tracer", "osnoise")
+        sysio.write(f"{OSN}/cpus", CPU)
+        sysio.write(f"{OSN}/period_us", 1000000)
+        sysio.write(f"{OSN}/runtime_us", 1000000)
+        sysio.write(f"{tracefs.ROOT}/tracing_thresh", thresh_us)
+        sysio.write(f"{tracefs.ROOT}/trace", "")
+        sysio.write(f"{tracefs.ROOT}/events/osnoise/enable",
+                    1 if events else 0)
+        sysio.write(f"{tracefs.ROOT}/current_tracer", "osnoise")
 
     def text(self):
-        return jt.read(f"{jt.TRACEFS}/trace")
+        return sysio.read(f"{tracefs.ROOT}/trace")
 
     def clear(self):
-        jt.write(f"{jt.TRACEFS}/trace", "")
+        sysio.write(f"{tracefs.ROOT}/trace", "")
 
     def close(self):
-        jt.write(f"{jt.TRACEFS}/current_tracer", "nop")
-        jt.write(f"{jt.TRACEFS}/events/osnoise/enable", 0)
-        jt.write(f"{jt.TRACEFS}/tracing_thresh", 0)
+        sysio.write(f"{tracefs.ROOT}/current_tracer", "nop")
+        sysio.write(f"{tracefs.ROOT}/events/osnoise/enable", 0)
+        sysio.write(f"{tracefs.ROOT}/tracing_thresh", 0)
 
 
 def jitmod_load(threshold_ns=10000):
-    jt.insmod("jitmod", cpus=CPU, threshold_ns=threshold_ns,
-              period_us=1000000, runtime_us=1000000)
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=threshold_ns,
+                period_us=1000000, runtime_us=1000000)
 
 
 def jitmod_resolution(secs):
     """ns per turn and smallest delta from jitmod's own summaries."""
     jitmod_load()
-    with jt.Instance("bench", events=("jitmod/summary",)) as inst:
+    with tracefs.Instance("bench", events=("jitmod/summary",)) as inst:
         sums = []
         end = time.monotonic() + secs + 30
         while len(sums) < secs and time.monotonic() < end:
             time.sleep(0.5)
-            sums = [e for e in jt.parse_trace(inst.text())
+            sums = [e for e in trace.parse(inst.text())
                     if e.name == "summary" and e.cpu == CPU]
-    jt.rmmod("jitmod")
+    kmod.rmmod("jitmod")
     if not sums:
-        raise jt.Fail("jitmod wrote no summary")
+        raise Fail("jitmod wrote no summary")
     run = sum(e.ns("runtime_ns") for e in sums)
     it = sum(e.num("iterations") for e in sums)
     return {"ns_per_iter": run / it,
@@ -151,7 +152,7 @@ def osnoise_resolution(secs, probe_cost):
         raw = hits_per(secs)
     finally:
         osn.close()
-        jt.write(f"{BENCH}/probe", "-")
+        sysio.write(f"{BENCH}/probe", "-")
     return {"ns_per_iter_probed": raw, "ns_per_iter": raw - probe_cost,
             "threshold_floor_ns": 1000, "optimized": optimized}
 
@@ -166,7 +167,7 @@ def resolution(rounds, secs):
         plain = loop("probed", ms)
         optimized = probe(OSNOISE_TURN)
         probed = loop("probed", ms)
-        jt.write(f"{BENCH}/probe", "-")
+        sysio.write(f"{BENCH}/probe", "-")
         cost = probed["ns_per_iter"] - plain["ns_per_iter"]
         out["probe_cost"].append({"ns": cost, "optimized": optimized,
                                   "probed_ns_per_iter": probed["ns_per_iter"],
@@ -227,9 +228,9 @@ def run_schedule(tool, reps, text, clear, match):
     rows = []
     for cls, d in schedule(reps):
         clear()
-        jt.inject(cls, d)
+        injector.fire(cls, d)
         time.sleep(0.05)
-        ev = [e for e in jt.parse_trace(text()) if e.cpu == CPU]
+        ev = [e for e in trace.parse(text()) if e.cpu == CPU]
         found = match(cls, ev)
         big = [ns for _, ns in found if ns >= d * 500]
         rows.append({"tool": tool, "class": cls, "d_us": d,
@@ -239,14 +240,14 @@ def run_schedule(tool, reps, text, clear, match):
 
 
 def agreement(reps):
-    jt.insmod("jitinject", cpu=CPU)
+    kmod.insmod("jitinject", cpu=CPU)
     rows = []
     try:
         jitmod_load()
-        with jt.Instance("agree") as inst:
+        with tracefs.Instance("agree") as inst:
             rows += run_schedule("jitmod", reps, inst.text, inst.clear,
                                  jitmod_match)
-        jt.rmmod("jitmod")
+        kmod.rmmod("jitmod")
         osn = Osnoise(10, events=True)
         try:
             rows += run_schedule("osnoise", reps, osn.text, osn.clear,
@@ -254,8 +255,8 @@ def agreement(reps):
         finally:
             osn.close()
     finally:
-        jt.rmmod("jitmod")
-        jt.rmmod("jitinject")
+        kmod.rmmod("jitmod")
+        kmod.rmmod("jitinject")
     return rows
 
 
@@ -282,11 +283,11 @@ def overhead(rounds, n):
         """One round of state; spinner: the Python loop on CPU 1 meanwhile."""
         p = subprocess.Popen(py) if spinner else None
         time.sleep(0.2)
-        jt.write(f"{BENCH}/cpu", IPI_CPU)
+        sysio.write(f"{BENCH}/cpu", IPI_CPU)
         try:
             out[state].append(ipi_median(n))
         finally:
-            jt.write(f"{BENCH}/cpu", CPU)
+            sysio.write(f"{BENCH}/cpu", CPU)
             if p:
                 p.kill()
                 p.wait()
@@ -298,16 +299,16 @@ def overhead(rounds, n):
             measure("spin")
         finally:
             bench_run_async("spin 0")
-        jt.insmod("jitmod", cpus=CPU, period_us=60000000, runtime_us=1)
+        kmod.insmod("jitmod", cpus=CPU, period_us=60000000, runtime_us=1)
         try:
             measure("probes", spinner=True)
         finally:
-            jt.rmmod("jitmod")
+            kmod.rmmod("jitmod")
         jitmod_load()
         try:
             measure("jitmod")
         finally:
-            jt.rmmod("jitmod")
+            kmod.rmmod("jitmod")
         osn = Osnoise(10)
         try:
             measure("osnoise")
@@ -317,7 +318,7 @@ def overhead(rounds, n):
 
 
 def bench_run_async(cmd):
-    jt.write(f"{BENCH}/run", cmd)
+    sysio.write(f"{BENCH}/run", cmd)
 
 
 def reader_capture(secs):
@@ -332,19 +333,19 @@ def reader_capture(secs):
     rec, dat = "/tmp/bench-reader.rec", "/tmp/bench-reader.dat"
     inst = f"jitbench-{os.getpid()}"
     try:
-        jt.sh([JITREAD, "-c", str(CPU), "-d", f"{secs}s", "-q", "--record",
-               rec, "--json", "/dev/null"], timeout=secs + 60)
-        jt.sh(["trace-cmd", "start", "-B", inst, "-b", "8192", "-e",
-               "jitmod"], timeout=120)
+        sysio.sh([JITREAD, "-c", str(CPU), "-d", f"{secs}s", "-q", "--record",
+                  rec, "--json", "/dev/null"], timeout=secs + 60)
+        sysio.sh(["trace-cmd", "start", "-B", inst, "-b", "8192", "-e",
+                  "jitmod"], timeout=120)
         time.sleep(secs)
-        jt.sh(["trace-cmd", "stop", "-B", inst])
-        jt.write(f"{jt.JIT_PARAMS}/enable", 0)
-        jt.sh(["trace-cmd", "extract", "-B", inst, "-o", dat], timeout=300)
+        sysio.sh(["trace-cmd", "stop", "-B", inst])
+        sysio.write(f"{kmod.JIT_PARAMS}/enable", 0)
+        sysio.sh(["trace-cmd", "extract", "-B", inst, "-o", dat], timeout=300)
     finally:
-        jt.sh(["trace-cmd", "reset", "-B", inst], check=False)
-        if os.path.isdir(f"{jt.TRACEFS}/instances/{inst}"):
-            os.rmdir(f"{jt.TRACEFS}/instances/{inst}")
-        jt.rmmod("jitmod")
+        sysio.sh(["trace-cmd", "reset", "-B", inst], check=False)
+        if os.path.isdir(f"{tracefs.ROOT}/instances/{inst}"):
+            os.rmdir(f"{tracefs.ROOT}/instances/{inst}")
+        kmod.rmmod("jitmod")
     # extract names the instance's data after it
     saved = [f for f in os.listdir("/tmp")
              if f.startswith("bench-reader.dat")]
@@ -384,18 +385,18 @@ def late_jitread():
         out, _ = p.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         res["hung"] = task_state(p.pid)
-        jt.dump_blocked_tasks()
+        sysio.dump_blocked_tasks()
         p.kill()
         try:
             out, _ = p.communicate(timeout=10)
         except subprocess.TimeoutExpired:
             out = "(not reaped after SIGKILL)"
     try:
-        jt.rmmod("jitmod")
-    except jt.Fail as e:
+        kmod.rmmod("jitmod")
+    except Fail as e:
         res["rmmod"] = str(e)[-300:]
     res.update(rc=p.returncode, out=out.strip()[-300:],
-               instances=os.listdir(f"{jt.TRACEFS}/instances"))
+               instances=os.listdir(f"{tracefs.ROOT}/instances"))
     if p.returncode or "hung" in res:
         res["dmesg"] = subprocess.run(["dmesg"], capture_output=True,
                                       text=True, check=False
@@ -404,10 +405,10 @@ def late_jitread():
 
 
 def main():
-    jt.require(min_cpus=3)
+    kmod.require(min_cpus=3)
     rounds = env_int("BENCH_ROUNDS", 3)
     secs = env_int("BENCH_SECONDS", 2)
-    jt.insmod("jitbench", cpu=CPU)
+    kmod.insmod("jitbench", cpu=CPU)
     res = {"kernel": os.uname().release, "cpus": os.cpu_count(),
            "rounds": rounds, "seconds": secs}
     # The reader capture goes first: after the other parts jitread's
@@ -426,11 +427,11 @@ def main():
             t0 = time.monotonic()
             try:
                 res[name] = fn()
-            except (jt.Fail, OSError, subprocess.SubprocessError) as e:
+            except (Fail, OSError, subprocess.SubprocessError) as e:
                 res[name] = {"skipped": str(e)[-300:]}
-            jt.log(f"{name}: {time.monotonic() - t0:.0f} s")
+            log(f"{name}: {time.monotonic() - t0:.0f} s")
     finally:
-        jt.rmmod("jitbench")
+        kmod.rmmod("jitbench")
     res["osnoise_turn_probe"] = OSNOISE_TURN
     print("JITBENCH " + json.dumps(res), flush=True)
     return 0
@@ -439,6 +440,6 @@ def main():
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except (jt.Fail, jt.Skip, OSError) as e:
+    except (Fail, Skip, OSError) as e:
         print(f"bench-guest: {e}", file=sys.stderr)
         sys.exit(1)

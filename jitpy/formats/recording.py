@@ -1,23 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Write jitread recordings (user/jr_rec.h) from Python, for tests.
+"""Write jitread recordings (user/core/jr_rec.h) from Python.
 
-The layout is duplicated here on purpose, as an independent reader of the
-format: a change on the C side that is not made here fails the tests.
+The layout is written out here on purpose, apart from the C code: the
+tests replay these files through jitread, so a change on the C side that
+is not made here fails them.  The benchmarks and make fuzz's seed corpus
+write their recordings with it too (python3 -m jitpy.formats.recording
+DIR writes the seeds).
 """
 
 import os
 import struct
-import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))), "scripts"))
-import jitabi  # noqa: E402
-
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
-JITREAD = os.path.join(TOP, "user", "jitread")
-COMMANDS = ("hist", "top", "record", "report", "user", "compare")
+from jitpy import abi as jitabi
 
 MAGIC = b"JITREC\x00\x01"
 HDR = struct.Struct("<8sII65s96s480s256s82s5xQ16x")
@@ -67,26 +62,8 @@ def write(path, records, **kw):
             f.write(r)
 
 
-def jitread(*args):
-    """Run jitread; returns (exit code, stdout, stderr)."""
-    p = subprocess.run([JITREAD, *args], capture_output=True, text=True,
-                       check=False, timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
-def refused(test, args, code, text):
-    """jitread with args exits code with one line on stderr holding text,
-    and prints nothing on stdout."""
-    rc, out, err = jitread(*args)
-    test.assertEqual(rc, code, f"{args}: {err}")
-    test.assertIn(text, err)
-    test.assertEqual(len(err.strip().splitlines()), 1, err)
-    test.assertEqual(out, "")
-
-
 def main():
     """Write seed recordings into the directory given (for make fuzz)."""
-    import sys
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     seeds = {

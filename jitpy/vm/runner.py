@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Run one command inside a QEMU guest that boots an installed kernel.
 
@@ -24,7 +23,7 @@ import sys
 import tempfile
 import time
 
-import jitvm_unstick
+from jitpy.vm import unstick as jitvm_unstick
 
 DEFAULT_VCPUS = 4
 DEFAULT_MEM_MB = 1024
@@ -140,7 +139,7 @@ def isolation_cmdline(vcpus):
 def build_parser():
     """The runner's command line."""
     p = argparse.ArgumentParser(
-        prog="jitvm",
+        prog="python3 -m jitpy.vm",
         description="Boot an installed kernel in QEMU and run one command "
                     "in it, with the host root visible read-only.")
     p.add_argument("-k", "--kernel", default="rt",

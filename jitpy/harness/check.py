@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """make check: host unit tests, then the selftests in QEMU on each kernel.
 
@@ -12,13 +11,13 @@ import subprocess
 import sys
 import unittest
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import jitpy
+from jitpy.vm import runner as jitvm
+
+TOP = jitpy.TOP
 KSFT_DIR = os.path.join(TOP, "build", "ksft", "jitmod")
 FLAVOURS = ("generic", "rt")
 TAP_LINE = re.compile(r"^(not )?ok \d+ selftests: jitmod: (\S+)(.*)$")
-
-sys.path.insert(0, os.path.join(TOP, "scripts"))
-import jitvm  # noqa: E402
 
 
 def bad_dmesg_pattern():
@@ -115,12 +114,12 @@ def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None):
           "the selftests", flush=True)
     only = [f"TEST_PROGS={progs}", "TEST_GEN_PROGS="] if progs else []
     proc = subprocess.run(
-        [sys.executable, os.path.join(TOP, "scripts", "jitvm.py"),
+        [sys.executable, "-m", "jitpy.vm",
          "-q", "-k", flavour, "-s", str(vcpus), "-t", "35m", "--dmesg",
          dmesg, "-C", TOP, "--", "make", "-s", "-C", KSFT_DIR,
          f"OUTPUT={KSFT_DIR}", "run_tests"] + only,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        check=False)
+        check=False, cwd=TOP)
     seen = 0
     for line in proc.stdout.splitlines():
         m = TAP_LINE.match(line)

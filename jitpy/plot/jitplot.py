@@ -1,8 +1,7 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Plot a jitread JSON report (jitread --json): kernel vs user.
 
-    jitplot.py REPORT.json [-o DIR] [--format png,svg]
+    python3 -m jitpy.plot REPORT.json [-o DIR] [--format png,svg]
 
 writes, for whatever the report holds:
   percentiles.*  gap percentile distribution, log x = 1/(1-p), log y,
@@ -23,9 +22,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import jitabi  # noqa: E402
-import jrjson  # noqa: E402
+from jitpy import abi as jitabi  # noqa: E402
+from jitpy.formats import report as jrjson  # noqa: E402
 
 CLASSES = jitabi.CLASSES
 COLOURS = dict(zip(CLASSES, ("tab:red", "tab:orange", "tab:purple",
@@ -177,7 +175,8 @@ def plots_for(data):
 
 def main():
     """Parse arguments, write every plot, print the paths."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python3 -m jitpy.plot",
+                                 description=__doc__.split("\n")[0])
     ap.add_argument("report")
     ap.add_argument("-o", "--out", default="out")
     ap.add_argument("--format", default="png,svg")

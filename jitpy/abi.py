@@ -11,8 +11,9 @@ ANOMALIES  the anomaly kinds, by bit ("window", "tsc_back")
 import os
 import re
 
-HEADER = os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "include", "jitmod_abi.h")
+import jitpy
+
+HEADER = os.path.join(jitpy.TOP, "include", "jitmod_abi.h")
 
 
 def table(text, name):

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """make bench: jitmod and jitread against the anchors, side by side, one run.
 
 Kernel figures come from one boot of Debian's rt kernel in QEMU, the only
-kernel here with the osnoise tracer (scripts/bench_guest.py does that half);
+kernel here with the osnoise tracer (jitpy/bench/guest.py does that half);
 user figures are native.  Every comparison is a ratio of two figures taken
 in this run; the ones taken under TCG say so, since only their ratios mean
 anything.  Writes the table to stdout and bench/results.txt, the raw record to
@@ -27,11 +26,12 @@ import sys
 import tempfile
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(TOP, "scripts"))
-import bench_report  # noqa: E402
-import bench_user  # noqa: E402
-import jitvm  # noqa: E402
+import jitpy
+from jitpy.bench import report as bench_report
+from jitpy.bench import user as bench_user
+from jitpy.vm import runner as jitvm
+
+TOP = jitpy.TOP
 
 JITREAD = os.path.join(TOP, "user", "jitread")
 GUEST_VCPUS = 3
@@ -53,15 +53,15 @@ def run_guest(save):
     env = [f"BENCH_{k}={os.environ[f'BENCH_{k}']}"
            for k in ("ROUNDS", "SECONDS", "REPS", "IPIS", "READER_SECONDS")
            if f"BENCH_{k}" in os.environ]
-    cmd = [sys.executable, os.path.join(TOP, "scripts", "jitvm.py"), "-q",
+    cmd = [sys.executable, "-m", "jitpy.vm", "-q",
            "-k", "rt", "-s", str(GUEST_VCPUS), "-t", "40m", "--save", save]
     for e in env:
         cmd += ["-e", e]
-    cmd += ["-C", TOP, "--", "python3",
-            os.path.join(TOP, "scripts", "bench_guest.py")]
+    cmd += ["-C", TOP, "--", "python3", "-m", "jitpy.bench.guest"]
     print(f"# booting {release} ({GUEST_VCPUS} vCPUs) for the kernel "
           "figures", flush=True)
-    p = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    p = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                       cwd=TOP)
     for line in p.stdout.splitlines():
         if line.startswith("JITBENCH "):
             return json.loads(line[len("JITBENCH "):])

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """make bench-reader: jitread's own cost, replayed and live.
 
@@ -30,9 +29,10 @@ import sys
 import tempfile
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, TOP)
-from tests.host import jrrec  # noqa: E402
+import jitpy
+from jitpy.formats import recording as jrrec
+
+TOP = jitpy.TOP
 
 BLOCK = 10000
 GOAL_PER_S = 2_000_000
@@ -178,11 +178,11 @@ def guest():
 
 def live():
     """Boot the generic kernel and run guest() there."""
-    cmd = [sys.executable, os.path.join(TOP, "scripts", "jitvm.py"), "-q",
+    cmd = [sys.executable, "-m", "jitpy.vm", "-q",
            "-k", "generic", "-s", "2", "-t", "10m", "-C", TOP, "--",
-           "python3", os.path.join(TOP, "scripts", "bench_reader.py"),
-           "--guest"]
-    p = subprocess.run(cmd, capture_output=True, text=True, check=False)
+           "python3", "-m", "jitpy.bench.reader", "--guest"]
+    p = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                       cwd=TOP)
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("live")]
     print("\n".join(lines) if lines else
           f"live: skipped (jitvm exit {p.returncode}: "

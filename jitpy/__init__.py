@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0
+"""jitmod's Python side, one package; run its tools from the checkout.
+
+  abi       include/jitmod_abi.h's tables (classes, softirqs, vectors)
+  formats   readers and writers of jitread's files: JSON report, journal,
+            recording
+  vm        the QEMU runner (python3 -m jitpy.vm) and its vCPU watch
+  guest     helpers that run inside a booted kernel: tracefs, trace text,
+            modules and the test injector
+  harness   make check (python3 -m jitpy.harness)
+  bench     make bench* (python3 -m jitpy.bench.suite, .reader, .user)
+  plot      jitread's JSON as PNGs (python3 -m jitpy.plot)
+"""
+
+import os
+
+
+def _checkout():
+    """The checkout above this package: its own folder, or the one that
+    holds build/ksft/jitmod, where `make ksft` stages a copy of it."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    top = here
+    while top != os.path.dirname(top):
+        if os.path.exists(os.path.join(top, "module", "Kbuild")):
+            return top
+        top = os.path.dirname(top)
+    return here
+
+
+TOP = _checkout()
+JITREAD = os.path.join(TOP, "user", "jitread")

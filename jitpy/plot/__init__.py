@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: GPL-2.0
+"""PNG plots of jitread's JSON reports."""
