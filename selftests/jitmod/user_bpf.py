@@ -147,7 +147,7 @@ def check_sources(cpu, done):
 
 
 def body():
-    jt.require()
+    kmod.require()
     jitread = kmod.jitread()
     kmod.insmod("jitinject", cpu=INJECT_CPU)
     cmd = [jitread, "--user", "-c", str(INJECT_CPU), "-d", f"{PHASE_S}s",

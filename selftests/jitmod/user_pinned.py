@@ -53,7 +53,7 @@ def check_pipeline(p):
 
 
 def body():
-    jt.require(min_cpus=len(CPUS) + 1)
+    kmod.require(min_cpus=len(CPUS) + 1)
     cmd = [kmod.jitread(), "--user", "-c", ",".join(map(str, CPUS)), "-d",
            f"{PHASE_S}s", "--warmup-ms", "200", "--journal", JOURNAL,
            "--json", REPORT, "-q"]
