@@ -12,6 +12,8 @@ PKGS=(
 	# module and reader builds
 	build-essential pkg-config libtracefs-dev libtraceevent-dev
 	libbpf-dev bpftool clang llvm
+	# make fuzz: libFuzzer and the sanitizers' runtimes
+	libclang-rt-14-dev
 	# the real kselftest harness, taken from the kernel source
 	linux-source-6.1 rsync xz-utils
 	# references and helpers

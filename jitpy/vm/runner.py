@@ -358,8 +358,8 @@ def run(args):
     busybox = find_tool("busybox")
     say = (lambda m: None) if args.quiet else \
         (lambda m: print(f"jitvm: {m}", file=sys.stderr, flush=True))
+    # 0700, root's: the guest's root runs cmd.sh from it
     outdir = tempfile.mkdtemp(prefix="jitvm-")
-    os.chmod(outdir, 0o777)
     try:
         initrd = os.path.join(outdir, "initramfs.cpio")
         build_initramfs(release, busybox, initrd)
@@ -375,7 +375,7 @@ def run(args):
         cmd = qemu_command(args, qemu, vmlinuz, initrd, outdir, accel)
         say(f"booting {release} ({args.vcpus} vCPUs, {accel.upper()}), "
             f"limit {args.timeout_s}s")
-        os.makedirs(os.path.join(outdir, "save"), mode=0o777)
+        os.makedirs(os.path.join(outdir, "save"), mode=0o700)
         watch = jitvm_unstick.Unsticker(
             os.path.join(outdir, WATCH_QMP), say) if accel == "tcg" else None
         rc = _boot(cmd, outdir, args.timeout_s, say, watch)

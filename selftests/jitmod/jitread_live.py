@@ -253,24 +253,36 @@ def threshold_during(jr, tmp, args):
 
 
 def settings_put_back(jr, tmp):
-    """-T sets threshold_ns for the run only, in the unit it says."""
+    """-T sets threshold_ns for the run only, in the unit it says.  A bad
+    output path is refused before anything is set or measured; a write
+    that fails at the end (a full file system) ends the run cleanly, says
+    so in one line, exits 1 and puts the setting back."""
     before = sysio.read(f"{kmod.JIT_PARAMS}/threshold_ns")
+    full = os.path.join(tmp, "full")
+    os.makedirs(full, exist_ok=True)
+    sysio.sh(["mount", "-t", "tmpfs", "-o", "size=4k,mode=0700", "none",
+              full])
     cases = [(["hist", "-T", "7us"], 7000, 0),
              (["hist", "-T", "12"], 12000, 0),
              (["-T", "9000"], 9000, 0),
-             (["hist", "-T", "8us", "--json", "/nonexistent/x.json"], 8000,
+             (["hist", "-T", "8us", "--json", "/nonexistent/x.json"], None,
               1),
-             # dies after the setting, before the run: put back at exit
              (["hist", "-T", "8us", "--record", "/nonexistent/x.rec"], None,
-              1)]
-    for args, want, code in cases:
-        during, rc, err = threshold_during(jr, tmp, args)
-        after = sysio.read(f"{kmod.JIT_PARAMS}/threshold_ns")
-        log(f"{' '.join(args)}: threshold_ns {during} during, {after} "
-            f"after (was {before}), exit {rc}")
-        if (during, rc, after) != (want, code, before):
-            raise Fail(f"{args}: want {want} during, exit {code}, "
-                       f"{before} after: {err}")
+              1),
+             (["hist", "-T", "8us", "--json", f"{full}/x.json"], 8000, 1)]
+    try:
+        for args, want, code in cases:
+            during, rc, err = threshold_during(jr, tmp, args)
+            after = sysio.read(f"{kmod.JIT_PARAMS}/threshold_ns")
+            log(f"{' '.join(args)}: threshold_ns {during} during, {after} "
+                f"after (was {before}), exit {rc}")
+            if (during, rc, after) != (want, code, before):
+                raise Fail(f"{args}: want {want} during, exit {code}, "
+                           f"{before} after: {err}")
+            if code and len(err.strip().splitlines()) != 1:
+                raise Fail(f"{args}: want one line, got: {err}")
+    finally:
+        sysio.sh(["umount", full], check=False)
 
 
 def on_threshold(jr, tmp):
@@ -325,20 +337,54 @@ def terminated_reader(jr):
                    f"{instances()}: {err.strip()}")
 
 
+def instance_of(pid):
+    """jitread's instance for pid: jitread-<pid>-<start>-<pidns>."""
+    return next((i for i in instances() if i.startswith(f"jitread-{pid}-")),
+                None)
+
+
 def killed_reader(jr):
+    """A SIGKILLed reader's instance goes at the next start; so does
+    one whose pid now names another process (a later start time).  One
+    of another PID namespace is never judged from this one."""
     p = subprocess.Popen([jr, "-q", "-d", "1h"], stderr=subprocess.DEVNULL)
-    if not sysio.wait_for(lambda: f"jitread-{p.pid}" in instances(), 10):
+    if not sysio.wait_for(lambda: instance_of(p.pid), 10):
         p.kill()
         raise Fail("jitread made no instance")
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
-    if f"jitread-{p.pid}" not in instances():
+    if not instance_of(p.pid):
         raise Fail("SIGKILL left nothing to clean up?")
-    rc, out = sysio.sh([jr, "-d", "2s", "-c", str(CPU)], check=False)
-    if rc or "removed 1 stale instance" not in out:
+    ns = os.stat("/proc/self/ns/pid").st_ino
+    reused = f"jitread-{os.getpid()}-1-{ns}"       # our pid, not our start
+    foreign = f"jitread-{os.getpid()}-1-{ns + 1}"  # another namespace's
+    for name in (reused, foreign):
+        os.mkdir(f"{tracefs.ROOT}/instances/{name}")
+    try:
+        rc, out = sysio.sh([jr, "-d", "2s", "-c", str(CPU)], check=False)
+        left = instances()
+    finally:
+        if os.path.isdir(f"{tracefs.ROOT}/instances/{foreign}"):
+            os.rmdir(f"{tracefs.ROOT}/instances/{foreign}")
+    if rc or "removed 2 stale instance" not in out:
         raise Fail(f"next run did not clean up (exit {rc}): {out[-300:]}")
-    if instances():
-        raise Fail(f"instances left: {instances()}")
+    if left != [foreign]:
+        raise Fail(f"instances left: {left}, want only {foreign}")
+
+
+def piped_top(jr):
+    """jitread top | head: the closed pipe ends the run like ^C, with
+    the instance removed, not a death by SIGPIPE that leaks it."""
+    p = subprocess.Popen(f"{jr} top -d 60s | head -n 3", shell=True,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise Fail("jitread top went on after head closed the pipe")
+    if not sysio.wait_for(lambda: not instances(), 10):
+        raise Fail(f"jitread top | head left {instances()}")
 
 
 def rmmod_under_reader(jr):
@@ -380,6 +426,7 @@ def body():
     settings_put_back(jr, tmp)
     on_threshold(jr, tmp)
     terminated_reader(jr)
+    piped_top(jr)
     killed_reader(jr)
     rmmod_under_reader(jr)
 

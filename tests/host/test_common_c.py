@@ -16,7 +16,8 @@ class CommonC(unittest.TestCase):
     def test_common_helpers(self):
         srcs = [os.path.join(TOP, "tests", "host", "c", "common_test.c")]
         srcs += [os.path.join(USER, "common", f) for f in
-                 ("jr_parse.c", "jr_tsc.c", "jr_err.c")]
+                 ("jr_parse.c", "jr_tsc.c", "jr_err.c", "jr_text.c",
+                  "jr_ksym.c")]
         with tempfile.TemporaryDirectory() as d:
             exe = os.path.join(d, "common_test")
             subprocess.run(["cc", "-O2", "-std=gnu11", "-Wall", "-Wextra",

@@ -134,6 +134,25 @@ class JitreadReplay(unittest.TestCase):
         w7 = [s for s in src if s["source"] == "thread:worker[7]"][0]
         self.assertEqual((w7["count"], w7["min_ns"]), (2, 5))
 
+    def test_thread_sources_are_bounded(self):
+        """Many short tasks: past 4096 sources a CPU files new pids under
+        thread:comm[*], counts what it folded, and loses no event."""
+        n = 6000
+        recs = [jrrec.thread(1, 1000, "short", 10 + i) for i in range(n)]
+        recs += [jrrec.thread(1, 2000, "short", 10)]  # an early pid again
+        d = self.replay_json(recs)
+        cpu = d["cpus"][0]
+        by = {s["source"]: s for s in cpu["sources"]}
+        self.assertEqual(len(by), 4096 + 1)
+        self.assertEqual(by["thread:short[10]"]["count"], 2)
+        self.assertEqual(by["thread:short[*]"]["count"], n - 4096)
+        self.assertEqual(cpu["sources_folded"], n - 4096)
+        self.assertEqual(sum(s["count"] for s in by.values()), n + 1)
+        jrrec.write(self.rec, recs)
+        rc, out, _ = jrcli.jitread("report", self.rec)
+        self.assertEqual(rc, 0)
+        self.assertIn(f"{n - 4096} thread events past 4096 sources", out)
+
     def test_lost_events_reported_everywhere(self):
         recs = [jrrec.gap(1, 5000), jrrec.rec(jrrec.LOST, 1, (17,))]
         d = self.replay_json(recs)

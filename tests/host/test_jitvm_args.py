@@ -2,8 +2,10 @@
 """The QEMU runner's argument handling, kernel lookup and initramfs."""
 
 import os
+import stat
 import tempfile
 import unittest
+from unittest import mock
 
 from jitpy.vm import runner as jitvm
 
@@ -119,6 +121,31 @@ class Kernels(unittest.TestCase):
                      b"TRAILER!!!\0"):
             self.assertIn(name, data)
         self.assertEqual(len(data) % 4, 0)
+
+
+class Exchange(unittest.TestCase):
+    def test_exchange_dir_is_ours_alone(self):
+        """The share the guest's root reads its script from, and writes
+        results to, is no one else's to write."""
+        seen = {}
+
+        def boot(cmd, outdir, timeout_s, say, watch):
+            for name in ("", "save", "cmd.sh"):
+                st = os.stat(os.path.join(outdir, name))
+                seen[name] = (st.st_uid, stat.S_IMODE(st.st_mode))
+            return 0
+
+        args = jitvm.parse_args(["--accel", "tcg", "--", "true"])
+        with mock.patch.object(jitvm, "resolve_kernel",
+                               return_value=("/boot/vmlinuz-6.1.0-1-amd64",
+                                             "6.1.0-1-amd64")), \
+                mock.patch.object(jitvm, "find_tool", return_value="/x"), \
+                mock.patch.object(jitvm, "build_initramfs"), \
+                mock.patch.object(jitvm, "_boot", boot):
+            self.assertEqual(jitvm.run(args), 0)
+        for name, (uid, mode) in seen.items():
+            self.assertEqual(uid, os.geteuid(), name)
+            self.assertEqual(mode & 0o022, 0, f"{name!r} mode {mode:o}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ interference, the clock alignment holds, bad input is refused, and the
 plots show what the JSON holds."""
 
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -16,6 +17,7 @@ from jitpy.plot import jitplot
 from tests.host import jrcli
 
 CPU = 1  # this machine has CPUs 0 and 1; the tests use 1
+NOBODY = 65534
 
 
 def usable():
@@ -181,22 +183,6 @@ class UserSide(unittest.TestCase):
         self.assertGreaterEqual(mins["nanosleep"], 1000)
         self.assertLess(mins["gettime"], mins["usleep"])
 
-    def test_unprivileged_runs_unclassified(self):
-        out = os.path.join(self.dir, "nobody.json")
-        os.chmod(self.dir, 0o777)
-        p = subprocess.run(
-            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-             jrcli.JITREAD, "--user", "-c", str(CPU), "-d", "1",
-             "--no-pipeline", "-q", "--json", out],
-            capture_output=True, text=True, check=False, timeout=60)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        lines = [x for x in p.stderr.splitlines() if "unclassified" in x]
-        self.assertEqual(len(lines), 1, p.stderr)
-        d = jrjson.load(out)
-        self.assertFalse(d["sampler"]["bpf"]["ok"])
-        for g in d["cpus"][0]["timeline"]["gaps"]:
-            self.assertEqual(g[2], "hw:unknown")
-
     def test_plots_show_the_json(self):
         self.assertEqual(self.rc, 0, self.err)
         d = self.data
@@ -234,6 +220,113 @@ class UserSide(unittest.TestCase):
 
 
 @unittest.skipIf(not os.access(jrcli.JITREAD, os.X_OK), "make user")
+def tasks_of(uid):
+    """Threads on the machine whose real uid is uid (RLIMIT_NPROC's count)."""
+    n = 0
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{tid}/status") as f:
+                    uids = next(ln for ln in f if ln.startswith("Uid:"))
+                n += int(uids.split()[1]) == uid
+        except (OSError, StopIteration):
+            continue
+    return n
+
+
+@unittest.skipIf(usable(), usable())
+class Unprivileged(unittest.TestCase):
+    """jitread user as nobody: no mlockall, and a thread limit."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        os.chmod(self.tmp.name, 0o755)
+        self.dir = os.path.join(self.tmp.name, "out")
+        os.mkdir(self.dir, 0o700)
+        os.chown(self.dir, NOBODY, NOBODY)
+        self.json = os.path.join(self.dir, "u.json")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_nobody(self, args, nproc=None):
+        def limit():
+            if nproc is not None:
+                resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        return subprocess.run(
+            ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}",
+             "--clear-groups", jrcli.JITREAD, "user", "-c", str(CPU),
+             "-d", "1s", "-q", "--json", self.json, *args],
+            capture_output=True, text=True, check=False, timeout=60,
+            preexec_fn=limit)
+
+    def test_runs_unclassified(self):
+        p = self.run_nobody(["--no-pipeline"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = [x for x in p.stderr.splitlines() if "unclassified" in x]
+        self.assertEqual(len(lines), 1, p.stderr)
+        d = jrjson.load(self.json)
+        self.assertFalse(d["sampler"]["bpf"]["ok"])
+        for g in d["cpus"][0]["timeline"]["gaps"]:
+            self.assertEqual(g[2], "hw:unknown")
+
+    def test_gap_log_resident_without_mlock(self):
+        """As nobody mlockall is not allowed; the gap log must be in
+        memory before sampling anyway, or its faults are noise."""
+        p = self.run_nobody(["--no-pipeline"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("memory not locked", p.stderr)
+        self.assertEqual(jrjson.load(self.json)["sampler"]
+                         ["log_resident_pct"], 100)
+
+    def test_no_thread_for_the_sampler_is_an_error(self):
+        p = self.run_nobody(["--no-pipeline"], nproc=tasks_of(NOBODY) + 1)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("user sampler:", p.stderr)
+        self.assertEqual(jrjson.load(self.json)["cpus"], [])
+
+    def test_no_thread_for_the_pipeline_is_an_error(self):
+        p = self.run_nobody(["--wait", "yield"], nproc=tasks_of(NOBODY) + 2)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("pipeline:", p.stderr)
+        d = jrjson.load(self.json)
+        self.assertEqual([c["cpu"] for c in d["cpus"]], [CPU],
+                         "the sampler's results are kept")
+
+
+@unittest.skipIf(usable(), usable())
+class Transit(unittest.TestCase):
+    def test_transit_not_below_a_hand_off(self):
+        """The accumulator's transit (producer on CPU 0, accumulator on
+        CPU 1) is never shorter than one cache line's trip between those
+        CPUs, measured by a ping-pong there: half its best round trip.
+        A consumer whose TSC read is not ordered after the load that saw
+        the message can read less."""
+        with tempfile.TemporaryDirectory() as d:
+            exe = os.path.join(d, "pingpong")
+            subprocess.run(["cc", "-O2", "-pthread", "-o", exe,
+                            os.path.join(jrcli.TOP, "tests", "host", "c",
+                                         "pingpong.c")],
+                           check=True, capture_output=True)
+            floor_cyc = int(subprocess.run(
+                [exe, "0", "1"], capture_output=True, text=True, check=True,
+                timeout=60).stdout)
+            out = os.path.join(d, "p.json")
+            rc, _, err = jrcli.jitread("user", "-c", "0-1", "--wait",
+                                       "yield", "-d", "2s", "-q", "--json",
+                                       out)
+            self.assertEqual(rc, 0, err)
+            data = jrjson.load(out)
+        p = data["pipeline"]
+        self.assertEqual((p["cpus"]["producer"], p["cpus"]["accumulator"]),
+                         (0, 1))
+        floor_ns = floor_cyc * 1e6 / data["sampler"]["tsc_khz"]
+        least = p["histograms"]["accumulator transit"]["min_ns"]
+        self.assertGreaterEqual(least, floor_ns,
+                                f"transit {least} ns < hand-off {floor_ns:.0f}"
+                                " ns")
+
+
 class UserErrors(unittest.TestCase):
     def expect(self, args, code, text):
         rc, _, err = jrcli.jitread(*args)

@@ -37,13 +37,17 @@ static void jr_compare_cpus(struct jr_opts *o)
 	o->cpus_text = text;
 }
 
-static void jr_jitmod_enable(struct jr_ksave *saved, int on)
+/* jr_jitmod_enable - 0, -ENODEV once jitmod is gone, or dies. */
+static int jr_jitmod_enable(struct jr_ksave *saved, int on)
 {
 	int ret = jr_param_change(saved, "enable", on);
 
+	if (ret && !jr_module_loaded())
+		return -ENODEV;
 	if (ret)
 		jr_die(JR_EXIT_RUN, "cannot set jitmod's enable=%d: %s", on,
 		       strerror(-ret));
+	return 0;
 }
 
 /* jr_kernel_phase - jitmod samples for ns; its events go to the stream. */
@@ -51,9 +55,10 @@ static int jr_kernel_phase(struct jr_stream *s, struct jr_ksave *saved,
 			   uint64_t ns, const char *ready_file)
 {
 	uint64_t end = jr_mono_ns() + ns;
-	int ret = 0;
+	int ret = jr_jitmod_enable(saved, 1);
 
-	jr_jitmod_enable(saved, 1);
+	if (ret)
+		return ret;
 	jr_ready(ready_file);
 	while (jr_mono_ns() < end && !jr_interrupted && !ret) {
 		jr_stream_wait(s);
@@ -61,7 +66,8 @@ static int jr_kernel_phase(struct jr_stream *s, struct jr_ksave *saved,
 		if (!jr_module_loaded())
 			return -ENODEV;
 	}
-	jr_jitmod_enable(saved, 0);
+	if (jr_jitmod_enable(saved, 0))
+		return -ENODEV;
 	usleep(200000); /* the last period's summary */
 	return ret ? ret : jr_stream_finish(s);
 }
@@ -74,7 +80,8 @@ static int jr_rounds(struct jr_udoc *d, struct jr_ubpf *b, struct jr_stream *s,
 	uint64_t r;
 	int ret = 0;
 
-	for (r = 0; r < o->user.rounds && !jr_interrupted && !ret; r++) {
+	for (r = 0; r < o->user.rounds && !jr_interrupted && !ret && !d->fail;
+	     r++) {
 		if (!o->out.quiet)
 			jr_warn("round %" PRIu64 "/%" PRIu64
 				": kernel %g s, user %g s%s",
@@ -118,7 +125,8 @@ static int jr_compare_run(struct jr_opts *o, int argc, char **argv)
 	d.user = &user;
 	jr_sysinfo_fill(&sys, argc, argv);
 	jr_remove_stale_instances();
-	jr_jitmod_enable(&saved, 0);
+	if (jr_jitmod_enable(&saved, 0))
+		jr_die(JR_EXIT_RUN, "jitmod is not loaded");
 	if (jr_stream_open(&s, o->live.buffer_kb, jr_model_sink, &kernel, &e))
 		jr_die(JR_EXIT_RUN, "%s", e.msg);
 	jr_prepare(&d, &b, &sys);

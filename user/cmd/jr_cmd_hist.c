@@ -32,13 +32,14 @@ static int jr_hist_run(struct jr_opts *o, int argc, char **argv)
 {
 	struct jr_live c = { .o = o, .frame = jr_hist_frame };
 	struct jr_report_opts ro;
-	int ret;
+	int ret, files;
 
 	ret = jr_live_run(&c, argc, argv);
 	ro = jr_report_opts_of(o);
 	if (!o->out.quiet)
 		jr_report_text(stdout, &c.model, &c.sys, &ro);
-	jr_report_files(&c.model, &c.sys, o);
+	files = jr_report_files(&c.outs, &c.model, &c.sys, o);
+	ret = jr_live_end(&c, ret) ?: files;
 	jr_live_free(&c);
 	return ret;
 }

@@ -15,9 +15,11 @@ static int jr_record_run(struct jr_opts *o, int argc, char **argv)
 	int ret;
 
 	ret = jr_live_run(&c, argc, argv);
-	if (!o->out.quiet)
+	if (!o->out.quiet && !c.fail)
 		printf("jitread: %" PRIu64 " events in %s\n", c.recorded,
 		       o->live.record);
+	jr_outputs_close(&c.outs);
+	ret = jr_live_end(&c, ret);
 	jr_live_free(&c);
 	return ret;
 }

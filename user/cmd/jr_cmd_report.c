@@ -13,6 +13,7 @@ static int jr_report_run(struct jr_opts *o, int argc, char **argv)
 	struct jr_reader rd;
 	struct jr_model m;
 	struct jr_rec r;
+	struct jr_outputs outs;
 	struct jr_err e;
 	int ret;
 
@@ -20,6 +21,7 @@ static int jr_report_run(struct jr_opts *o, int argc, char **argv)
 	(void)argv;
 	if (jr_reader_open(&rd, o->file, &e))
 		jr_die(JR_EXIT_RUN, "%s: %s", o->file, e.msg);
+	jr_outputs_open(&outs, o);
 	jr_model_of(&m, o);
 	while ((ret = jr_read(&rd, &r, &e)) > 0) {
 		if (o->have_cpus && !o->cpus[r.cpu])
@@ -32,9 +34,9 @@ static int jr_report_run(struct jr_opts *o, int argc, char **argv)
 		jr_die(JR_EXIT_RUN, "%s: %s", o->file, e.msg);
 	if (!o->out.quiet)
 		jr_report_text(stdout, &m, &rd.hdr.sys, &ro);
-	jr_report_files(&m, &rd.hdr.sys, o);
+	ret = jr_report_files(&outs, &m, &rd.hdr.sys, o);
 	jr_model_free(&m);
-	return 0;
+	return ret;
 }
 
 const struct jr_cmd_def jr_cmd_report = {

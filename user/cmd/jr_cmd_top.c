@@ -53,10 +53,11 @@ static void jr_top_frame(struct jr_live *c, double elapsed, bool last)
 static int jr_top_run(struct jr_opts *o, int argc, char **argv)
 {
 	struct jr_live c = { .o = o, .frame = jr_top_frame, .windowed = true };
-	int ret;
+	int ret, files;
 
 	ret = jr_live_run(&c, argc, argv);
-	jr_report_files(&c.model, &c.sys, o);
+	files = jr_report_files(&c.outs, &c.model, &c.sys, o);
+	ret = jr_live_end(&c, ret) ?: files;
 	jr_live_free(&c);
 	return ret;
 }

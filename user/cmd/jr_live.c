@@ -21,6 +21,8 @@
 #include <tracefs/tracefs.h>
 
 #include "cmd/jr_live.h"
+#include "common/jr_safe.h"
+#include "common/jr_text.h"
 #include "cmd/jr_out.h"
 #include "common/jr_sys.h"
 #include "kernel/jr_trace.h"
@@ -128,9 +130,15 @@ static int jr_sink(void *data, const struct jr_rec *r)
 	struct jr_live *c = data;
 	int ret;
 
-	if (c->rec) {
-		if (jr_write(c->rec, r))
+	if (c->rec && jr_write(c->rec, r)) {
+		/* the recording is lost; the report still covers the run */
+		c->fail = jr_fail(&c->why, JR_EXIT_RUN, "%s: write failed",
+				  c->o->live.record);
+		fclose(c->rec);
+		c->rec = NULL;
+		if (c->store_only)
 			return -EIO;
+	} else if (c->rec) {
 		c->recorded++;
 	}
 	if (!jr_wanted(c->o, r))
@@ -159,13 +167,15 @@ static double jr_now(void)
 
 static void jr_save_tail(struct jr_live *c, const char *path)
 {
-	FILE *f = fopen(path, "w");
 	uint64_t i = c->nr_tail > JR_TAIL ? c->nr_tail - JR_TAIL : 0;
-	char key[64];
+	char key[64], shown[4 * sizeof(key)];
+	struct jr_err e;
+	FILE *f;
 	int h;
 
+	f = jr_safe_fopen(path, &e);
 	if (!f) {
-		jr_warn("%s: %s", path, strerror(errno));
+		jr_warn("%s", e.msg);
 		return;
 	}
 	fprintf(f, "# the last %" PRIu64 " jitmod events before the stop\n",
@@ -180,7 +190,9 @@ static void jr_save_tail(struct jr_live *c, const char *path)
 						      "summary");
 		fprintf(f,
 			"%" PRIu64 " cpu=%u %s v0=%" PRIu64 " v1=%" PRIu64 "\n",
-			r->ts_ns, r->cpu, key, r->v[0], r->v[1]);
+			r->ts_ns, r->cpu,
+			jr_text_safe(key, shown, sizeof(shown)), r->v[0],
+			r->v[1]);
 	}
 	if (fclose(f))
 		jr_warn("%s: write failed", path);
@@ -220,14 +232,16 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 	jr_model_of(&c->model, o);
 	jr_model_of(&c->window, o);
 	jr_preflight(o);
-	jr_set_params(o, &c->saved);
+	jr_outputs_open(&c->outs, o);
 	jr_sysinfo_fill(&c->sys, argc, argv);
+	if (o->live.record &&
+	    jr_writer_open(&c->rec, o->live.record, &c->sys, &e))
+		jr_die(JR_EXIT_RUN, "%s", e.msg);
+	jr_set_params(o, &c->saved);
 	removed = jr_remove_stale_instances();
 	if (removed && !o->out.quiet)
 		jr_warn("removed %d stale instance(s)", removed);
 	jr_catch_signals();
-	if (o->live.record && jr_writer_open(&c->rec, o->live.record, &c->sys))
-		jr_die(JR_EXIT_RUN, "%s: %s", o->live.record, strerror(errno));
 	if (o->live.nr_act) {
 		c->tail = calloc(JR_TAIL, sizeof(*c->tail));
 		if (!c->tail)
@@ -241,6 +255,9 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 /*
  * jr_live_run - read until the end of the run; calls c->frame at every
  * poll and once at the end.  0, or JR_EXIT_GONE when jitmod went away.
+ * A failure while reading or recording ends the run and is kept in
+ * c->fail and c->why: the caller writes its report, then jr_live_end()
+ * says what failed and runs the stop actions.
  */
 int jr_live_run(struct jr_live *c, int argc, char **argv)
 {
@@ -273,19 +290,30 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 	jr_restore_params(&c->saved);
 	if (c->frame)
 		c->frame(c, jr_now() - start, true);
-	if (c->rec && fclose(c->rec))
-		jr_die(JR_EXIT_RUN, "%s: write failed", o->live.record);
+	if (c->rec && fclose(c->rec) && !c->fail)
+		c->fail = jr_fail(&c->why, JR_EXIT_RUN, "%s: write failed",
+				  o->live.record);
 	c->rec = NULL;
-	if (ret)
-		jr_die(JR_EXIT_RUN, "reading the trace failed: %s",
-		       strerror(ret < 0 ? -ret : ret));
+	if (ret && !c->fail)
+		c->fail = jr_fail(&c->why, JR_EXIT_RUN,
+				  "reading the trace failed: %s",
+				  strerror(ret < 0 ? -ret : ret));
+	return gone ? JR_EXIT_GONE : 0;
+}
+
+/*
+ * jr_live_end - after the report: say what failed or that jitmod went
+ * away, then run the stop actions.  The run's exit code.
+ */
+int jr_live_end(struct jr_live *c, int ret)
+{
+	if (c->fail)
+		jr_warn("%s", c->why.msg);
+	if (ret == JR_EXIT_GONE)
+		jr_warn("jitmod was unloaded during the run; the report covers what was read before");
 	if (c->stopped)
 		jr_run_actions(c);
-	if (gone) {
-		jr_warn("jitmod was unloaded during the run; the report covers what was read before");
-		return JR_EXIT_GONE;
-	}
-	return 0;
+	return c->fail ? c->fail : ret;
 }
 
 void jr_live_free(struct jr_live *c)

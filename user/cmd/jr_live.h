@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "cmd/jr_opts.h"
+#include "cmd/jr_out.h"
 #include "core/jr_model.h"
 #include "core/jr_rec.h"
 #include "kernel/jr_kparams.h"
@@ -24,6 +25,9 @@ struct jr_live {
 	struct jr_model window; /* the events since the last frame */
 	struct jr_sysinfo sys;
 	struct jr_ksave saved; /* jitmod's settings the run changed */
+	struct jr_outputs outs; /* opened before the run */
+	int fail; /* an exit code once the run failed; why says why */
+	struct jr_err why;
 	FILE *rec;
 	uint64_t recorded;
 	struct jr_rec *tail;
@@ -38,6 +42,7 @@ void jr_preflight(const struct jr_opts *o);
 void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved);
 void jr_restore_params(struct jr_ksave *saved);
 int jr_live_run(struct jr_live *c, int argc, char **argv);
+int jr_live_end(struct jr_live *c, int ret);
 void jr_live_free(struct jr_live *c);
 
 #endif /* JR_LIVE_H */

@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/jr_out.h"
+#include "common/jr_safe.h"
 
 struct jr_report_opts jr_report_opts_of(const struct jr_opts *o)
 {
@@ -29,37 +31,98 @@ void jr_model_of(struct jr_model *m, const struct jr_opts *o)
 	jr_model_init(m, o->out.precision, o->out.bucket_ns, o->out.entries);
 }
 
-/* jr_json_open - --json's file, or stdout for "-"; dies if it cannot. */
-FILE *jr_json_open(const char *path)
+/* jr_out_dir_open - --csv's or --hgrm's directory, made if need be. */
+static void jr_out_dir_open(struct jr_out_dir *d, const char *path)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	struct jr_err e;
 
-	if (!f)
-		jr_die(JR_EXIT_RUN, "%s: %s", path, strerror(errno));
-	return f;
+	d->path = path;
+	d->fd = -1;
+	if (path) {
+		d->fd = jr_safe_dir(path, 1, &e);
+		if (d->fd < 0)
+			jr_die(JR_EXIT_RUN, "%s", e.msg);
+	}
 }
 
-/* jr_json_close - close what jr_json_open gave; dies on a failed write. */
-void jr_json_close(FILE *f, const char *path, int write_err)
+/*
+ * jr_outputs_open - --json (stdout for "-"), --csv and --hgrm, and the
+ * directories of trace= actions, checked now; dies on a bad one.
+ */
+void jr_outputs_open(struct jr_outputs *f, const struct jr_opts *o)
 {
-	if ((f != stdout && fclose(f)) || write_err)
-		jr_die(JR_EXIT_RUN, "%s: write failed", path);
+	const char *path = o->out.json;
+	struct jr_err e;
+	int i;
+
+	f->json = NULL;
+	if (path) {
+		f->json = strcmp(path, "-") ? jr_safe_fopen(path, &e) : stdout;
+		if (!f->json)
+			jr_die(JR_EXIT_RUN, "%s", e.msg);
+	}
+	jr_out_dir_open(&f->csv, o->out.csv);
+	jr_out_dir_open(&f->hgrm, o->out.hgrm);
+	for (i = 0; i < o->live.nr_act; i++) {
+		const struct jr_action *a = &o->live.act[i];
+
+		if (a->kind == JR_ACT_TRACE && jr_safe_parent(a->arg, &e))
+			jr_die(JR_EXIT_RUN, "trace=%s", e.msg);
+	}
 }
 
-/* jr_report_files - --json, --csv and --hgrm; dies on a failed write. */
-void jr_report_files(struct jr_model *m, const struct jr_sysinfo *sys,
-		     const struct jr_opts *o)
+/* jr_json_close - close --json's file; JR_EXIT_RUN after a failed write. */
+int jr_json_close(struct jr_outputs *f, const char *path, int write_err)
+{
+	int bad = write_err || ferror(f->json);
+
+	if (f->json != stdout)
+		bad |= fclose(f->json) != 0;
+	else
+		bad |= fflush(stdout) != 0;
+	f->json = NULL;
+	if (bad) {
+		jr_warn("%s: write failed", path);
+		return JR_EXIT_RUN;
+	}
+	return 0;
+}
+
+/*
+ * jr_report_files - --json, --csv and --hgrm into what jr_outputs_open
+ * opened.  Each is tried; 0, or JR_EXIT_RUN after saying what failed.
+ */
+int jr_report_files(struct jr_outputs *f, struct jr_model *m,
+		    const struct jr_sysinfo *sys, const struct jr_opts *o)
 {
 	struct jr_report_opts ro = jr_report_opts_of(o);
-	const struct jr_out_opts *out = &o->out;
-	FILE *f;
+	struct jr_err e;
+	int ret = 0;
 
-	if (out->json) {
-		f = jr_json_open(out->json);
-		jr_json_close(f, out->json, jr_report_json(f, m, sys, &ro));
+	if (f->json)
+		ret = jr_json_close(f, o->out.json,
+				    jr_report_json(f->json, m, sys, &ro));
+	if (f->csv.fd >= 0 && jr_report_csv(&f->csv, m, &ro, &e)) {
+		jr_warn("%s", e.msg);
+		ret = JR_EXIT_RUN;
 	}
-	if (out->csv && jr_report_csv(out->csv, m, &ro))
-		jr_die(JR_EXIT_RUN, "%s: %s", out->csv, strerror(errno));
-	if (out->hgrm && jr_report_hgrm(out->hgrm, m, &ro))
-		jr_die(JR_EXIT_RUN, "%s: %s", out->hgrm, strerror(errno));
+	if (f->hgrm.fd >= 0 && jr_report_hgrm(&f->hgrm, m, &ro, &e)) {
+		jr_warn("%s", e.msg);
+		ret = JR_EXIT_RUN;
+	}
+	jr_outputs_close(f);
+	return ret;
+}
+
+/* jr_outputs_close - whatever is still open (after an early exit). */
+void jr_outputs_close(struct jr_outputs *f)
+{
+	if (f->json && f->json != stdout)
+		fclose(f->json);
+	f->json = NULL;
+	if (f->csv.fd >= 0)
+		close(f->csv.fd);
+	if (f->hgrm.fd >= 0)
+		close(f->hgrm.fd);
+	f->csv.fd = f->hgrm.fd = -1;
 }

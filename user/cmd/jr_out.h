@@ -13,11 +13,21 @@
 #include "core/jr_rec.h"
 #include "core/jr_report.h"
 
+/*
+ * The files a run writes, opened (and their directories checked) before
+ * it measures anything, so that a bad path costs nothing.
+ */
+struct jr_outputs {
+	FILE *json; /* NULL: not asked for */
+	struct jr_out_dir csv, hgrm;
+};
+
 struct jr_report_opts jr_report_opts_of(const struct jr_opts *o);
 void jr_model_of(struct jr_model *m, const struct jr_opts *o);
-FILE *jr_json_open(const char *path);
-void jr_json_close(FILE *f, const char *path, int write_err);
-void jr_report_files(struct jr_model *m, const struct jr_sysinfo *sys,
-		     const struct jr_opts *o);
+void jr_outputs_open(struct jr_outputs *f, const struct jr_opts *o);
+int jr_json_close(struct jr_outputs *f, const char *path, int write_err);
+int jr_report_files(struct jr_outputs *f, struct jr_model *m,
+		    const struct jr_sysinfo *sys, const struct jr_opts *o);
+void jr_outputs_close(struct jr_outputs *f);
 
 #endif /* JR_OUT_H */

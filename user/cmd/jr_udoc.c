@@ -48,6 +48,7 @@ void jr_udoc_init(struct jr_udoc *d, struct jr_opts *o)
 		if (jr_pipe_place(o->cpus, o->user.wait, &d->pcfg, &e))
 			jr_die(JR_EXIT_USAGE, "%s", e.msg);
 	}
+	jr_outputs_open(&d->outs, o);
 }
 
 /* jr_prepare - lock memory, measure the TSC, load BPF; say what is missing. */
@@ -102,9 +103,11 @@ void jr_sample_phase(struct jr_udoc *d, struct jr_ubpf *b, uint64_t ns)
 	};
 	struct jr_err e;
 
-	if (jr_user_phase(&cfg, b, ns, jr_model_sink, d->user, &d->info, &e) &&
-	    !jr_interrupted)
-		jr_die(JR_EXIT_RUN, "user sampler: %s", e.msg);
+	if (d->fail)
+		return;
+	if (jr_user_phase(&cfg, b, ns, jr_model_sink, d->user, &d->info, &e))
+		d->fail = jr_fail(&d->why, JR_EXIT_RUN, "user sampler: %s",
+				  e.msg);
 }
 
 static void jr_pipe_merge(struct jr_udoc *d, struct jr_pipe_result *r)
@@ -142,10 +145,13 @@ void jr_pipe_phase(struct jr_udoc *d, uint64_t ns)
 	struct jr_err e;
 	int ret;
 
-	if (d->o->user.no_pipeline || jr_interrupted)
+	if (d->o->user.no_pipeline || jr_interrupted || d->fail)
 		return;
-	if (!d->o->user.journal && !mkdtemp(dir))
-		jr_die(JR_EXIT_RUN, "%s: %s", dir, strerror(errno));
+	if (!d->o->user.journal && !mkdtemp(dir)) {
+		d->fail = jr_fail(&d->why, JR_EXIT_RUN, "%s: %s", dir,
+				  strerror(errno));
+		return;
+	}
 	snprintf(path, sizeof(path), "%s/journal.bin", dir);
 	c->fifo_prio = d->o->user.fifo_prio;
 	c->duration_ns = ns;
@@ -163,34 +169,37 @@ void jr_pipe_phase(struct jr_udoc *d, uint64_t ns)
 	}
 	if (ret) {
 		jr_pipe_free(&r);
-		if (!jr_interrupted)
-			jr_die(JR_EXIT_RUN, "pipeline: %s", e.msg);
+		d->fail = jr_fail(&d->why, JR_EXIT_RUN, "pipeline: %s", e.msg);
 		return;
 	}
 	jr_pipe_merge(d, &r);
 	d->pipe_ran = true;
 }
 
-static void jr_write_json(struct jr_udoc *d, const struct jr_sysinfo *sys)
+static int jr_write_json(struct jr_udoc *d, const struct jr_sysinfo *sys)
 {
-	const char *path = d->o->out.json;
-	FILE *f;
+	FILE *f = d->outs.json;
 	int ret;
 
-	if (!path)
-		return;
-	f = jr_json_open(path);
+	if (!f)
+		return 0;
 	if (d->kernel)
 		ret = jr_report_json_doc(f, "compare", d->kernel, "kernel", sys,
 					 &d->ro, jr_udoc_json_extra, d);
 	else
 		ret = jr_report_json_doc(f, "user", d->user, "user", sys,
 					 &d->ro, jr_udoc_json_extra, d);
-	jr_json_close(f, path, ret);
+	return jr_json_close(&d->outs, d->o->out.json, ret);
 }
 
+/*
+ * jr_udoc_finish - the text report and --json with what was measured,
+ * then what failed, if anything.  The exit code.
+ */
 int jr_udoc_finish(struct jr_udoc *d, const struct jr_sysinfo *sys)
 {
+	int ret;
+
 	if (!d->o->out.quiet) {
 		if (d->kernel) {
 			d->ro.title = "kernel side: jitmod";
@@ -204,10 +213,15 @@ int jr_udoc_finish(struct jr_udoc *d, const struct jr_sysinfo *sys)
 			jr_compare_text(stdout, d);
 	}
 	d->ro.title = NULL;
-	jr_write_json(d, sys);
+	ret = jr_write_json(d, sys);
+	jr_outputs_close(&d->outs);
+	if (d->fail) {
+		jr_warn("%s", d->why.msg);
+		return d->fail;
+	}
 	if (d->pipe_ran && d->pipe_verified_rounds != d->pipe_rounds) {
 		jr_warn("pipeline lost messages: %s", d->pipe_verdict);
 		return JR_EXIT_RUN;
 	}
-	return 0;
+	return ret;
 }

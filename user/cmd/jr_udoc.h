@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "cmd/jr_opts.h"
+#include "cmd/jr_out.h"
 #include "core/jr_model.h"
 #include "core/jr_rec.h"
 #include "core/jr_report.h"
@@ -27,6 +28,9 @@ struct jr_udoc {
 	uint64_t pipe_rounds, pipe_verified_rounds;
 	char pipe_verdict[160];
 	uint64_t rounds_done;
+	struct jr_outputs outs; /* opened by jr_udoc_init */
+	int fail; /* a phase failed: the exit code; why says why */
+	struct jr_err why;
 };
 
 int jr_model_sink(void *ctx, const struct jr_rec *r);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "cmd/jr_udoc.h"
+#include "common/jr_text.h"
 
 #define JR_TOP_SOURCES 3
 
@@ -48,10 +49,13 @@ static void jr_cmp_sources(FILE *out, const char *side, struct jr_cpu *c)
 		fprintf(out, " (none)");
 	if (c)
 		jr_cpu_sort_sources(c);
-	for (i = 0; c && i < c->nr_src && i < JR_TOP_SOURCES; i++)
+	for (i = 0; c && i < c->nr_src && i < JR_TOP_SOURCES; i++) {
+		char key[4 * sizeof(c->src[i].key)];
+
 		fprintf(out, "%s %s %" PRIu64 "x %.1f us", i ? "," : "",
-			c->src[i].key, c->src[i].count,
-			c->src[i].total_ns / 1000.0);
+			jr_text_safe(c->src[i].key, key, sizeof(key)),
+			c->src[i].count, c->src[i].total_ns / 1000.0);
+	}
 	fprintf(out, "\n");
 }
 

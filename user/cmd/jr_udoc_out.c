@@ -91,12 +91,13 @@ static void jr_json_sampler(FILE *out, const struct jr_udoc *d)
 		", \"min_iter_ns\": %.3f, \"iterations\": %" PRIu64
 		", \"runtime_ns\": %" PRIu64 ", \"phases\": %" PRIu64
 		", \"gaps\": %" PRIu64 ", \"gaps_classified\": %" PRIu64
-		", \"gaps_dropped\": %" PRIu64
+		", \"gaps_dropped\": %" PRIu64 ", \"log_resident_pct\": %u"
 		",\n    \"bpf\": {\"ok\": %s, \"why\": ",
 		jr_work_names[in->work], d->o->live.threshold_ns, in->tsc_khz,
 		jr_ns_per_iter(in), in->min_iter_ps / 1000.0, in->iterations,
 		in->runtime_ns, in->phases, in->gaps, in->classified,
-		in->gaps_dropped, in->bpf_ok ? "true" : "false");
+		in->gaps_dropped, in->log_resident_pct,
+		in->bpf_ok ? "true" : "false");
 	jr_json_str(out, in->bpf_why);
 	fprintf(out,
 		", \"records\": %" PRIu64 ", \"read\": %" PRIu64

@@ -58,7 +58,10 @@ static void jr_on_signal(int sig)
 	jr_interrupted = sig;
 }
 
-/* jr_catch_signals - ^C, kill and hangup end the run, with its report. */
+/*
+ * jr_catch_signals - ^C, kill, hangup and a closed output pipe (jitread
+ * top | head) end the run, with its clean-up and its report.
+ */
 void jr_catch_signals(void)
 {
 	struct sigaction sa = { .sa_handler = jr_on_signal };
@@ -66,4 +69,5 @@ void jr_catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
 }

@@ -30,7 +30,7 @@ void jr_die(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 void jr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* set by SIGINT, SIGTERM and SIGHUP once jr_catch_signals() ran */
+/* set by SIGINT, SIGTERM, SIGHUP and SIGPIPE once jr_catch_signals() ran */
 extern volatile sig_atomic_t jr_interrupted;
 void jr_catch_signals(void);
 

@@ -57,8 +57,31 @@ static void jr_load_kallsyms(void)
 	qsort(jr_syms, jr_nr_syms, sizeof(*jr_syms), jr_sym_cmp);
 }
 
-/* jr_ksym - the text symbol at or below addr, else the address in hex. */
-const char *jr_ksym(uint64_t addr, char *buf, size_t len)
+/*
+ * jr_kptr_shown - whether kptr_restrict shows kernel addresses to every
+ * user (0).  Reports are often world-readable, so anything else, or a
+ * file that cannot be read, hides them.
+ */
+static int jr_kptr_shown(void)
+{
+	static int shown = -1;
+	FILE *f;
+	int v;
+
+	if (shown >= 0)
+		return shown;
+	f = fopen("/proc/sys/kernel/kptr_restrict", "r");
+	shown = f && fscanf(f, "%d", &v) == 1 && v == 0;
+	if (f)
+		fclose(f);
+	return shown;
+}
+
+/*
+ * jr_ksym_name - the text symbol at or below addr; else the address in
+ * hex if show_addr, or "unresolved".
+ */
+const char *jr_ksym_name(uint64_t addr, int show_addr, char *buf, size_t len)
 {
 	size_t lo = 0, hi;
 
@@ -75,7 +98,15 @@ const char *jr_ksym(uint64_t addr, char *buf, size_t len)
 	}
 	if (lo && addr - jr_syms[lo - 1].addr < (1 << 20))
 		snprintf(buf, len, "%s", jr_syms[lo - 1].name);
-	else
+	else if (show_addr)
 		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+	else
+		snprintf(buf, len, "unresolved");
 	return buf;
+}
+
+/* jr_ksym - jr_ksym_name(), showing an address only as kptr_restrict does */
+const char *jr_ksym(uint64_t addr, char *buf, size_t len)
+{
+	return jr_ksym_name(addr, jr_kptr_shown(), buf, len);
 }

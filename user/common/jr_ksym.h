@@ -10,6 +10,7 @@
 
 #define JR_SYM_LEN 40 /* what is kept of a name: struct jr_rec's name */
 
+const char *jr_ksym_name(uint64_t addr, int show_addr, char *buf, size_t len);
 const char *jr_ksym(uint64_t addr, char *buf, size_t len);
 
 #endif /* JR_KSYM_H */

@@ -15,6 +15,18 @@ static inline uint64_t jr_rdtsc(void)
 	return __rdtsc();
 }
 
+/*
+ * jr_rdtsc_after_loads - the TSC read only once every earlier load has
+ * completed (Intel SDM, RDTSC: LFENCE before it).  A consumer stamping a
+ * message it just saw needs this; a plain RDTSC may run before the load
+ * that saw the message, and the transit then reads as 0.
+ */
+static inline uint64_t jr_rdtsc_after_loads(void)
+{
+	_mm_lfence();
+	return __rdtsc();
+}
+
 /* struct jr_tsc_pair - a TSC value and the monotonic ns read beside it. */
 struct jr_tsc_pair {
 	uint64_t tsc;

@@ -147,10 +147,17 @@ static int jr_hash_grow(struct jr_cpu *c)
 	return 0;
 }
 
-/* jr_source_get - the source with this key, added if new. */
+/*
+ * jr_source_get - the source with this key, added if new.  Past
+ * JR_MAX_SOURCES on a CPU, a new thread (one key per pid) goes into its
+ * comm's thread:comm[*] instead, so that many short tasks cannot make
+ * the table grow without bound; c->src_folded counts those events.
+ */
 static struct jr_source *jr_source_get(struct jr_cpu *c, const char *key,
-				       int hcls)
+				       int hcls, const struct jr_rec *r,
+				       bool may_fold)
 {
+	char folded[sizeof(c->src->key)];
 	uint64_t k;
 	struct jr_source *s;
 
@@ -162,6 +169,11 @@ static struct jr_source *jr_source_get(struct jr_cpu *c, const char *key,
 		if (!strcmp(s->key, key))
 			return s;
 		k = (k + 1) & (c->hash_cap - 1);
+	}
+	if (may_fold && c->nr_src >= JR_MAX_SOURCES && r->type == JR_THREAD) {
+		c->src_folded++;
+		snprintf(folded, sizeof(folded), "thread:%s[*]", r->name);
+		return jr_source_get(c, folded, hcls, r, false);
 	}
 	if (c->nr_src == c->cap_src) {
 		int cap = c->cap_src ? c->cap_src * 2 : 32;
@@ -286,7 +298,7 @@ int jr_model_add(struct jr_model *m, const struct jr_rec *r)
 	ret = jr_count(m, c, hcls, r->v[0]);
 	if (ret)
 		return ret;
-	s = jr_source_get(c, key, hcls);
+	s = jr_source_get(c, key, hcls, r, true);
 	if (!s)
 		return -ENOMEM;
 	s->count++;

@@ -48,6 +48,7 @@ struct jr_tl_gap {
 };
 
 #define JR_TL_MAX 20000 /* gaps kept per CPU for the timeline */
+#define JR_MAX_SOURCES 4096 /* sources per CPU before threads fold by comm */
 
 struct jr_cpu {
 	bool seen;
@@ -59,6 +60,7 @@ struct jr_cpu {
 	struct jr_source *src;
 	int nr_src, cap_src;
 	int *src_hash; /* open addressing into src, -1 empty */
+	uint64_t src_folded; /* thread events past JR_MAX_SOURCES, by comm */
 	int hash_cap;
 	uint64_t periods;
 	uint64_t runtime_ns;

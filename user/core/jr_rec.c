@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "jitmod_abi.h"
+#include "common/jr_safe.h"
 #include "core/jr_rec.h"
 
 /*
@@ -20,7 +21,10 @@
  */
 #define JR_MAX_SOFTIRQ 31
 
-int jr_writer_open(FILE **f, const char *path, const struct jr_sysinfo *sys)
+/* jr_writer_open - a new recording at path (through jr_safe), its header
+ * written; 0 or -errno with e filled. */
+int jr_writer_open(FILE **f, const char *path, const struct jr_sysinfo *sys,
+		   struct jr_err *e)
 {
 	struct jr_file_hdr hdr;
 
@@ -29,12 +33,13 @@ int jr_writer_open(FILE **f, const char *path, const struct jr_sysinfo *sys)
 	hdr.version = JR_FILE_VERSION;
 	hdr.rec_size = sizeof(struct jr_rec);
 	hdr.sys = *sys;
-	*f = fopen(path, "wb");
+	*f = jr_safe_fopen(path, e);
 	if (!*f)
-		return -errno;
+		return -EIO;
 	if (fwrite(&hdr, sizeof(hdr), 1, *f) != 1) {
 		fclose(*f);
-		return -EIO;
+		*f = NULL;
+		return jr_fail(e, -EIO, "%s: write failed", path);
 	}
 	return 0;
 }

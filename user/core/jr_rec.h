@@ -89,7 +89,8 @@ struct jr_reader {
 /* jr_sink_fn - where decoded or synthesised records go. */
 typedef int (*jr_sink_fn)(void *ctx, const struct jr_rec *r);
 
-int jr_writer_open(FILE **f, const char *path, const struct jr_sysinfo *sys);
+int jr_writer_open(FILE **f, const char *path, const struct jr_sysinfo *sys,
+		   struct jr_err *e);
 int jr_write(FILE *f, const struct jr_rec *r);
 int jr_reader_open(struct jr_reader *rd, const char *path, struct jr_err *e);
 int jr_reader_attach(struct jr_reader *rd, FILE *f, const char *name,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/jr_text.h"
 #include "core/jr_report.h"
 
 const double jr_pcts[7] = { 50, 90, 99, 99.9, 99.99, 99.999, 99.9999 };
@@ -194,12 +195,19 @@ static void jr_sources(FILE *out, struct jr_model *m,
 		base = jr_noise_base(c);
 		fprintf(out, "\n# CPU %d noise sources, by total (%s)\n", cpu,
 			o->unit);
+		if (c->src_folded)
+			fprintf(out,
+				"# %" PRIu64 " thread events past %d sources "
+				"are filed by name: thread:comm[*]\n",
+				c->src_folded, JR_MAX_SOURCES);
 		fprintf(out, "%-32s %10s %12s %10s %10s %10s %7s\n", "source",
 			"count", "total", "min", "max", "avg", "%noise");
 		for (i = 0; i < c->nr_src; i++) {
 			const struct jr_source *s = &c->src[i];
+			char key[4 * sizeof(s->key)];
 
-			fprintf(out, "%-32s %10" PRIu64 " %12.*f", s->key,
+			fprintf(out, "%-32s %10" PRIu64 " %12.*f",
+				jr_text_safe(s->key, key, sizeof(key)),
 				s->count, o->div == 1.0 ? 0 : 3,
 				s->total_ns / o->div);
 			jr_val(out, o, (double)s->min_ns);
@@ -263,12 +271,19 @@ void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 		if (jr_cpu_wanted(m, o, cpu))
 			lost += m->cpu[cpu].lost;
 	if (!o->no_header) {
+		char kernel[4 * sizeof(sys->kernel)];
+		char params[4 * sizeof(sys->params)];
+
 		fprintf(out, "# jitread report; times in %s\n", o->unit);
 		if (o->title)
 			fprintf(out, "# %s\n", o->title);
+		/* a recording's header may come from anywhere */
 		fprintf(out, "# kernel %s, TSC %" PRIu64 " kHz, jitmod %s\n",
-			sys->kernel, sys->tsc_khz,
-			sys->params[0] ? sys->params : "not loaded");
+			jr_text_safe(sys->kernel, kernel, sizeof(kernel)),
+			sys->tsc_khz,
+			sys->params[0] ? jr_text_safe(sys->params, params,
+						      sizeof(params)) :
+					 "not loaded");
 		fprintf(out, "# events %" PRIu64 ", lost %" PRIu64 "%s\n",
 			m->events, lost,
 			lost ? " (the ring buffer overflowed: raise its size)" :

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "common/jr_err.h"
 #include "core/jr_model.h"
 #include "core/jr_rec.h"
 
@@ -24,14 +25,20 @@ struct jr_report_opts {
 
 extern const double jr_pcts[7];
 
+/* An output directory, opened and checked by jr_safe_dir(). */
+struct jr_out_dir {
+	int fd; /* -1: not asked for */
+	const char *path;
+};
+
 void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 		    const struct jr_report_opts *o);
 int jr_report_json(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 		   const struct jr_report_opts *o);
-int jr_report_csv(const char *dir, struct jr_model *m,
-		  const struct jr_report_opts *o);
-int jr_report_hgrm(const char *dir, struct jr_model *m,
-		   const struct jr_report_opts *o);
+int jr_report_csv(const struct jr_out_dir *d, struct jr_model *m,
+		  const struct jr_report_opts *o, struct jr_err *e);
+int jr_report_hgrm(const struct jr_out_dir *d, struct jr_model *m,
+		   const struct jr_report_opts *o, struct jr_err *e);
 void jr_json_str(FILE *out, const char *s);
 void jr_pct_header(FILE *out, const char *c1, const char *c2, int w2);
 void jr_pct_row(FILE *out, const struct jr_report_opts *o, const char *label,

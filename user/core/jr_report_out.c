@@ -9,23 +9,38 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
+#include "common/jr_safe.h"
+#include "common/jr_text.h"
 #include "core/jr_report.h"
 
-/* jr_json_str - a JSON string literal; control bytes become \u00XX. */
+/*
+ * jr_json_str - a JSON string literal: valid UTF-8 as it is, control
+ * characters as \u00XX, and each byte that is not valid UTF-8 as U+FFFD.
+ */
 void jr_json_str(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
 
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			fprintf(out, "\\u%04x", ch);
+	fputc('"', out);
+	while (*p) {
+		int n = jr_utf8_len(p);
+
+		if (n > 1) {
+			fwrite(p, 1, n, out);
+			p += n;
+			continue;
+		}
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (n < 0)
+			fputs("\\ufffd", out);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\u%04x", *p);
 		else
-			fputc(ch, out);
+			fputc(*p, out);
+		p++;
 	}
 	fputc('"', out);
 }
@@ -92,7 +107,8 @@ static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu, uint64_t t0)
 			jr_hclass_name(h));
 		jr_json_hist(out, &c->hist[h]);
 	}
-	fprintf(out, "},\n     \"sources\": [");
+	fprintf(out, "},\n     \"sources_folded\": %" PRIu64 ", \"sources\": [",
+		c->src_folded);
 	for (i = 0; i < c->nr_src; i++) {
 		const struct jr_source *s = &c->src[i];
 
@@ -183,26 +199,45 @@ int jr_report_json(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 				  NULL);
 }
 
-static FILE *jr_open_in(const char *dir, const char *name)
+/* jr_open_in - name in the trusted directory dfd, through jr_safe. */
+static FILE *jr_open_in(const struct jr_out_dir *d, const char *name,
+			struct jr_err *e)
 {
-	char path[4096];
+	int fd = jr_safe_file_at(d->fd, d->path, name, e);
+	FILE *f;
 
-	if (mkdir(dir, 0755) && errno != EEXIST)
+	if (fd < 0)
 		return NULL;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return fopen(path, "w");
+	f = fdopen(fd, "w");
+	if (!f) {
+		jr_fail(e, -errno, "%s/%s: %s", d->path, name, strerror(errno));
+		close(fd);
+	}
+	return f;
 }
 
-int jr_report_csv(const char *dir, struct jr_model *m,
-		  const struct jr_report_opts *o)
+/* jr_csv_str - an RFC 4180 field: quoted, inner quotes doubled. */
+static void jr_csv_str(FILE *out, const char *s)
 {
-	FILE *p = jr_open_in(dir, "percentiles.csv");
-	FILE *s = jr_open_in(dir, "sources.csv");
-	FILE *u = jr_open_in(dir, "summary.csv");
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+int jr_report_csv(const struct jr_out_dir *d, struct jr_model *m,
+		  const struct jr_report_opts *o, struct jr_err *e)
+{
+	FILE *p = jr_open_in(d, "percentiles.csv", e);
+	FILE *s = p ? jr_open_in(d, "sources.csv", e) : NULL;
+	FILE *u = s ? jr_open_in(d, "summary.csv", e) : NULL;
 	int cpu, h, i, ret = 0;
 
 	if (!p || !s || !u) {
-		ret = -errno;
+		ret = -EIO;
 		goto out;
 	}
 	fprintf(p,
@@ -233,7 +268,7 @@ int jr_report_csv(const char *dir, struct jr_model *m,
 			const struct jr_source *x = &c->src[i];
 
 			fprintf(s, "%d,", cpu);
-			jr_json_str(s, x->key); /* a quoted CSV field */
+			jr_csv_str(s, x->key);
 			fprintf(s,
 				",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
 				",%" PRIu64 ",%.3f\n",
@@ -249,13 +284,15 @@ int jr_report_csv(const char *dir, struct jr_model *m,
 			c->max_gap_ns, c->resolution_ps, c->lost, c->stops,
 			c->self_ns, c->anomalies);
 	}
+	if (ferror(p) || ferror(s) || ferror(u))
+		ret = jr_fail(e, -EIO, "%s: write failed", d->path);
 out:
 	if (p && fclose(p) && !ret)
-		ret = -EIO;
+		ret = jr_fail(e, -EIO, "%s: write failed", d->path);
 	if (s && fclose(s) && !ret)
-		ret = -EIO;
+		ret = jr_fail(e, -EIO, "%s: write failed", d->path);
 	if (u && fclose(u) && !ret)
-		ret = -EIO;
+		ret = jr_fail(e, -EIO, "%s: write failed", d->path);
 	return ret;
 }
 
@@ -298,8 +335,8 @@ static int jr_write_hgrm(FILE *f, const struct jr_hist *h,
 	return ferror(f) ? -EIO : 0;
 }
 
-int jr_report_hgrm(const char *dir, struct jr_model *m,
-		   const struct jr_report_opts *o)
+int jr_report_hgrm(const struct jr_out_dir *d, struct jr_model *m,
+		   const struct jr_report_opts *o, struct jr_err *e)
 {
 	char name[64];
 	int cpu, h, ret;
@@ -319,14 +356,15 @@ int jr_report_hgrm(const char *dir, struct jr_model *m,
 			for (i = 0; name[i]; i++)
 				if (name[i] == ':')
 					name[i] = '-';
-			f = jr_open_in(dir, name);
+			f = jr_open_in(d, name, e);
 			if (!f)
-				return -errno;
+				return -EIO;
 			ret = jr_write_hgrm(f, hs, o);
 			if (fclose(f) && !ret)
 				ret = -EIO;
 			if (ret)
-				return ret;
+				return jr_fail(e, ret, "%s/%s: write failed",
+					       d->path, name);
 		}
 	}
 	return 0;

@@ -2,16 +2,21 @@
 /*
  * jr_trace.c - read jitmod's events through libtracefs and libtraceevent.
  *
- * jitread works in an instance of its own, "jitread-<pid>", with only the
- * jitmod events enabled, so the top-level buffer and other users' traces
- * are never touched.  An instance left behind by a reader that was killed
- * is removed on the next start: its pid no longer exists.
+ * jitread works in an instance of its own with only the jitmod events
+ * enabled, so the top-level buffer and other users' traces are never
+ * touched.  The instance is named "jitread-<pid>-<start>-<pidns>": the
+ * pid, the process's start time (clock ticks since boot) and the inode of
+ * its PID namespace.  An instance left behind by a reader that was killed
+ * is removed on the next start when it belongs to this PID namespace and
+ * no process with that pid and start time runs; a pid that was reused
+ * does not keep it, and another namespace's readers are never judged.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <traceevent/event-parse.h>
@@ -19,13 +24,48 @@
 
 #include "kernel/jr_trace.h"
 
+/* jr_pidns - the inode of our PID namespace, 0 if it cannot be read. */
+static unsigned long jr_pidns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) ? 0 : (unsigned long)st.st_ino;
+}
+
+/* jr_start_time - pid's start time in clock ticks, 0 if it is gone. */
+static unsigned long long jr_start_time(int pid)
+{
+	unsigned long long start = 0;
+	char path[64], buf[1024], *p;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	p = strrchr(buf, ')'); /* the comm may hold spaces and parens */
+	for (i = 0; p && i < 20; i++) /* field 22 is the 20th after ")" */
+		p = strchr(p + 1, ' ');
+	if (p)
+		start = strtoull(p + 1, NULL, 10);
+	return start;
+}
+
 static int jr_stale_cb(const char *name, void *ctx)
 {
 	struct tracefs_instance *inst;
+	unsigned long long start;
+	unsigned long ns;
 	int pid, *removed = ctx;
+	char end;
 
-	if (sscanf(name, "jitread-%d", &pid) != 1 || pid <= 0 ||
-	    !kill(pid, 0) || errno != ESRCH)
+	if (sscanf(name, "jitread-%d-%llu-%lu%c", &pid, &start, &ns, &end) !=
+		    3 ||
+	    pid <= 0 || !ns || ns != jr_pidns() || jr_start_time(pid) == start)
 		return 0;
 	inst = tracefs_instance_alloc(NULL, name);
 	if (!inst)
@@ -53,7 +93,11 @@ int jr_stream_open(struct jr_stream *s, size_t buffer_kb, jr_sink_fn sink,
 	memset(s, 0, sizeof(*s));
 	s->sink = sink;
 	s->ctx = ctx;
-	snprintf(s->name, sizeof(s->name), "jitread-%d", getpid());
+	snprintf(s->name, sizeof(s->name), "jitread-%d-%llu-%lu", getpid(),
+		 jr_start_time(getpid()), jr_pidns());
+	if (tracefs_instance_exists(s->name))
+		return jr_fail(e, -EEXIST, "tracefs instance %s exists already",
+			       s->name);
 	s->inst = tracefs_instance_create(s->name);
 	if (!s->inst)
 		return jr_fail(e, -EINVAL,

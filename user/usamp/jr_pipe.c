@@ -235,7 +235,7 @@ static void jr_consume(struct jr_pipe *p, int who)
 		}
 		for (; next < avail; next++) {
 			s = &p->slots[next & p->mask];
-			t = jr_rdtsc();
+			t = jr_rdtsc_after_loads();
 			d = t > s->tsc ? t - s->tsc : 0;
 			if (!s->flags) {
 				jr_hist_record(transit, d * p->ns_per_cyc);

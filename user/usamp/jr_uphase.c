@@ -36,6 +36,7 @@ void jr_user_info_init(struct jr_user_info *in, enum jr_work work)
 {
 	memset(in, 0, sizeof(*in));
 	in->work = work;
+	in->log_resident_pct = 100;
 	jr_hist_init(&in->work_hist, 3);
 }
 
@@ -241,6 +242,8 @@ int jr_user_phase(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
 		s->ns_per_cyc = 1e6 / cfg->tsc_khz;
 		n++;
 		ret = jr_usamp_start(s);
+		if (!ret && s->resident_pct < in->log_resident_pct)
+			in->log_resident_pct = s->resident_pct;
 		if (ret) {
 			jr_fail(e, -EINVAL, "sampler on CPU %d: %s", cpu,
 				strerror(-ret));

@@ -43,6 +43,7 @@ struct jr_user_info {
 	uint64_t gaps_dropped;
 	uint64_t bpf_records, bpf_drops;
 	uint64_t bpf_seen; /* records read, inside a window or not */
+	unsigned int log_resident_pct; /* the lowest over the samplers */
 	double align_err_ns; /* the largest bound over the phases */
 	double ns_per_cyc;
 	bool bpf_ok;

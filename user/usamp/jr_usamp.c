@@ -24,8 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/jr_tsc.h"
+#include "common/jr_mem.h"
 #include "common/jr_sys.h"
+#include "common/jr_tsc.h"
 #include "usamp/jr_usamp.h"
 
 #define JR_STOP_POLL_MASK 1023
@@ -175,12 +176,13 @@ int jr_usamp_start(struct jr_usamp *u)
 {
 	int ret;
 
-	u->gaps = calloc(u->cap_gaps, sizeof(*u->gaps));
+	u->gaps = jr_mem_alloc(u->cap_gaps * sizeof(*u->gaps));
 	if (!u->gaps)
 		return -ENOMEM;
-	memset(u->gaps, 0, u->cap_gaps * sizeof(*u->gaps));
+	u->resident_pct =
+		jr_mem_resident_pct(u->gaps, u->cap_gaps * sizeof(*u->gaps));
 	if (u->work == JR_WORK_MEMWALK) {
-		u->walk = calloc(1, JR_WALK_BYTES);
+		u->walk = jr_mem_alloc(JR_WALK_BYTES);
 		if (!u->walk)
 			return -ENOMEM;
 		memset(u->walk, 1, JR_WALK_BYTES);
@@ -211,8 +213,8 @@ int jr_usamp_join(struct jr_usamp *u)
 
 void jr_usamp_free(struct jr_usamp *u)
 {
-	free(u->gaps);
-	free(u->walk);
+	jr_mem_free(u->gaps, u->cap_gaps * sizeof(*u->gaps));
+	jr_mem_free(u->walk, JR_WALK_BYTES);
 	jr_hist_free(&u->work_hist);
 	u->gaps = NULL;
 	u->walk = NULL;

@@ -52,6 +52,7 @@ struct jr_usamp {
 	double ns_per_cyc;
 	int err; /* errno of a failed pin or policy change */
 	uint8_t *walk; /* JR_WORK_MEMWALK buffer */
+	unsigned int resident_pct; /* of the gap log, before sampling */
 };
 
 int jr_usamp_parse_work(const char *s);

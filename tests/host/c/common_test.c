@@ -8,18 +8,27 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/jr_ksym.h"
 #include "common/jr_parse.h"
+#include "common/jr_text.h"
 #include "common/jr_tsc.h"
 
 static int failed;
 
-#define CHECK(cond)                                                        \
-	do {                                                               \
-		if (!(cond)) {                                             \
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
 			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			failed = 1;                                        \
-		}                                                          \
+			failed = 1;                                            \
+		}                                                              \
 	} while (0)
+
+static const char *safe(const char *s)
+{
+	static char buf[256];
+
+	return jr_text_safe(s, buf, sizeof(buf));
+}
 
 static uint64_t time_of(const char *text, uint64_t bare)
 {
@@ -53,6 +62,24 @@ int main(void)
 	CHECK(!jr_parse_cpus("1-3,5", set, &e) && set[1] && set[3] && set[5] &&
 	      !set[4]);
 	CHECK(jr_parse_cpus("3-1", set, &e) && strstr(e.msg, "bad CPU list"));
+	/* names from the machine: escapes shown, UTF-8 kept */
+	CHECK(!strcmp(safe("kworker/1:1"), "kworker/1:1"));
+	CHECK(!strcmp(safe("x\033[2Jy"), "x\\x1b[2Jy"));
+	CHECK(!strcmp(safe("caf\xc3\xa9"), "caf\xc3\xa9"));
+	CHECK(!strcmp(safe("a\xc2\x9b\x31m"), "a\\xc2\\x9b1m")); /* C1 CSI */
+	CHECK(!strcmp(safe("\xff\x7f\n"), "\\xff\\x7f\\x0a"));
+	CHECK(!strcmp(safe("\xe2\x82"), "\\xe2\\x82")); /* cut short */
+	CHECK(jr_utf8_len((const unsigned char *)"\xed\xa0\x80") < 0);
+	CHECK(jr_utf8_len((const unsigned char *)"\xc0\xaf") < 0);
+	CHECK(jr_utf8_len((const unsigned char *)"\xf0\x9f\x98\x80") == 4);
+
+	/* an address without a symbol is shown only where allowed */
+	{
+		char b[JR_SYM_LEN];
+
+		CHECK(!strcmp(jr_ksym_name(1, 0, b, sizeof(b)), "unresolved"));
+		CHECK(!strcmp(jr_ksym_name(1, 1, b, sizeof(b)), "0x1"));
+	}
 	if (!failed)
 		printf("ok\n");
 	return failed;
