@@ -8,7 +8,9 @@
  * no symbolic link on the way owned by anyone else.  A file in it is
  * opened without following a link, created 0600, and must be a regular
  * file of the caller's with one link before it is emptied: in a sticky
- * directory such as /tmp another user may have made the name first.
+ * directory such as /tmp another user may have made the name first.  A
+ * character device or a FIFO of root's or the caller's (/dev/null) is
+ * written as it is.
  */
 #ifndef JR_SAFE_H
 #define JR_SAFE_H

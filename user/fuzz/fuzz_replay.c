@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct jr_reader rd;
 	struct jr_model m;
 	struct jr_rec r;
-	char err[256];
+	struct jr_err err;
 	FILE *in, *out;
 
 	if (!size)
@@ -27,12 +27,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in = fmemopen((void *)data, size, "rb");
 	if (!in)
 		return 0;
-	if (jr_reader_attach(&rd, in, "fuzz", err, sizeof(err))) {
+	if (jr_reader_attach(&rd, in, "fuzz", &err)) {
 		fclose(in);
 		return 0;
 	}
 	jr_model_init(&m, 3, 1000, 64);
-	while (jr_read(&rd, &r, err, sizeof(err)) > 0)
+	while (jr_read(&rd, &r, &err) > 0)
 		if (jr_model_add(&m, &r))
 			break;
 	out = fopen("/dev/null", "w");
