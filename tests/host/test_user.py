@@ -327,6 +327,61 @@ class Transit(unittest.TestCase):
                                 " ns")
 
 
+@unittest.skipIf(usable(), usable())
+class Journal(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+        self.json = os.path.join(self.dir, "u.json")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_journal_is_a_bounded_ring(self):
+        """--journal-size 64K keeps the last 1024 messages of some 10^5:
+        the file stays within 64 KiB and what it keeps verifies."""
+        journal = os.path.join(self.dir, "j.bin")
+        rc, _, err = jrcli.jitread(
+            "user", "-c", str(CPU), "-d", "2s", "--wait", "yield",
+            "--interval-us", "20", "--journal", journal,
+            "--journal-size", "64K", "-q", "--json", self.json)
+        self.assertEqual(rc, 0, err)
+        p = jrjson.load(self.json)["pipeline"]
+        self.assertTrue(p["verified"], p["verdict"])
+        self.assertEqual(p["journal_capacity"], 1024)
+        self.assertEqual(p["journal_kept"], 1024)
+        self.assertGreater(p["journal_entries"], 10 * 1024)
+        self.assertLessEqual(os.path.getsize(journal), 64 * 1024)
+        n, _ = jrjournal.verify(journal)
+        self.assertEqual(n, p["produced"])
+        hdr, ents = jrjournal.read(journal)
+        self.assertEqual([e[0] for e in ents], list(range(n - 1024, n)))
+
+    def test_full_disk_is_one_line(self):
+        """A journal that does not fit is refused when it is made: one
+        line, exit 1, the sampler's results still in the JSON; before,
+        the run could die of SIGBUS and lose them."""
+        small = os.path.join(self.dir, "small")
+        os.mkdir(small)
+        p = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k",
+                            "none", small], capture_output=True, text=True,
+                           check=False)
+        if p.returncode:
+            self.skipTest(f"cannot mount a small tmpfs: {p.stderr.strip()}")
+        try:
+            rc, _, err = jrcli.jitread(
+                "user", "-c", str(CPU), "-d", "1s", "--wait", "yield",
+                "--journal", os.path.join(small, "j.bin"), "-q", "--json",
+                self.json)
+        finally:
+            subprocess.run(["umount", small], check=False)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("No space left on device", err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertEqual([c["cpu"] for c in jrjson.load(self.json)["cpus"]],
+                         [CPU])
+
+
 class UserErrors(unittest.TestCase):
     def expect(self, args, code, text):
         rc, _, err = jrcli.jitread(*args)
@@ -340,6 +395,8 @@ class UserErrors(unittest.TestCase):
         self.expect(c + ["--work", "bogus"], 2, "--work")
         self.expect(c + ["--wait", "lazy"], 2, "--wait")
         self.expect(c + ["--ring", "1000"], 2, "--ring")
+        self.expect(c + ["--journal-size", "1K"], 2, "--journal-size")
+        self.expect(c + ["--journal-size", "64X"], 2, "--journal-size")
         self.expect(c + ["--fifo", "0"], 2, "--fifo")
         self.expect(c + ["--rounds", "0"], 2, "--rounds")
         self.expect(["--user"], 2, "needs -c")

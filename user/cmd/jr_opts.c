@@ -62,6 +62,7 @@ enum jr_key {
 	K_WAIT,
 	K_INTERVAL,
 	K_RING,
+	K_JOURNAL_SIZE,
 	K_WARMUP,
 	K_INPUT,
 	K_JOURNAL,
@@ -144,6 +145,9 @@ static const struct jr_optdef jr_optdefs[] = {
 	  "pipeline messages: 8-byte payloads (default: generated)" },
 	{ "journal", K_JOURNAL, "FILE", USERS,
 	  "keep the pipeline journal in FILE (a new file)" },
+	{ "journal-size", K_JOURNAL_SIZE, "SIZE", USERS,
+	  "the journal keeps the last SIZE bytes of messages\n"
+	  "(default 64M; K, M, G)" },
 	{ "hist", K_ALIAS, NULL, B(JR_CMD_HIST) | B(JR_CMD_REPORT), NULL },
 	{ "top", K_ALIAS, NULL, B(JR_CMD_TOP), NULL },
 	{ "user", K_ALIAS, NULL, B(JR_CMD_USER), NULL },
@@ -166,6 +170,7 @@ static void jr_opts_defaults(struct jr_opts *o, enum jr_cmd cmd, bool legacy)
 	o->live.buffer_kb = 8192;
 	o->user.interval_ns = 10 * JR_US;
 	o->user.ring_size = 4096;
+	o->user.journal_bytes = JR_JOURNAL_DEFAULT;
 	o->user.warmup_ns = 1000 * JR_MS;
 	o->user.max_gaps = 1000000;
 	o->user.rounds = 2;
@@ -306,6 +311,9 @@ static int jr_apply_user(int key, const char *arg, struct jr_user_opts *u)
 	case K_JOURNAL:
 		u->journal = arg;
 		return 0;
+	case K_JOURNAL_SIZE:
+		return jr_parse_size(arg, JR_JOURNAL_MIN, JR_JOURNAL_MAX,
+				     &u->journal_bytes);
 	}
 	return -EINVAL;
 }

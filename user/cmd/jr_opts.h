@@ -79,6 +79,7 @@ struct jr_user_opts {
 	uint64_t phase_ns;
 	const char *input;
 	const char *journal;
+	uint64_t journal_bytes; /* the ring's size, header included */
 };
 
 struct jr_opts {

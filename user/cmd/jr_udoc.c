@@ -123,6 +123,7 @@ static void jr_pipe_merge(struct jr_udoc *d, struct jr_pipe_result *r)
 		m->consumed[0] += r->consumed[0];
 		m->consumed[1] += r->consumed[1];
 		m->journal_entries += r->journal_entries;
+		m->journal_kept += r->journal_kept;
 		m->elapsed_s += r->elapsed_s;
 		for (i = 0; i < JR_PH_NR; i++)
 			if (jr_hist_merge(&m->hist[i], &r->hist[i]))
@@ -160,6 +161,7 @@ void jr_pipe_phase(struct jr_udoc *d, uint64_t ns)
 	c->ring_size = d->o->user.ring_size;
 	c->input = d->o->user.input;
 	c->journal = d->o->user.journal ? d->o->user.journal : path;
+	c->journal_bytes = d->o->user.journal_bytes;
 	c->tsc_khz = d->info.tsc_khz;
 	c->stop = (volatile int *)&jr_interrupted;
 	ret = jr_pipe_run(c, &r, &e);

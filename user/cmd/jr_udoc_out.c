@@ -35,6 +35,11 @@ static void jr_text_pipeline(FILE *out, struct jr_udoc *d)
 		c->interval_ns, c->ring_size, c->warmup_ns / 1000000,
 		d->pipe_rounds, r->elapsed_s);
 	fprintf(out, "# %s\n", d->pipe_verdict);
+	if (r->journal_kept < r->journal_entries)
+		fprintf(out,
+			"# the journal keeps the last %" PRIu64 " of %" PRIu64
+			" messages (--journal-size)\n",
+			r->journal_kept, r->journal_entries);
 	fprintf(out, "# pipeline latency (%s)\n", d->ro.unit);
 	jr_pct_header(out, "", "histogram", 26);
 	for (i = 0; i < JR_PH_NR; i++)
@@ -126,12 +131,14 @@ static void jr_json_pipeline(FILE *out, const struct jr_udoc *d)
 		", \"elapsed_s\": %.3f,\n    \"produced\": %" PRIu64
 		", \"warmup_messages\": %" PRIu64 ", \"consumed\": [%" PRIu64
 		", %" PRIu64 "], \"journal_entries\": %" PRIu64
+		", \"journal_kept\": %" PRIu64
+		", \"journal_capacity\": %" PRIu64
 		", \"verified\": %s, \"verdict\": ",
 		c->cpu[0], c->cpu[1], c->cpu[2], c->shared ? "true" : "false",
 		jr_wait_names[c->wait], c->fifo_prio, c->interval_ns,
 		c->ring_size, c->warmup_ns, d->pipe_rounds, r->elapsed_s,
 		r->produced, r->warmup, r->consumed[0], r->consumed[1],
-		r->journal_entries,
+		r->journal_entries, r->journal_kept, r->journal_capacity,
 		d->pipe_verified_rounds == d->pipe_rounds ? "true" : "false");
 	jr_json_str(out, d->pipe_verdict);
 	fprintf(out, ",\n    \"histograms\": {");

@@ -58,6 +58,39 @@ int jr_parse_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
 	return 0;
 }
 
+/*
+ * jr_parse_size - a byte count with an optional binary unit: "65536",
+ * "64K", "64M", "1G".  0, or -EINVAL outside [lo, hi] or on overflow.
+ */
+int jr_parse_size(const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	static const char units[] = "KMG";
+	unsigned long long v;
+	const char *u;
+	char *end;
+	int shift;
+
+	errno = 0;
+	if (*text < '0' || *text > '9')
+		return -EINVAL;
+	v = strtoull(text, &end, 10);
+	if (errno)
+		return -EINVAL;
+	if (*end) {
+		u = strchr(units, *end);
+		if (!u || end[1])
+			return -EINVAL;
+		shift = 10 * (int)(u - units + 1);
+		if (v > UINT64_MAX >> shift)
+			return -EINVAL;
+		v <<= shift;
+	}
+	if (v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	uint64_t ns;

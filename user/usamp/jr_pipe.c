@@ -195,24 +195,6 @@ static size_t jr_journal_len(uint64_t cap)
 	       cap * sizeof(struct jr_journal_entry);
 }
 
-/* jr_journal_grow - double the journal file; rare, off the common path. */
-static int jr_journal_grow(struct jr_pipe *p)
-{
-	uint64_t cap = p->journal_cap * 2;
-	size_t old = jr_journal_len(p->journal_cap), len = jr_journal_len(cap);
-	void *m;
-
-	if (ftruncate(p->journal_fd, len))
-		return -errno;
-	m = mremap((char *)p->journal - sizeof(struct jr_journal_hdr), old, len,
-		   MREMAP_MAYMOVE);
-	if (m == MAP_FAILED)
-		return -errno;
-	p->journal = (void *)((char *)m + sizeof(struct jr_journal_hdr));
-	p->journal_cap = cap;
-	return 0;
-}
-
 /* jr_consume - one consumer's loop; who says which one. */
 static void jr_consume(struct jr_pipe *p, int who)
 {
@@ -247,12 +229,7 @@ static void jr_consume(struct jr_pipe *p, int who)
 			}
 			sum = jr_pipe_mix(sum, s->payload);
 			if (who) {
-				if (next == p->journal_cap &&
-				    jr_journal_grow(p)) {
-					p->err[JR_JOURNALLER] = -ENOSPC;
-					break;
-				}
-				e = &p->journal[next];
+				e = &p->journal[next & (p->journal_cap - 1)];
 				e->seq = s->seq;
 				e->payload = s->payload;
 				e->transit_ns = d * p->ns_per_cyc;
@@ -260,8 +237,6 @@ static void jr_consume(struct jr_pipe *p, int who)
 			}
 			jr_store(&p->consumed[who], next + 1);
 		}
-		if (p->err[JR_JOURNALLER] && who)
-			break;
 	}
 	p->res->consumed[who] = next;
 	p->res->checksum[who] = sum;
@@ -334,94 +309,160 @@ static int jr_input_map(struct jr_pipe *p, struct jr_err *e)
 	return 0;
 }
 
+/*
+ * jr_journal_cap - the ring's entries: what the run needs (the expected
+ * messages and a quarter more), at most what journal_bytes holds, as a
+ * power of two.
+ */
+static uint64_t jr_journal_cap(const struct jr_pipe_cfg *cfg)
+{
+	uint64_t ns = cfg->duration_ns + cfg->warmup_ns;
+	uint64_t want =
+		ns / cfg->interval_ns + ns / cfg->interval_ns / 4 + 4096;
+	uint64_t most = (cfg->journal_bytes - sizeof(struct jr_journal_hdr)) /
+			sizeof(struct jr_journal_entry);
+	uint64_t cap = 1;
+
+	while (cap < want && cap * 2 <= most)
+		cap *= 2;
+	return cap;
+}
+
 static int jr_journal_open(struct jr_pipe *p, struct jr_err *e)
 {
 	const struct jr_pipe_cfg *cfg = p->cfg;
-	uint64_t ns = cfg->duration_ns + cfg->warmup_ns;
 	size_t len;
 	char *m;
+	int ret;
 
-	p->journal_cap =
-		ns / cfg->interval_ns + ns / cfg->interval_ns / 4 + 4096;
+	p->journal_cap = jr_journal_cap(cfg);
 	len = jr_journal_len(p->journal_cap);
 	/* a new file: never through a link or over a file someone placed */
 	p->journal_fd = open(cfg->journal,
 			     O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
-	if (p->journal_fd < 0 || ftruncate(p->journal_fd, len)) {
-		jr_fail(e, -EINVAL, "%s: %s", cfg->journal, strerror(errno));
-		return -errno;
+	if (p->journal_fd < 0)
+		return jr_fail(e, -errno, "%s: %s", cfg->journal,
+			       strerror(errno));
+	/* the blocks now: a full disk is this error, never a SIGBUS later */
+	ret = posix_fallocate(p->journal_fd, 0, len);
+	if (ret) {
+		close(p->journal_fd);
+		unlink(cfg->journal);
+		return jr_fail(e, -ret, "journal %s (%zu bytes): %s",
+			       cfg->journal, len, strerror(ret));
 	}
 	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, p->journal_fd,
 		 0);
 	if (m == MAP_FAILED) {
-		jr_fail(e, -EINVAL, "mmap %s: %s", cfg->journal,
-			strerror(errno));
-		return -errno;
+		ret = jr_fail(e, -errno, "mmap %s: %s", cfg->journal,
+			      strerror(errno));
+		close(p->journal_fd);
+		return ret;
 	}
 	memset(m, 0, len); /* prefault: no page fault on the hot path */
 	p->journal = (void *)(m + sizeof(struct jr_journal_hdr));
 	return 0;
 }
 
-/* jr_journal_close - write the header, trim to the entries, unmap. */
+/*
+ * jr_journal_close - write the header, cut a run that fit to its
+ * entries, unmap.
+ */
 static int jr_journal_close(struct jr_pipe *p)
 {
 	struct jr_journal_hdr *h = (void *)((char *)p->journal - sizeof(*h));
 	size_t len = jr_journal_len(p->journal_cap);
-	uint64_t n = p->res->consumed[1];
+	uint64_t n = p->res->consumed[1], s, sum = 0;
 	int ret = 0;
 
 	memcpy(h->magic, JR_JOURNAL_MAGIC, sizeof(h->magic));
 	h->entries = n;
 	h->checksum = p->res->checksum[1];
 	h->tsc_khz = p->cfg->tsc_khz;
+	h->capacity = p->journal_cap;
+	h->first = n > p->journal_cap ? n - p->journal_cap : 0;
+	for (s = h->first; s < n; s++)
+		sum = jr_pipe_mix(sum,
+				  p->journal[s & (p->journal_cap - 1)].payload);
+	h->kept_checksum = sum;
 	if (msync(h, len, MS_SYNC))
 		ret = -errno;
 	munmap(h, len);
-	if (ftruncate(p->journal_fd, jr_journal_len(n)))
+	if (n < p->journal_cap && ftruncate(p->journal_fd, jr_journal_len(n)))
 		ret = -errno;
 	close(p->journal_fd);
 	return ret;
 }
 
+/* jr_journal_bad - a verification failure: e says why; -EINVAL. */
+static int jr_journal_bad(FILE *f, void *buf)
+{
+	if (f)
+		fclose(f);
+	free(buf);
+	return -EINVAL;
+}
+
 /*
  * jr_pipe_verify_journal - read the journal back through read(), not the
- * mapping, and check sequence order, count and checksum.
+ * mapping: the kept entries in sequence, each payload the message that
+ * was sent (input[seq % nr_input], when input is given), their checksum
+ * the header's, and the whole checksum too when nothing was dropped.
  */
-int jr_pipe_verify_journal(const char *path, struct jr_pipe_result *res,
+int jr_pipe_verify_journal(const char *path, const uint64_t *input,
+			   uint64_t nr_input, struct jr_pipe_result *res,
 			   struct jr_err *e)
 {
+	struct jr_journal_entry *ents = NULL;
+	uint64_t s, sum = 0, held;
 	struct jr_journal_hdr h;
-	struct jr_journal_entry ent;
-	uint64_t i, sum = 0;
 	FILE *f = fopen(path, "rb");
 
 	if (!f || fread(&h, sizeof(h), 1, f) != 1 ||
 	    memcmp(h.magic, JR_JOURNAL_MAGIC, sizeof(h.magic))) {
 		jr_fail(e, -EINVAL, "%s: not a journal", path);
-		if (f)
-			fclose(f);
-		return -EINVAL;
+		return jr_journal_bad(f, NULL);
 	}
-	for (i = 0; fread(&ent, sizeof(ent), 1, f) == 1; i++) {
-		if (ent.seq != i) {
-			jr_fail(e, -EINVAL, "%s: entry %llu has sequence %llu",
-				path, (unsigned long long)i,
-				(unsigned long long)ent.seq);
-			fclose(f);
-			return -EINVAL;
+	if (!h.capacity || (h.capacity & (h.capacity - 1)) ||
+	    h.first != (h.entries > h.capacity ? h.entries - h.capacity : 0)) {
+		jr_fail(e, -EINVAL, "%s: bad ring (capacity %llu, first %llu)",
+			path, (unsigned long long)h.capacity,
+			(unsigned long long)h.first);
+		return jr_journal_bad(f, NULL);
+	}
+	held = h.entries < h.capacity ? h.entries : h.capacity;
+	ents = malloc(held ? held * sizeof(*ents) : 1);
+	if (!ents || fread(ents, sizeof(*ents), held, f) != held) {
+		jr_fail(e, -EINVAL,
+			"%s: header says %llu entries kept, file holds fewer",
+			path, (unsigned long long)held);
+		return jr_journal_bad(f, ents);
+	}
+	for (s = h.first; s < h.entries; s++) {
+		const struct jr_journal_entry *x = &ents[s & (h.capacity - 1)];
+
+		if (x->seq != s ||
+		    (input && x->payload != input[s % nr_input])) {
+			jr_fail(e, -EINVAL,
+				"%s: entry of message %llu holds %llu", path,
+				(unsigned long long)s,
+				(unsigned long long)x->seq);
+			return jr_journal_bad(f, ents);
 		}
-		sum = jr_pipe_mix(sum, ent.payload);
+		sum = jr_pipe_mix(sum, x->payload);
 	}
 	fclose(f);
-	res->journal_entries = i;
-	res->journal_checksum = sum;
-	if (i != h.entries || sum != h.checksum) {
-		jr_fail(e, -EINVAL,
-			"%s: header says %llu entries, file holds %llu", path,
-			(unsigned long long)h.entries, (unsigned long long)i);
+	free(ents);
+	if (sum != h.kept_checksum || (!h.first && sum != h.checksum)) {
+		jr_fail(e, -EINVAL, "%s: checksum %016llx, header %016llx",
+			path, (unsigned long long)sum,
+			(unsigned long long)h.kept_checksum);
 		return -EINVAL;
 	}
+	res->journal_entries = h.entries;
+	res->journal_kept = h.entries - h.first;
+	res->journal_capacity = h.capacity;
+	res->journal_ok = h.checksum == res->checksum[1];
 	return 0;
 }
 
@@ -429,10 +470,9 @@ static void jr_pipe_verdict(struct jr_pipe_result *r)
 {
 	r->verified = r->produced == r->consumed[0] &&
 		      r->produced == r->consumed[1] &&
-		      r->produced == r->journal_entries &&
+		      r->produced == r->journal_entries && r->journal_ok &&
 		      r->checksum_produced == r->checksum[0] &&
-		      r->checksum_produced == r->checksum[1] &&
-		      r->checksum_produced == r->journal_checksum;
+		      r->checksum_produced == r->checksum[1];
 	snprintf(
 		r->verdict, sizeof(r->verdict),
 		"%s: produced %llu, accumulator %llu, journaller %llu, journal %llu, checksum %016llx",
@@ -495,7 +535,8 @@ int jr_pipe_run(const struct jr_pipe_cfg *cfg, struct jr_pipe_result *res,
 			ret = p.err[i];
 		}
 	if (!ret)
-		ret = jr_pipe_verify_journal(cfg->journal, res, e);
+		ret = jr_pipe_verify_journal(cfg->journal, p.input, p.nr_input,
+					     res, e);
 	jr_pipe_verdict(res);
 out_input:
 	munmap((void *)p.input, p.nr_input * sizeof(uint64_t));

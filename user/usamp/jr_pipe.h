@@ -33,18 +33,27 @@ enum jr_pipe_hist {
 
 extern const char *const jr_pipe_hist_names[JR_PH_NR];
 
-#define JR_JOURNAL_MAGIC "JRJRNL01"
+#define JR_JOURNAL_MAGIC "JRJRNL02"
+#define JR_JOURNAL_DEFAULT (64ULL << 20)
+#define JR_JOURNAL_MIN (64ULL << 10)
+#define JR_JOURNAL_MAX (64ULL << 30)
 
 /*
- * The journal file: a 64-byte header, then one 32-byte entry per message.
- * Little-endian.  checksum is over the payloads in order (jr_pipe_mix()).
+ * The journal file: a 64-byte header, then a ring of capacity 32-byte
+ * entries, a power of two: message seq is entry seq % capacity.  It keeps
+ * the last capacity messages, first to entries - 1; a run that fits is
+ * cut to its entries.  Little-endian.  checksum is over every payload in
+ * order (jr_pipe_mix()), kept_checksum over the kept ones.
  */
 struct jr_journal_hdr {
 	char magic[8];
 	uint64_t entries;
 	uint64_t checksum;
 	uint64_t tsc_khz;
-	uint64_t pad[4];
+	uint64_t capacity;
+	uint64_t first;
+	uint64_t kept_checksum;
+	uint64_t pad;
 };
 
 struct jr_journal_entry {
@@ -65,6 +74,7 @@ struct jr_pipe_cfg {
 	uint32_t ring_size; /* power of two */
 	const char *input; /* message file; NULL: a generated one */
 	const char *journal; /* journal path */
+	uint64_t journal_bytes; /* its size at most, header included */
 	uint64_t tsc_khz;
 	volatile int *stop;
 };
@@ -73,7 +83,8 @@ struct jr_pipe_result {
 	uint64_t produced, warmup;
 	uint64_t consumed[2]; /* accumulator, journaller */
 	uint64_t checksum_produced, checksum[2];
-	uint64_t journal_entries, journal_checksum;
+	uint64_t journal_entries, journal_kept, journal_capacity;
+	bool journal_ok; /* the kept entries agree with what was sent */
 	uint64_t input_messages;
 	bool verified;
 	char verdict[160];
@@ -86,7 +97,8 @@ int jr_pipe_place(const unsigned char *cpus, enum jr_wait wait,
 		  struct jr_pipe_cfg *cfg, struct jr_err *e);
 int jr_pipe_run(const struct jr_pipe_cfg *cfg, struct jr_pipe_result *res,
 		struct jr_err *e);
-int jr_pipe_verify_journal(const char *path, struct jr_pipe_result *res,
+int jr_pipe_verify_journal(const char *path, const uint64_t *input,
+			   uint64_t nr_input, struct jr_pipe_result *res,
 			   struct jr_err *e);
 void jr_pipe_free(struct jr_pipe_result *res);
 
