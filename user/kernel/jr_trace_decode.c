@@ -103,22 +103,39 @@ int jr_decoder_init(struct jr_stream *s, struct jr_err *e)
 	return 0;
 }
 
-static void jr_str(struct tep_event *ev, struct tep_record *rec,
-		   const char *field, char *buf, size_t len)
+/*
+ * jr_str - string field f of rec into buf, by the offset found when the
+ * stream opened: a char array, or a __string (__data_loc, __rel_loc)
+ * whose 32-bit location word gives offset and length.  "?" when the
+ * field does not lie inside the record.
+ */
+static void jr_str(const struct tep_format_field *f,
+		   const struct tep_record *rec, char *buf, size_t len)
 {
-	int flen = 0;
-	const char *p = tep_get_field_raw(NULL, ev, field, rec, &flen, 0);
+	const char *data = rec->data;
+	unsigned int off = f->offset, flen = f->size;
+	uint32_t loc;
 	size_t n;
 
-	if (!p || flen <= 0) {
-		snprintf(buf, len, "?");
-		return;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		if (f->offset < 0 || f->offset + 4 > rec->size)
+			goto bad;
+		memcpy(&loc, data + f->offset, sizeof(loc));
+		off = loc & 0xffff;
+		flen = loc >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += f->offset + f->size;
 	}
-	n = strnlen(p, flen);
+	if (!flen || off + flen > (unsigned int)rec->size)
+		goto bad;
+	n = strnlen(data + off, flen);
 	if (n >= len)
 		n = len - 1;
-	memcpy(buf, p, n);
+	memcpy(buf, data + off, n);
 	buf[n] = '\0';
+	return;
+bad:
+	snprintf(buf, len, "?");
 }
 
 /* jr_decode - one raw jitmod record of type t into r. */
@@ -137,8 +154,7 @@ static int jr_decode(struct jr_stream *s, int t, struct tep_record *rec,
 		enum jr_dst d = jr_fields[t][i].dst;
 
 		if (d == D_NAME) {
-			jr_str(s->ev[t], rec, jr_fields[t][i].field, r->name,
-			       sizeof(r->name));
+			jr_str(s->fld[t][i], rec, r->name, sizeof(r->name));
 			continue;
 		}
 		v = 0;
