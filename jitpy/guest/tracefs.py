@@ -11,15 +11,18 @@ ROOT = "/sys/kernel/tracing"
 class Instance:
     """A tracefs instance of our own with the jitmod events enabled.
 
-    The clock is 'global' so that markers written from one CPU order
-    correctly against events from another.  Create it after insmod: an
-    instance only gets the events that existed when it was made.
+    The clock is 'global' by default so that markers written from one
+    CPU order correctly against events from another.  'mono' (the
+    clocksource, as ktime) orders them too and keeps the pace of the
+    injector's spins, which 'global' (sched_clock, clamped per tick when
+    the TSC is unstable, as under TCG) does not.  Create the instance
+    after insmod: it only gets the events that existed when it was made.
     """
 
-    def __init__(self, tag, events=("jitmod",)):
+    def __init__(self, tag, events=("jitmod",), clock="global"):
         self.path = f"{ROOT}/instances/jitmod-{tag}-{os.getpid()}"
         os.mkdir(self.path)
-        write(f"{self.path}/trace_clock", "global")
+        write(f"{self.path}/trace_clock", clock)
         write(f"{self.path}/buffer_size_kb", 8192)
         for ev in events:
             write(f"{self.path}/events/{ev}/enable", 1)
