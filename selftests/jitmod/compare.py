@@ -5,13 +5,16 @@
 Two rounds of kernel and user phases on CPU 1 (the pipeline shares it with
 --wait yield): the report has jitmod's summaries from the kernel phases,
 the user sampler's from the user phases, BPF loaded in the guest, a
-verified pipeline, the per-CPU comparison, and jitmod's enable put back.
+verified pipeline whose journals (one per round, --journal FILE.r) hold
+every message, the per-CPU comparison, and jitmod's enable put back.
 """
 
 import json
+import os
 import sys
 
 import jittest as jt
+from jitpy.formats import journal as jrjournal
 from jitpy.guest import kmod, sysio
 from jitpy.guest.sysio import Fail, log
 
@@ -22,10 +25,11 @@ ROUNDS = 2
 def body():
     jitread = kmod.jitread()
     kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000)
-    out = "/tmp/compare.json"
+    out, journal = "/tmp/compare.json", "/tmp/compare-journal"
     rc, text = sysio.sh([jitread, "--compare", "--rounds", str(ROUNDS),
                          "--phase", "2s", "--wait", "yield", "--warmup-ms",
-                         "100", "--json", out], check=False, timeout=240)
+                         "100", "--json", out, "--journal", journal],
+                        check=False, timeout=240)
     if rc:
         raise Fail(f"jitread --compare exit {rc}: {text[-600:]}")
     with open(out) as f:
@@ -47,6 +51,15 @@ def body():
         raise Fail(f"BPF did not load in the guest: {s['bpf']['why']}")
     if not d["pipeline"]["verified"] or d["pipeline"]["runs"] != ROUNDS:
         raise Fail(f"pipeline: {d['pipeline']['verdict']}")
+    kept = 0
+    for r in range(1, ROUNDS + 1):
+        path = f"{journal}.{r}"
+        if not os.path.exists(path):
+            raise Fail(f"round {r}'s journal {path} is missing")
+        kept += jrjournal.verify(path)[0]
+    if kept != d["pipeline"]["produced"]:
+        raise Fail(f"the journals hold {kept} messages, the pipeline "
+                   f"produced {d['pipeline']['produced']}")
     cmp = [c for c in d["compare"]["cpus"] if c["cpu"] == CPU]
     if not cmp or set(cmp[0]["avail_pct"]) != {"kernel", "user"}:
         raise Fail("no side-by-side figures for the CPU")

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""jitread's common/ helpers in C (tests/host/c/common_test.c), built
-with the project's warnings and linked with the files jitread uses."""
+"""jitread's helpers in C (tests/host/c/common_test.c, ualign_test.c),
+built with the project's warnings and linked with the files jitread
+uses."""
 
 import os
 import subprocess
@@ -12,20 +13,34 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
 USER = os.path.join(TOP, "user")
 
 
+def build_and_run(test, srcs):
+    """Build tests/host/c/TEST.c with srcs (under user/) as jitread builds
+    them, run it; (exit code, output)."""
+    srcs = [os.path.join(TOP, "tests", "host", "c", f"{test}.c")] + \
+        [os.path.join(USER, f) for f in srcs]
+    with tempfile.TemporaryDirectory() as d:
+        exe = os.path.join(d, test)
+        subprocess.run(["cc", "-O2", "-std=gnu11", "-Wall", "-Wextra",
+                        "-Werror", f"-I{USER}",
+                        f"-I{os.path.join(TOP, 'include')}", "-o", exe,
+                        *srcs], check=True, capture_output=True)
+        p = subprocess.run([exe], capture_output=True, text=True,
+                           check=False, timeout=60)
+    return p.returncode, p.stdout
+
+
 class CommonC(unittest.TestCase):
     def test_common_helpers(self):
-        srcs = [os.path.join(TOP, "tests", "host", "c", "common_test.c")]
-        srcs += [os.path.join(USER, "common", f) for f in
-                 ("jr_parse.c", "jr_tsc.c", "jr_err.c", "jr_text.c",
-                  "jr_ksym.c")]
-        with tempfile.TemporaryDirectory() as d:
-            exe = os.path.join(d, "common_test")
-            subprocess.run(["cc", "-O2", "-std=gnu11", "-Wall", "-Wextra",
-                            "-Werror", f"-I{USER}", "-o", exe, *srcs],
-                           check=True, capture_output=True)
-            p = subprocess.run([exe], capture_output=True, text=True,
-                               check=False, timeout=60)
-        self.assertEqual((p.returncode, p.stdout), (0, "ok\n"), p.stdout)
+        srcs = [f"common/{f}" for f in ("jr_parse.c", "jr_tsc.c",
+                                        "jr_err.c", "jr_text.c",
+                                        "jr_ksym.c")]
+        self.assertEqual(build_and_run("common_test", srcs), (0, "ok\n"))
+
+    def test_user_aligner(self):
+        """The user side's streaming aligner (tests/host/c/ualign_test.c)."""
+        self.assertEqual(build_and_run("ualign_test", [
+            "usamp/jr_ualign.c", "common/jr_tsc.c", "common/jr_text.c",
+            "common/jr_ksym.c"]), (0, "ok\n"))
 
 
 if __name__ == "__main__":

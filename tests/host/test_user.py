@@ -294,6 +294,61 @@ class Unprivileged(unittest.TestCase):
                          "the sampler's results are kept")
 
 
+def rss_kib(pid):
+    """VmRSS of pid in KiB."""
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(x.split()[1]) for x in f if x.startswith("VmRSS:"))
+
+
+# a thread on the sampled CPU that sleeps 50 us at a time: each wakeup is
+# a timer interrupt and a switch, records for the BPF classifier
+STORM = ("import os, time\n"
+         f"os.sched_setaffinity(0, {{{CPU}}})\n"
+         "while True:\n"
+         "    time.sleep(0.00005)\n")
+
+
+@unittest.skipIf(usable(), usable())
+class Memory(unittest.TestCase):
+    RUN_S = 60
+    EARLY_S, LATE_S = 10, 57
+    # the growth allowed between the two readings: allocator noise, the
+    # report's source tables filling; a phase that kept its records would
+    # grow by 64 bytes per record, tens of MB here
+    GROWTH_KIB = 2048
+
+    def test_rss_flat_over_a_long_phase_under_a_record_storm(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "rss.json")
+            storm = subprocess.Popen([sys.executable, "-c", STORM])
+            try:
+                run = subprocess.Popen(
+                    [jrcli.JITREAD, "user", "-c", str(CPU), "-d",
+                     f"{self.RUN_S}s", "--no-pipeline", "-q", "--json", out],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                    text=True)
+                time.sleep(self.EARLY_S)
+                early = rss_kib(run.pid)
+                time.sleep(self.LATE_S - self.EARLY_S)
+                late = rss_kib(run.pid)
+                err = run.communicate(timeout=60)[1]
+            finally:
+                storm.kill()
+                storm.wait()
+            self.assertEqual(run.returncode, 0, err)
+            s = jrjson.load(out)["sampler"]
+        rate = s["bpf"]["read"] / self.RUN_S
+        print(f"\n# RSS {early} KiB at {self.EARLY_S} s, {late} KiB at "
+              f"{self.LATE_S} s; {s['bpf']['read']} BPF records "
+              f"({rate:.0f}/s), {s['gaps']} gaps, "
+              f"{s['align']['blind_ns']} ns blind", file=sys.stderr)
+        self.assertTrue(s["bpf"]["ok"], s["bpf"]["why"])
+        self.assertGreater(rate, 5000, "the storm did not make records")
+        self.assertLess(late - early, self.GROWTH_KIB,
+                        f"RSS {early} KiB at {self.EARLY_S} s, {late} KiB "
+                        f"at {self.LATE_S} s")
+
+
 @unittest.skipIf(usable(), usable())
 class Transit(unittest.TestCase):
     def test_transit_not_below_a_hand_off(self):
@@ -411,21 +466,37 @@ class UserErrors(unittest.TestCase):
                          "/nonexistent/ready"], 1, "--ready-file")
 
     def test_journal_is_a_new_file(self):
-        # an existing file or a link at --journal is refused, untouched
+        # an existing file or a link at --journal is refused, untouched,
+        # before anything is measured: no --json is written
         with tempfile.TemporaryDirectory() as d:
             victim = os.path.join(d, "victim")
             with open(victim, "w") as f:
                 f.write("root's data\n")
             link = os.path.join(d, "link")
             os.symlink(victim, link)
+            out = os.path.join(d, "out.json")
             for path in (victim, link):
                 rc, _, err = jrcli.jitread("user", "-c", str(CPU), "-d",
                                            "1", "--wait", "yield", "-q",
-                                           "--journal", path)
+                                           "--journal", path, "--json", out)
                 self.assertEqual(rc, 1, err)
                 self.assertIn("File exists", err)
+                self.assertEqual(len(err.strip().splitlines()), 1, err)
+                self.assertFalse(os.path.exists(out), err)
                 with open(victim) as f:
                     self.assertEqual(f.read(), "root's data\n")
+            # a directory another user owns is not trusted
+            theirs = os.path.join(d, "theirs")
+            os.mkdir(theirs)
+            os.chown(theirs, NOBODY, NOBODY)
+            rc, _, err = jrcli.jitread("user", "-c", str(CPU), "-d", "1",
+                                       "--wait", "yield", "-q", "--journal",
+                                       os.path.join(theirs, "j.bin"),
+                                       "--json", out)
+            self.assertEqual(rc, 1, err)
+            self.assertIn("--journal", err)
+            self.assertEqual(os.listdir(theirs), [])
+            self.assertFalse(os.path.exists(out), err)
             fresh = os.path.join(d, "fresh")
             rc, _, err = jrcli.jitread("user", "-c", str(CPU), "-d", "1",
                                        "--wait", "yield", "-q",

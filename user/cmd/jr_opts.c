@@ -130,7 +130,7 @@ static const struct jr_optdef jr_optdefs[] = {
 	{ "fifo", K_FIFO, "PRIO", USERS,
 	  "run the user threads SCHED_FIFO at PRIO (1-99)" },
 	{ "max-gaps", K_MAXGAPS, "N", USERS,
-	  "user gaps kept per CPU and phase (default 1000000)" },
+	  "user gaps waiting to be classified, per CPU (default 262144)" },
 	{ "no-pipeline", K_NOPIPE, NULL, USERS, "skip the pipeline" },
 	{ "wait", K_WAIT, "STRATEGY", USERS,
 	  "pipeline waits: spin (default), yield, sleep;\n"
@@ -144,7 +144,8 @@ static const struct jr_optdef jr_optdefs[] = {
 	{ "input", K_INPUT, "FILE", USERS,
 	  "pipeline messages: 8-byte payloads (default: generated)" },
 	{ "journal", K_JOURNAL, "FILE", USERS,
-	  "keep the pipeline journal in FILE (a new file)" },
+	  "keep the pipeline journal in FILE (a new file);\n"
+	  "compare with --rounds R > 1: FILE.1 .. FILE.R" },
 	{ "journal-size", K_JOURNAL_SIZE, "SIZE", USERS,
 	  "the journal keeps the last SIZE bytes of messages\n"
 	  "(default 64M; K, M, G)" },
@@ -172,7 +173,7 @@ static void jr_opts_defaults(struct jr_opts *o, enum jr_cmd cmd, bool legacy)
 	o->user.ring_size = 4096;
 	o->user.journal_bytes = JR_JOURNAL_DEFAULT;
 	o->user.warmup_ns = 1000 * JR_MS;
-	o->user.max_gaps = 1000000;
+	o->user.max_gaps = 262144;
 	o->user.rounds = 2;
 	o->user.phase_ns = 10 * JR_S;
 }

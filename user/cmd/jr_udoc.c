@@ -10,11 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <limits.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/jr_out.h"
 #include "cmd/jr_udoc.h"
+#include "common/jr_safe.h"
 #include "common/jr_sys.h"
 
 int jr_model_sink(void *ctx, const struct jr_rec *r)
@@ -34,6 +37,43 @@ void jr_check_online(const struct jr_opts *o)
 		       text);
 }
 
+/*
+ * jr_journal_name - where round (from 1) of the pipeline keeps its
+ * journal: --journal FILE, or FILE.round when compare runs several rounds.
+ */
+static void jr_journal_name(const struct jr_opts *o, uint64_t round, char *buf,
+			    size_t len)
+{
+	if (o->cmd == JR_CMD_COMPARE && o->user.rounds > 1)
+		snprintf(buf, len, "%s.%" PRIu64, o->user.journal, round);
+	else
+		snprintf(buf, len, "%s", o->user.journal);
+}
+
+/*
+ * jr_journal_check - before anything is measured: every journal the run
+ * will make lies in a trusted directory and does not exist yet.
+ */
+static void jr_journal_check(const struct jr_opts *o)
+{
+	uint64_t r, rounds = o->cmd == JR_CMD_COMPARE ? o->user.rounds : 1;
+	char path[PATH_MAX];
+	struct jr_err e;
+	struct stat st;
+
+	if (!o->user.journal || o->user.no_pipeline)
+		return;
+	if (jr_safe_parent(o->user.journal, &e))
+		jr_die(JR_EXIT_RUN, "--journal %s", e.msg);
+	for (r = 1; r <= rounds; r++) {
+		jr_journal_name(o, r, path, sizeof(path));
+		if (!lstat(path, &st))
+			jr_die(JR_EXIT_RUN,
+			       "%s: %s: the journal must be a new file", path,
+			       strerror(EEXIST));
+	}
+}
+
 void jr_udoc_init(struct jr_udoc *d, struct jr_opts *o)
 {
 	memset(d, 0, sizeof(*d));
@@ -48,6 +88,7 @@ void jr_udoc_init(struct jr_udoc *d, struct jr_opts *o)
 		if (jr_pipe_place(o->cpus, o->user.wait, &d->pcfg, &e))
 			jr_die(JR_EXIT_USAGE, "%s", e.msg);
 	}
+	jr_journal_check(o);
 	jr_outputs_open(&d->outs, o);
 }
 
@@ -141,7 +182,7 @@ static void jr_pipe_merge(struct jr_udoc *d, struct jr_pipe_result *r)
 void jr_pipe_phase(struct jr_udoc *d, uint64_t ns)
 {
 	struct jr_pipe_cfg *c = &d->pcfg;
-	char dir[] = "/tmp/jitread-XXXXXX", path[64];
+	char dir[] = "/tmp/jitread-XXXXXX", path[PATH_MAX];
 	struct jr_pipe_result r;
 	struct jr_err e;
 	int ret;
@@ -153,14 +194,17 @@ void jr_pipe_phase(struct jr_udoc *d, uint64_t ns)
 				  strerror(errno));
 		return;
 	}
-	snprintf(path, sizeof(path), "%s/journal.bin", dir);
+	if (d->o->user.journal)
+		jr_journal_name(d->o, d->pipe_rounds + 1, path, sizeof(path));
+	else
+		snprintf(path, sizeof(path), "%s/journal.bin", dir);
 	c->fifo_prio = d->o->user.fifo_prio;
 	c->duration_ns = ns;
 	c->warmup_ns = d->o->user.warmup_ns;
 	c->interval_ns = d->o->user.interval_ns;
 	c->ring_size = d->o->user.ring_size;
 	c->input = d->o->user.input;
-	c->journal = d->o->user.journal ? d->o->user.journal : path;
+	c->journal = path;
 	c->journal_bytes = d->o->user.journal_bytes;
 	c->tsc_khz = d->info.tsc_khz;
 	c->stop = (volatile int *)&jr_interrupted;

@@ -73,8 +73,11 @@ void jr_udoc_text(FILE *out, struct jr_udoc *d)
 	if (in->gaps_dropped)
 		fprintf(out,
 			"# %" PRIu64
-			" gaps past --max-gaps were counted but not kept\n",
+			" gaps found --max-gaps waiting and were counted but not classified\n",
 			in->gaps_dropped);
+	fprintf(out,
+		"# the samplers' clock pairs, every %d ms: %.1f us not sampled\n",
+		JR_PAIR_MS, in->blind_ns / 1000.0);
 	if (in->work != JR_WORK_NONE) {
 		fprintf(out, "# duration of one unit of work (%s)\n",
 			d->ro.unit);
@@ -107,9 +110,10 @@ static void jr_json_sampler(FILE *out, const struct jr_udoc *d)
 	fprintf(out,
 		", \"records\": %" PRIu64 ", \"read\": %" PRIu64
 		", \"drops\": %" PRIu64
-		"},\n    \"align\": {\"ns_per_cyc\": %.9f, \"err_ns\": %.1f}",
+		"},\n    \"align\": {\"ns_per_cyc\": %.9f, \"err_ns\": %.1f"
+		", \"pair_ms\": %d, \"blind_ns\": %" PRIu64 "}",
 		in->bpf_records, in->bpf_seen, in->bpf_drops, in->ns_per_cyc,
-		in->align_err_ns);
+		in->align_err_ns, JR_PAIR_MS, in->blind_ns);
 	if (in->work != JR_WORK_NONE) {
 		fprintf(out, ",\n    \"work_hist\": ");
 		jr_json_hist(out, &in->work_hist);

@@ -14,8 +14,6 @@
 
 #include "common/jr_tsc.h"
 
-#define JR_PAIR_TRIES 64
-
 uint64_t jr_mono_ns(void)
 {
 	struct timespec ts;
@@ -24,13 +22,16 @@ uint64_t jr_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-void jr_tsc_pair(struct jr_tsc_pair *p)
+/* jr_tsc_pair_n - the best pair of tries. */
+void jr_tsc_pair_n(struct jr_tsc_pair *p, int tries)
 {
 	uint64_t t0, t1, ns;
 	int i;
 
 	p->window_cyc = UINT64_MAX;
-	for (i = 0; i < JR_PAIR_TRIES; i++) {
+	p->tsc = 0;
+	p->mono_ns = 0;
+	for (i = 0; i < tries || !p->mono_ns; i++) {
 		t0 = jr_rdtsc();
 		ns = jr_mono_ns();
 		t1 = jr_rdtsc();
@@ -40,6 +41,11 @@ void jr_tsc_pair(struct jr_tsc_pair *p)
 			p->mono_ns = ns;
 		}
 	}
+}
+
+void jr_tsc_pair(struct jr_tsc_pair *p)
+{
+	jr_tsc_pair_n(p, JR_PAIR_TRIES);
 }
 
 void jr_tsc_fit(struct jr_tsc_map *m, const struct jr_tsc_pair *a,

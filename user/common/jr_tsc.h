@@ -43,7 +43,10 @@ struct jr_tsc_map {
 };
 
 uint64_t jr_mono_ns(void);
+#define JR_PAIR_TRIES 64
+
 void jr_tsc_pair(struct jr_tsc_pair *p);
+void jr_tsc_pair_n(struct jr_tsc_pair *p, int tries);
 void jr_tsc_fit(struct jr_tsc_map *m, const struct jr_tsc_pair *a,
 		const struct jr_tsc_pair *b);
 int64_t jr_tsc_to_mono(const struct jr_tsc_map *m, uint64_t tsc);

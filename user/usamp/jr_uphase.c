@@ -1,21 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * jr_uphase.c - a userspace sampling phase and the alignment of its gaps with
- * the BPF records.
- *
- * Alignment.  The sampler logs gaps in TSC cycles; BPF stamps its records
- * with bpf_ktime_get_ns(), which is CLOCK_MONOTONIC.  Each sampler thread
- * reads a TSC/monotonic pair on its own CPU just before its loop and just
- * after (jr_tsc.c), since TSCs need not agree across CPUs (under QEMU's
- * TCG they do not), and the line through the two maps each gap's start
- * and end onto CLOCK_MONOTONIC, with an error bound of half the wider pair window.
- * A record belongs to a gap when its arrival falls inside the mapped gap,
- * widened by twice that bound.  Nothing can arrive inside a gap without
- * stealing from it: the sampler read the TSC just before and just after.
- *
- * A gap's class is then the class with the most net time among its
- * records, as in jitmod; a gap without records is hw:unknown, because a
- * user thread cannot read the SMI counter or the steal clock per gap.
+ * jr_uphase.c - a userspace sampling phase: start the samplers, feed the
+ * BPF records and their gaps to the aligners (jr_ualign.c) while they run,
+ * and sum each CPU up at the end.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,8 +13,8 @@
 #include <time.h>
 
 #include "jitmod_abi.h"
-#include "common/jr_ksym.h"
 #include "common/jr_sys.h"
+#include "usamp/jr_ualign.h"
 #include "usamp/jr_uphase.h"
 
 #define JR_POLL_MS 50
@@ -38,115 +25,6 @@ void jr_user_info_init(struct jr_user_info *in, enum jr_work work)
 	in->work = work;
 	in->log_resident_pct = 100;
 	jr_hist_init(&in->work_hist, 3);
-}
-
-static int jr_rec_cmp(const void *a, const void *b)
-{
-	const struct jr_ubpf_rec *x = a, *y = b;
-
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	return x->start_ns < y->start_ns ? -1 : x->start_ns > y->start_ns;
-}
-
-/* jr_bpf_to_rec - a BPF record as the kernel side would have emitted it. */
-static void jr_bpf_to_rec(const struct jr_ubpf_rec *b, struct jr_rec *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->ts_ns = b->start_ns;
-	r->cpu = b->cpu;
-	r->v[0] = b->net_ns;
-	r->id = b->id;
-	r->id2 = -1;
-	switch (b->cls) {
-	case JIT_NOISE_IRQ:
-		r->type = JR_IRQ;
-		if (b->vec != JR_UBPF_NO_VEC && b->vec < JIT_VEC_NR) {
-			r->id2 = b->vec;
-			snprintf(r->name, sizeof(r->name), "%s",
-				 jr_ubpf_vectors[b->vec]);
-		} else {
-			snprintf(r->name, sizeof(r->name), "%.*s",
-				 JR_UBPF_NAME_LEN, b->name);
-		}
-		break;
-	case JIT_NOISE_SOFTIRQ:
-		r->type = JR_SOFTIRQ;
-		r->cls = b->vec;
-		break;
-	case JIT_NOISE_NMI:
-		r->type = JR_NMI;
-		jr_ksym(b->addr, r->name, sizeof(r->name));
-		break;
-	default:
-		r->type = JR_THREAD;
-		snprintf(r->name, sizeof(r->name), "%.*s", 16, b->name);
-		break;
-	}
-}
-
-/*
- * jr_user_align - emit one CPU's gaps, classified, and the BPF records that
- * fell inside its sampling window.  recs must be sorted (jr_rec_cmp).
- */
-int jr_user_align(const struct jr_usamp *u, const struct jr_tsc_map *map,
-		  const struct jr_ubpf_rec *recs, size_t nr, jr_sink_fn sink,
-		  void *ctx, struct jr_user_info *in)
-{
-	int64_t w0 = jr_tsc_to_mono(map, u->start_tsc);
-	int64_t w1 = jr_tsc_to_mono(map, u->end_tsc);
-	int64_t slack = (int64_t)(2 * map->err_ns) + 1;
-	size_t lo = 0, i;
-	uint64_t g;
-	struct jr_rec r;
-	int ret;
-
-	while (lo < nr && recs[lo].cpu < (uint32_t)u->cpu)
-		lo++;
-	for (i = lo; i < nr && recs[i].cpu == (uint32_t)u->cpu; i++) {
-		if ((int64_t)recs[i].start_ns < w0 - slack ||
-		    (int64_t)recs[i].start_ns > w1 + slack)
-			continue;
-		jr_bpf_to_rec(&recs[i], &r);
-		ret = sink(ctx, &r);
-		if (ret)
-			return ret;
-		in->bpf_records++;
-	}
-	for (g = 0; g < u->nr_gaps; g++) {
-		const struct jr_ugap *gp = &u->gaps[g];
-		int64_t g0 = jr_tsc_to_mono(map, gp->tsc) - slack;
-		int64_t g1 = jr_tsc_to_mono(map, gp->tsc + gp->cyc) + slack;
-		uint64_t net[JIT_NOISE_HW_SMI] = { 0 }, explained = 0, ns;
-		int c, best = -1;
-
-		while (lo < nr && recs[lo].cpu == (uint32_t)u->cpu &&
-		       (int64_t)recs[lo].start_ns < g0)
-			lo++;
-		for (i = lo; i < nr && recs[i].cpu == (uint32_t)u->cpu &&
-			     (int64_t)recs[i].start_ns <= g1;
-		     i++) {
-			net[recs[i].cls & 3] += recs[i].net_ns;
-			explained += recs[i].net_ns;
-		}
-		for (c = 0; c < JIT_NOISE_HW_SMI; c++)
-			if (net[c] && (best < 0 || net[c] > net[best]))
-				best = c;
-		ns = (uint64_t)(gp->cyc * map->ns_per_cyc);
-		memset(&r, 0, sizeof(r));
-		r.type = JR_GAP;
-		r.cpu = u->cpu;
-		r.ts_ns = g0 + slack;
-		r.v[0] = ns;
-		r.v[1] = ns > explained ? ns - explained : 0;
-		r.cls = best < 0 ? JIT_NOISE_HW_UNKNOWN : best;
-		in->gaps++;
-		in->classified += best >= 0;
-		ret = sink(ctx, &r);
-		if (ret)
-			return ret;
-	}
-	return 0;
 }
 
 /*
@@ -182,32 +60,179 @@ static int jr_user_summary(const struct jr_usamp *u,
 	return sink(ctx, &r);
 }
 
-static int jr_user_collect(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
-			   struct jr_usamp *u, int n, jr_sink_fn sink,
-			   void *ctx, struct jr_user_info *in)
+/*
+ * jr_user_sum - after the last pair: the CPU's summary, its loss and its
+ * share of the work histogram.
+ */
+static int jr_user_sum(const struct jr_user_cfg *cfg, struct jr_ualign *a,
+		       uint64_t bpf_drops, jr_sink_fn sink, void *ctx,
+		       struct jr_user_info *in)
 {
-	uint64_t drops = jr_ubpf_drops(b);
 	struct jr_tsc_map map;
-	int i, ret = 0;
+	int ret;
 
-	qsort(b->recs, b->nr, sizeof(*b->recs), jr_rec_cmp);
-	in->bpf_seen += b->nr;
-	for (i = 0; !ret && i < n; i++) {
-		/* per CPU: a TSC need not agree across CPUs (it does not in TCG) */
-		jr_tsc_fit(&map, &u[i].pair[0], &u[i].pair[1]);
-		if (map.err_ns > in->align_err_ns)
-			in->align_err_ns = map.err_ns;
-		in->ns_per_cyc = map.ns_per_cyc;
-		ret = jr_user_align(&u[i], &map, b->recs, b->nr, sink, ctx, in);
-		if (!ret)
-			ret = jr_user_summary(&u[i], &map, i ? 0 : drops, sink,
-					      ctx, in);
-		if (!ret && cfg->work != JR_WORK_NONE &&
-		    jr_hist_merge(&in->work_hist, &u[i].work_hist))
-			ret = -ENOMEM;
-	}
-	in->bpf_drops += drops;
+	if (a->err_ns > in->align_err_ns)
+		in->align_err_ns = a->err_ns;
+	jr_ualign_phase_map(a, &map);
+	in->ns_per_cyc = map.ns_per_cyc;
+	in->blind_ns += (uint64_t)(a->u->blind_cyc * map.ns_per_cyc);
+	in->bpf_drops += a->q_dropped;
+	in->gaps += a->gaps;
+	in->classified += a->classified;
+	in->bpf_records += a->records;
+	ret = jr_user_summary(a->u, &map, bpf_drops + a->q_dropped, sink, ctx,
+			      in);
+	if (!ret && cfg->work != JR_WORK_NONE &&
+	    jr_hist_merge(&in->work_hist, &a->u->work_hist))
+		ret = -ENOMEM;
 	return ret;
+}
+
+/* jr_user_feed - the BPF records read so far, each to its CPU's queue. */
+static int jr_user_feed(struct jr_ubpf *b, struct jr_ualign *a, const int *slot,
+			struct jr_user_info *in)
+{
+	size_t i;
+	int ret = 0;
+
+	in->bpf_seen += b->nr;
+	for (i = 0; !ret && i < b->nr; i++)
+		if (b->recs[i].cpu < JR_MAX_CPUS && slot[b->recs[i].cpu] >= 0)
+			ret = jr_ualign_add(&a[slot[b->recs[i].cpu]],
+					    &b->recs[i]);
+	b->nr = 0;
+	return ret;
+}
+
+/* struct jr_uphase - one phase's samplers and their aligners. */
+struct jr_uphase {
+	struct jr_usamp *u;
+	struct jr_ualign *a;
+	struct jr_ualign_snap *snap;
+	bool *joined;
+	int *slot; /* CPU -> index, or -1 */
+	int n;
+};
+
+static int jr_uphase_alloc(struct jr_uphase *p)
+{
+	int cpu;
+
+	memset(p, 0, sizeof(*p));
+	p->u = calloc(JR_MAX_CPUS, sizeof(*p->u));
+	p->a = calloc(JR_MAX_CPUS, sizeof(*p->a));
+	p->snap = calloc(JR_MAX_CPUS, sizeof(*p->snap));
+	p->joined = calloc(JR_MAX_CPUS, sizeof(*p->joined));
+	p->slot = malloc(JR_MAX_CPUS * sizeof(*p->slot));
+	if (!p->u || !p->a || !p->snap || !p->joined || !p->slot)
+		return -ENOMEM;
+	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++)
+		p->slot[cpu] = -1;
+	return 0;
+}
+
+static void jr_uphase_free(struct jr_uphase *p)
+{
+	int i;
+
+	for (i = 0; p->a && i < p->n; i++) {
+		jr_ualign_free(&p->a[i]);
+		jr_usamp_free(&p->u[i]);
+	}
+	free(p->u);
+	free(p->a);
+	free(p->snap);
+	free(p->joined);
+	free(p->slot);
+}
+
+static void jr_uphase_halt(struct jr_uphase *p)
+{
+	int i;
+
+	for (i = 0; i < p->n; i++)
+		p->u[i].halt = 1;
+}
+
+/*
+ * jr_user_run - poll until every sampler has ended and its last pair is
+ * read: snapshot the pair counts, drain the ring, then step each aligner.
+ * A failure stops the samplers, which are still joined.
+ */
+static int jr_user_run(struct jr_ubpf *b, struct jr_uphase *p, uint64_t end,
+		       jr_sink_fn sink, void *ctx, struct jr_user_info *in,
+		       struct jr_err *e)
+{
+	int i, left = p->n, ret = 0, r;
+
+	while (left) {
+		for (i = 0; i < p->n; i++)
+			jr_ualign_snap(&p->a[i], &p->snap[i]);
+		r = jr_ubpf_poll(b, JR_POLL_MS);
+		if (!r)
+			r = jr_user_feed(b, p->a, p->slot, in);
+		if (r && !ret) {
+			ret = jr_fail(e, r, "BPF ring: %s", strerror(-r));
+			jr_uphase_halt(p);
+		}
+		if (jr_mono_ns() > end)
+			jr_uphase_halt(p);
+		for (i = 0; i < p->n; i++) {
+			if (p->joined[i])
+				continue;
+			if (!ret) {
+				r = jr_ualign_step(&p->a[i], &p->snap[i], sink,
+						   ctx);
+				if (r) {
+					ret = jr_fail(e, r, "%s", strerror(-r));
+					jr_uphase_halt(p);
+				}
+			}
+			if (!p->snap[i].done)
+				continue;
+			jr_usamp_join(&p->u[i]);
+			jr_ubpf_watch(b, p->u[i].cpu, 0);
+			p->joined[i] = true;
+			left--;
+		}
+	}
+	return ret;
+}
+
+/* jr_user_start - a pinned, watched sampler per CPU of cfg, not yet going. */
+static int jr_user_start(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
+			 struct jr_uphase *p, uint64_t duration_ns,
+			 struct jr_user_info *in, struct jr_err *e)
+{
+	struct jr_usamp *s;
+	int cpu, ret;
+
+	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++) {
+		if (!cfg->cpus[cpu])
+			continue;
+		s = &p->u[p->n];
+		s->cpu = cpu;
+		s->fifo_prio = cfg->fifo_prio;
+		s->work = cfg->work;
+		s->thr_cyc = jr_ns_to_cyc(cfg->threshold_ns, cfg->tsc_khz);
+		s->run_cyc = jr_ns_to_cyc(duration_ns, cfg->tsc_khz);
+		s->stop = cfg->stop;
+		s->cap_gaps = cfg->gaps_cap;
+		s->ns_per_cyc = 1e6 / cfg->tsc_khz;
+		jr_ualign_init(&p->a[p->n], s);
+		p->slot[cpu] = p->n++;
+		ret = jr_usamp_start(s);
+		if (!ret && s->resident_pct < in->log_resident_pct)
+			in->log_resident_pct = s->resident_pct;
+		if (ret)
+			return jr_fail(e, -EINVAL, "sampler on CPU %d: %s", cpu,
+				       strerror(-ret));
+		ret = jr_ubpf_watch(b, cpu, s->tid);
+		if (ret)
+			return jr_fail(e, -EINVAL, "BPF watch CPU %d: %s", cpu,
+				       strerror(-ret));
+	}
+	return 0;
 }
 
 /*
@@ -218,83 +243,42 @@ int jr_user_phase(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
 		  uint64_t duration_ns, jr_sink_fn sink, void *ctx,
 		  struct jr_user_info *in, struct jr_err *e)
 {
-	struct jr_usamp *u;
-	uint64_t end;
-	bool joined = false;
-	int cpu, n = 0, i, ret = 0, pret;
+	struct jr_uphase p;
+	uint64_t drops;
+	int i, ret;
 
 	e->msg[0] = '\0';
-	u = calloc(JR_MAX_CPUS, sizeof(*u));
-	if (!u)
-		return jr_fail(e, -ENOMEM, "out of memory");
-	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++) {
-		struct jr_usamp *s = &u[n];
-
-		if (!cfg->cpus[cpu])
-			continue;
-		s->cpu = cpu;
-		s->fifo_prio = cfg->fifo_prio;
-		s->work = cfg->work;
-		s->thr_cyc = jr_ns_to_cyc(cfg->threshold_ns, cfg->tsc_khz);
-		s->run_cyc = jr_ns_to_cyc(duration_ns, cfg->tsc_khz);
-		s->stop = cfg->stop;
-		s->cap_gaps = cfg->gaps_cap;
-		s->ns_per_cyc = 1e6 / cfg->tsc_khz;
-		n++;
-		ret = jr_usamp_start(s);
-		if (!ret && s->resident_pct < in->log_resident_pct)
-			in->log_resident_pct = s->resident_pct;
-		if (ret) {
-			jr_fail(e, -EINVAL, "sampler on CPU %d: %s", cpu,
-				strerror(-ret));
-			n--;
-			goto out;
-		}
-		ret = jr_ubpf_watch(b, cpu, s->tid);
-		if (ret) {
-			jr_fail(e, -EINVAL, "BPF watch CPU %d: %s", cpu,
-				strerror(-ret));
-			goto out;
-		}
+	ret = jr_uphase_alloc(&p);
+	if (ret) {
+		jr_fail(e, ret, "out of memory");
+		goto out;
 	}
+	ret = jr_user_start(cfg, b, &p, duration_ns, in, e);
+	if (ret)
+		goto stop;
 	jr_ubpf_reset(b);
-	for (i = 0; i < n; i++)
-		jr_usamp_go(&u[i]);
+	for (i = 0; i < p.n; i++)
+		jr_usamp_go(&p.u[i]);
 	jr_ready(cfg->ready_file);
-	end = jr_mono_ns() + duration_ns + 1000000000ULL;
-	for (i = 0; i < n;) {
-		/* drain the ring while the samplers run; join as they end */
-		pret = jr_ubpf_poll(b, JR_POLL_MS);
-		if (pret && !ret) {
-			ret = pret; /* the first failure is the one to report */
-			jr_fail(e, -EINVAL, "BPF ring: %s", strerror(-ret));
-			*cfg->stop = 1;
-		}
-		if (u[i].end_tsc || u[i].err || *cfg->stop ||
-		    jr_mono_ns() > end) {
-			jr_usamp_join(&u[i]);
-			jr_ubpf_watch(b, u[i].cpu, 0);
-			i++;
-		}
-	}
-	jr_ubpf_poll(b, 0);
+	ret = jr_user_run(b, &p, jr_mono_ns() + duration_ns + 1000000000ULL,
+			  sink, ctx, in, e);
 	in->tsc_khz = cfg->tsc_khz;
 	in->phases++;
-	if (!ret)
-		ret = jr_user_collect(cfg, b, u, n, sink, ctx, in);
+	drops = jr_ubpf_drops(b);
+	in->bpf_drops += drops;
+	for (i = 0; !ret && i < p.n; i++)
+		ret = jr_user_sum(cfg, &p.a[i], i ? 0 : drops, sink, ctx, in);
 	if (ret && !e->msg[0])
-		jr_fail(e, -EINVAL, "%s", strerror(-ret));
-	joined = true;
-out:
-	for (i = 0; i < n; i++) {
-		if (!joined) {
-			*cfg->stop = 1;
-			jr_usamp_go(&u[i]);
-			jr_usamp_join(&u[i]);
-			jr_ubpf_watch(b, u[i].cpu, 0);
-		}
-		jr_usamp_free(&u[i]);
+		jr_fail(e, ret, "%s", strerror(-ret));
+	goto out;
+stop:
+	jr_uphase_halt(&p);
+	for (i = 0; i < p.n; i++) {
+		if (p.u[i].tid)
+			jr_usamp_join(&p.u[i]);
+		jr_ubpf_watch(b, p.u[i].cpu, 0);
 	}
-	free(u);
+out:
+	jr_uphase_free(&p);
 	return ret;
 }

@@ -24,7 +24,7 @@ struct jr_user_cfg {
 	uint64_t threshold_ns;
 	enum jr_work work;
 	int fifo_prio;
-	uint64_t gaps_cap; /* per CPU per phase */
+	uint64_t gaps_cap; /* per CPU: gaps waiting to be classified */
 	uint64_t tsc_khz;
 	volatile int *stop;
 	const char *ready_file; /* created once the samplers go */
@@ -43,6 +43,7 @@ struct jr_user_info {
 	uint64_t gaps_dropped;
 	uint64_t bpf_records, bpf_drops;
 	uint64_t bpf_seen; /* records read, inside a window or not */
+	uint64_t blind_ns; /* the samplers' own clock pairs, not sampled */
 	unsigned int log_resident_pct; /* the lowest over the samplers */
 	double align_err_ns; /* the largest bound over the phases */
 	double ns_per_cyc;
@@ -54,8 +55,5 @@ void jr_user_info_init(struct jr_user_info *in, enum jr_work work);
 int jr_user_phase(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
 		  uint64_t duration_ns, jr_sink_fn sink, void *ctx,
 		  struct jr_user_info *in, struct jr_err *e);
-int jr_user_align(const struct jr_usamp *u, const struct jr_tsc_map *map,
-		  const struct jr_ubpf_rec *recs, size_t nr, jr_sink_fn sink,
-		  void *ctx, struct jr_user_info *in);
 
 #endif /* JR_USER_H */

@@ -48,19 +48,52 @@ int jr_usamp_parse_work(const char *s)
 	return -1;
 }
 
-/* jr_log_gap - keep one gap; past the preallocated log it is counted. */
+/* jr_log_gap - queue one gap for the reader; a full queue counts it. */
 static void jr_log_gap(struct jr_usamp *u, uint64_t tsc, uint64_t cyc)
 {
+	uint64_t n = u->nr_gaps;
+
 	u->noise_cyc += cyc;
 	if (cyc > u->max_cyc)
 		u->max_cyc = cyc;
-	if (u->nr_gaps == u->cap_gaps) {
+	if (n - __atomic_load_n(&u->gaps_read, __ATOMIC_ACQUIRE) ==
+	    u->cap_gaps) {
 		u->dropped++;
 		return;
 	}
-	u->gaps[u->nr_gaps].tsc = tsc;
-	u->gaps[u->nr_gaps].cyc = cyc;
-	u->nr_gaps++;
+	u->gaps[n % u->cap_gaps].tsc = tsc;
+	u->gaps[n % u->cap_gaps].cyc = cyc;
+	__atomic_store_n(&u->nr_gaps, n + 1, __ATOMIC_RELEASE);
+}
+
+/* few tries: a pair inside the loop is time the loop does not see */
+#define JR_LOOP_PAIR_TRIES 4
+
+/* jr_put_pair - publish one TSC/monotonic pair read with tries tries. */
+static void jr_put_pair(struct jr_usamp *u, int tries)
+{
+	uint64_t n = u->nr_pairs;
+
+	jr_tsc_pair_n(&u->pairs[n % JR_PAIRS], tries);
+	__atomic_store_n(&u->nr_pairs, n + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * jr_loop_pair - a pair from inside the loop, when one is due; returns
+ * the TSC to measure on from.  The time the pair took is not a gap: it is
+ * the tool's own, kept in blind_cyc and reported.
+ */
+static uint64_t jr_loop_pair(struct jr_usamp *u, uint64_t t)
+{
+	uint64_t after;
+
+	if (t < u->next_pair)
+		return t;
+	jr_put_pair(u, JR_LOOP_PAIR_TRIES);
+	after = jr_rdtsc();
+	u->blind_cyc += after - t;
+	u->next_pair = after + u->pair_cyc;
+	return after;
 }
 
 /* jr_gap_loop - the bare loop: one TSC read and two compares per turn. */
@@ -80,9 +113,11 @@ static void jr_gap_loop(struct jr_usamp *u)
 		if (__builtin_expect(d >= u->thr_cyc, 0))
 			jr_log_gap(u, prev, d);
 		prev = t;
-		if (__builtin_expect(!(++iters & JR_STOP_POLL_MASK), 0) &&
-		    (t >= end || *u->stop))
-			break;
+		if (__builtin_expect(!(++iters & JR_STOP_POLL_MASK), 0)) {
+			if (t >= end || *u->stop || u->halt)
+				break;
+			prev = jr_loop_pair(u, t);
+		}
 	}
 	u->end_tsc = t;
 	u->iters = iters;
@@ -143,7 +178,8 @@ static void jr_work_loop(struct jr_usamp *u)
 		if (d >= u->thr_cyc)
 			jr_log_gap(u, t0, d);
 		iters++;
-	} while (t1 < end && !*u->stop);
+		jr_loop_pair(u, t1);
+	} while (t1 < end && !*u->stop && !u->halt);
 	u->end_tsc = t1;
 	u->iters = iters;
 	u->min_cyc = min;
@@ -157,17 +193,20 @@ static void *jr_usamp_main(void *arg)
 	u->err = jr_pin_self("jr-samp", u->cpu, u->fifo_prio);
 	u->tid = (pid_t)syscall(SYS_gettid);
 	if (u->err)
-		return NULL;
-	while (!u->go && !*u->stop)
+		goto done;
+	while (!u->go && !*u->stop && !u->halt)
 		__builtin_ia32_pause();
-	if (*u->stop)
-		return NULL;
-	jr_tsc_pair(&u->pair[0]);
+	if (*u->stop || u->halt)
+		goto done;
+	jr_put_pair(u, JR_PAIR_TRIES);
+	u->next_pair = jr_rdtsc() + u->pair_cyc;
 	if (u->work == JR_WORK_NONE)
 		jr_gap_loop(u);
 	else
 		jr_work_loop(u);
-	jr_tsc_pair(&u->pair[1]);
+	jr_put_pair(u, JR_PAIR_TRIES);
+done:
+	__atomic_store_n(&u->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -192,6 +231,10 @@ int jr_usamp_start(struct jr_usamp *u)
 		return -ENOMEM;
 	u->tid = 0;
 	u->go = 0;
+	u->halt = 0;
+	u->done = 0;
+	u->nr_gaps = u->gaps_read = u->nr_pairs = 0;
+	u->pair_cyc = (uint64_t)(JR_PAIR_MS * 1e6 / u->ns_per_cyc);
 	ret = pthread_create(&u->th, NULL, jr_usamp_main, u);
 	if (ret)
 		return -ret;

@@ -33,6 +33,19 @@ struct jr_ugap {
 	uint64_t cyc;
 };
 
+/*
+ * The sampler hands its gaps and clock pairs to the reader while it runs,
+ * so that a run of any length needs memory for a poll's worth of them:
+ *  - gaps: a queue of cap_gaps; the sampler publishes nr_gaps, the reader
+ *    gaps_read, and a gap that finds the queue full is counted (dropped);
+ *  - pairs: a ring of JR_PAIRS, the first read before the loop, one every
+ *    JR_PAIR_MS in it, the last after it.  The reader maps the gaps
+ *    between two pairs through the line joining them.
+ * Each side's index is stored with release and loaded with acquire.
+ */
+#define JR_PAIRS 64
+#define JR_PAIR_MS 200
+
 struct jr_usamp {
 	int cpu;
 	int fifo_prio; /* 0: SCHED_OTHER */
@@ -40,14 +53,19 @@ struct jr_usamp {
 	uint64_t thr_cyc;
 	uint64_t run_cyc;
 	volatile int *stop; /* set by the caller: end early */
+	volatile int halt; /* this phase's own: end early */
 	pthread_t th;
 	volatile pid_t tid; /* published once pinned, before sampling */
 	volatile int go; /* the caller's start signal */
 	/* results */
-	struct jr_ugap *gaps;
-	uint64_t nr_gaps, cap_gaps, dropped;
+	struct jr_ugap *gaps; /* the queue, cap_gaps long */
+	uint64_t nr_gaps, gaps_read, cap_gaps, dropped;
+	struct jr_tsc_pair pairs[JR_PAIRS]; /* on this CPU */
+	uint64_t nr_pairs;
+	uint64_t pair_cyc, next_pair;
+	uint64_t blind_cyc; /* the pairs' own time, not sampled */
 	uint64_t iters, min_cyc, start_tsc, end_tsc, noise_cyc, max_cyc;
-	struct jr_tsc_pair pair[2]; /* on this CPU, before and after */
+	volatile int done; /* end_tsc and the last pair are published */
 	struct jr_hist work_hist; /* JR_WORK_* != NONE: every item, ns */
 	double ns_per_cyc;
 	int err; /* errno of a failed pin or policy change */
