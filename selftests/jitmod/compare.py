@@ -7,6 +7,9 @@ Two rounds of kernel and user phases on CPU 1 (the pipeline shares it with
 the user sampler's from the user phases, BPF loaded in the guest, a
 verified pipeline whose journals (one per round, --journal FILE.r) hold
 every message, the per-CPU comparison, and jitmod's enable put back.
+--fail-if judges each side by its own model: a condition that holds on
+the kernel side exits 4 with one line, and those that cannot hold (on the
+user side, and without side=, the kernel's) add none.
 """
 
 import json
@@ -28,10 +31,16 @@ def body():
     out, journal = "/tmp/compare.json", "/tmp/compare-journal"
     rc, text = sysio.sh([jitread, "--compare", "--rounds", str(ROUNDS),
                          "--phase", "2s", "--wait", "yield", "--warmup-ms",
-                         "100", "--json", out, "--journal", journal],
+                         "100", "--json", out, "--journal", journal,
+                         "--fail-if", "side=kernel,count>=0", "--fail-if",
+                         "side=user,max>100s", "--fail-if", "max>100s"],
                         check=False, timeout=240)
-    if rc:
-        raise Fail(f"jitread --compare exit {rc}: {text[-600:]}")
+    if rc != 4:
+        raise Fail(f"jitread --compare exit {rc}, not 4: {text[-600:]}")
+    verdicts = [ln for ln in text.splitlines() if "fail-if" in ln]
+    want = f"'side=kernel,count>=0': kernel side, CPU {CPU}: gap count"
+    if len(verdicts) != 1 or want not in verdicts[0]:
+        raise Fail(f"--fail-if lines {verdicts}, want one with '{want}'")
     with open(out) as f:
         d = json.load(f)
     kinds = (d["mode"], d["side"], d["user"]["side"])

@@ -183,6 +183,17 @@ class UserSide(unittest.TestCase):
         self.assertGreaterEqual(mins["nanosleep"], 1000)
         self.assertLess(mins["gettime"], mins["usleep"])
 
+    def test_fail_if_judges_the_user_side(self):
+        args = ("user", "-c", str(CPU), "-d", "1", "--no-pipeline", "-q")
+        rc, _, err = jrcli.jitread(*args, "--fail-if", "count>=0",
+                                   "--fail-if", "max>100s")
+        self.assertEqual(rc, 4, err)
+        lines = err.strip().splitlines()
+        self.assertEqual(len(lines), 1, err)
+        self.assertIn(f"fail-if 'count>=0': CPU {CPU}: gap count", lines[0])
+        rc, _, err = jrcli.jitread(*args, "--fail-if", "avail<0.001%")
+        self.assertEqual((rc, err), (0, ""))
+
     def test_plots_show_the_json(self):
         self.assertEqual(self.rc, 0, self.err)
         d = self.data

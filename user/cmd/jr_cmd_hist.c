@@ -40,6 +40,7 @@ static int jr_hist_run(struct jr_opts *o, int argc, char **argv)
 		jr_report_text(stdout, &c.model, &c.sys, &ro);
 	files = jr_report_files(&c.outs, &c.model, &c.sys, o);
 	ret = jr_live_end(&c, ret) ?: files;
+	ret = jr_fail_if(o, &c.model, JR_SIDE_KERNEL, true, NULL, ret);
 	jr_live_free(&c);
 	return ret;
 }

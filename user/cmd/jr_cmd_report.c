@@ -35,6 +35,7 @@ static int jr_report_run(struct jr_opts *o, int argc, char **argv)
 	if (!o->out.quiet)
 		jr_report_text(stdout, &m, &rd.hdr.sys, &ro);
 	ret = jr_report_files(&outs, &m, &rd.hdr.sys, o);
+	ret = jr_fail_if(o, &m, JR_SIDE_KERNEL, true, NULL, ret);
 	jr_model_free(&m);
 	return ret;
 }

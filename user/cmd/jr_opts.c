@@ -53,6 +53,7 @@ enum jr_key {
 	K_ONTHR,
 	K_READY,
 	K_ALIAS, /* --hist, --top, --user, --compare: the old form's mode */
+	K_FAIL_IF,
 	K_ROUNDS,
 	K_PHASE,
 	K_WORK,
@@ -114,6 +115,10 @@ static const struct jr_optdef jr_optdefs[] = {
 	{ "entries", K_ENTRIES, "N", SHOWN, "bucket table rows (default 256)" },
 	{ "no-header", K_NOHDR, NULL, SHOWN, "no header lines" },
 	{ "with-zeros", K_ZEROS, NULL, SHOWN, "print empty rows and classes" },
+	{ "fail-if", K_FAIL_IF, "COND", SHOWN,
+	  "exit 4 when COND holds at the end (repeatable), e.g.\n"
+	  "max>50us, p99.9999>10us, avail<99.99%, class=irq,max>5us,\n"
+	  "cpu=all,count>1000; compare: side=kernel|user" },
 	{ "json", K_JSON, "FILE", SHOWN | B(JR_CMD_TOP),
 	  "versioned JSON report (- for stdout)" },
 	{ "csv", K_CSV, "DIR", B(JR_CMD_HIST) | B(JR_CMD_REPORT),
@@ -401,6 +406,27 @@ static int jr_apply_live(int key, const char *arg, bool legacy,
 	return -ENOENT;
 }
 
+/* jr_add_cond - one --fail-if; side= only where there are two sides. */
+static int jr_add_cond(const char *arg, struct jr_opts *o, struct jr_err *e)
+{
+	struct jr_cond *c = &o->out.conds[o->out.nr_conds];
+
+	if (o->out.nr_conds == JR_MAX_CONDS) {
+		jr_fail(e, -EINVAL, "at most %d --fail-if conditions",
+			JR_MAX_CONDS);
+		return -EBADMSG;
+	}
+	if (jr_cond_parse(arg, c, e))
+		return -EBADMSG;
+	if (c->side != JR_SIDE_ANY && o->cmd != JR_CMD_COMPARE) {
+		jr_fail(e, -EINVAL,
+			"--fail-if '%s': side= is for jitread compare", arg);
+		return -EBADMSG;
+	}
+	o->out.nr_conds++;
+	return 0;
+}
+
 /*
  * jr_apply - one option; 0, -EINVAL for a bad value, -EBADMSG when e
  * already says what is wrong.
@@ -422,6 +448,8 @@ static int jr_apply(int key, const char *arg, struct jr_opts *o,
 		return 0;
 	case K_ALIAS:
 		return 0;
+	case K_FAIL_IF:
+		return jr_add_cond(arg, o, e);
 	}
 	ret = jr_apply_live(key, arg, o->legacy, &o->live, e);
 	if (ret != -ENOENT)

@@ -15,6 +15,7 @@
 
 #include "common/jr_err.h"
 #include "common/jr_parse.h"
+#include "core/jr_verdict.h"
 
 enum jr_cmd {
 	JR_CMD_HIST,
@@ -63,6 +64,8 @@ struct jr_out_opts {
 	const char *json;
 	const char *csv;
 	const char *hgrm;
+	struct jr_cond conds[JR_MAX_CONDS]; /* --fail-if */
+	int nr_conds;
 };
 
 /* the user side: sampler, pipeline and the comparison's phases */

@@ -126,3 +126,32 @@ void jr_outputs_close(struct jr_outputs *f)
 		close(f->hgrm.fd);
 	f->csv.fd = f->hgrm.fd = -1;
 }
+
+/*
+ * jr_fail_if - judge the --fail-if conditions of side on m: those naming
+ * side, and those naming none when side is the primary one.  side_name
+ * labels the lines in a comparison.  ret when the run failed already,
+ * else JR_EXIT_VERDICT when a condition held, else 0.
+ */
+int jr_fail_if(const struct jr_opts *o, const struct jr_model *m,
+	       enum jr_side side, bool primary, const char *side_name, int ret)
+{
+	struct jr_report_opts ro = jr_report_opts_of(o);
+	const struct jr_cond *c;
+	int i, r, failed = 0;
+
+	for (i = 0; i < o->out.nr_conds; i++) {
+		c = &o->out.conds[i];
+		if (c->side != side && (c->side != JR_SIDE_ANY || !primary))
+			continue;
+		r = jr_verdict(stderr, m, &ro, c, side_name);
+		if (r < 0) {
+			jr_warn("--fail-if: out of memory");
+			return ret ? ret : JR_EXIT_RUN;
+		}
+		failed += r;
+	}
+	if (ret)
+		return ret;
+	return failed ? JR_EXIT_VERDICT : 0;
+}

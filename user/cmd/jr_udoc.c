@@ -269,5 +269,9 @@ int jr_udoc_finish(struct jr_udoc *d, const struct jr_sysinfo *sys)
 		jr_warn("pipeline lost messages: %s", d->pipe_verdict);
 		return JR_EXIT_RUN;
 	}
-	return ret;
+	if (d->kernel)
+		ret = jr_fail_if(d->o, d->kernel, JR_SIDE_KERNEL, true,
+				 "kernel", ret);
+	return jr_fail_if(d->o, d->user, JR_SIDE_USER, !d->kernel,
+			  d->kernel ? "user" : NULL, ret);
 }

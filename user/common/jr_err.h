@@ -17,6 +17,7 @@
 #define JR_EXIT_RUN 1 /* cannot run: not root, no module, bad file */
 #define JR_EXIT_USAGE 2 /* bad command line */
 #define JR_EXIT_GONE 3 /* jitmod went away; the report covers what was read */
+#define JR_EXIT_VERDICT 4 /* a --fail-if condition held */
 
 #define JR_ERR_LEN 256
 

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_verdict.c - --fail-if conditions: parsed once, judged on the finished
+ * model, one line for each CPU that fails one.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jr_parse.h"
+#include "core/jr_verdict.h"
+
+static const char *const jr_metric_names[] = {
+	[JR_M_MAX] = "max",	[JR_M_MIN] = "min", [JR_M_MEAN] = "mean",
+	[JR_M_COUNT] = "count", [JR_M_PCT] = "p",   [JR_M_AVAIL] = "avail",
+	[JR_M_NOISE] = "noise",
+};
+
+#define JR_COND_HELP                                                            \
+	"[cpu=N|all,][class=NAME,][side=kernel|user,]METRIC OP VALUE; METRIC: " \
+	"max, min, mean, count, pP, avail, noise; OP: > >= < <="
+
+static bool jr_is_time(enum jr_metric m)
+{
+	return m != JR_M_COUNT && m != JR_M_AVAIL;
+}
+
+/* jr_cond_key - one "key=value" before the comparison. */
+static int jr_cond_key(char *kv, struct jr_cond *c)
+{
+	char *v = strchr(kv, '=');
+	uint64_t n;
+	int h;
+
+	if (!v)
+		return -EINVAL;
+	*v++ = '\0';
+	if (!strcmp(kv, "cpu")) {
+		if (!strcmp(v, "all")) {
+			c->cpu = JR_COND_ALL;
+			return 0;
+		}
+		if (jr_parse_u64(v, 0, JR_MAX_CPUS - 1, &n))
+			return -EINVAL;
+		c->cpu = (int)n;
+		return 0;
+	}
+	if (!strcmp(kv, "class")) {
+		for (h = 0; h < JR_H_NR; h++) {
+			if (!strcmp(v, jr_hclass_name(h))) {
+				c->hcls = h;
+				return 0;
+			}
+		}
+		return -EINVAL;
+	}
+	if (!strcmp(kv, "side")) {
+		if (!strcmp(v, "kernel"))
+			c->side = JR_SIDE_KERNEL;
+		else if (!strcmp(v, "user"))
+			c->side = JR_SIDE_USER;
+		else
+			return -EINVAL;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* jr_cond_metric - "max", "p99.99", ... */
+static int jr_cond_metric(const char *s, struct jr_cond *c)
+{
+	char *end;
+	int m;
+
+	for (m = 0; m <= JR_M_NOISE; m++) {
+		if (m != JR_M_PCT && !strcmp(s, jr_metric_names[m])) {
+			c->metric = m;
+			return 0;
+		}
+	}
+	if (s[0] != 'p' || !s[1])
+		return -EINVAL;
+	errno = 0;
+	c->pct = strtod(s + 1, &end);
+	if (errno || *end || !(c->pct > 0.0 && c->pct <= 100.0))
+		return -EINVAL;
+	c->metric = JR_M_PCT;
+	return 0;
+}
+
+/* jr_cond_value - a time (bare: us), a count, or a percentage. */
+static int jr_cond_value(const char *s, struct jr_cond *c)
+{
+	uint64_t n;
+	char *end;
+
+	if (jr_is_time(c->metric)) {
+		if (jr_parse_time(s, JR_US, 0, UINT64_MAX, &n))
+			return -EINVAL;
+		c->value = (double)n;
+		return 0;
+	}
+	if (c->metric == JR_M_COUNT) {
+		if (jr_parse_u64(s, 0, UINT64_MAX, &n))
+			return -EINVAL;
+		c->value = (double)n;
+		return 0;
+	}
+	errno = 0;
+	c->value = strtod(s, &end);
+	if (errno || end == s || (*end && strcmp(end, "%")) ||
+	    !(c->value >= 0.0 && c->value <= 100.0))
+		return -EINVAL;
+	return 0;
+}
+
+int jr_cond_parse(const char *text, struct jr_cond *c, struct jr_err *e)
+{
+	char buf[128], *p, *comma, *op, *value;
+
+	memset(c, 0, sizeof(*c));
+	c->text = text;
+	c->cpu = JR_COND_EACH;
+	c->hcls = JR_H_GAP;
+	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf))
+		goto bad;
+	for (p = buf; (comma = strchr(p, ',')); p = comma + 1) {
+		*comma = '\0';
+		if (jr_cond_key(p, c))
+			goto bad;
+	}
+	op = strpbrk(p, "<>");
+	if (!op)
+		goto bad;
+	c->less = *op == '<';
+	c->or_equal = op[1] == '=';
+	value = op + 1 + c->or_equal;
+	*op = '\0';
+	if (jr_cond_metric(p, c) || jr_cond_value(value, c))
+		goto bad;
+	if ((c->metric == JR_M_AVAIL || c->metric == JR_M_NOISE) &&
+	    c->hcls != JR_H_GAP)
+		return jr_fail(
+			e, -EINVAL,
+			"--fail-if '%s': avail and noise are a CPU's, not a class's",
+			text);
+	return 0;
+bad:
+	return jr_fail(e, -EINVAL, "bad --fail-if '%s' (%s)", text,
+		       JR_COND_HELP);
+}
+
+/*
+ * jr_metric_of - the condition's metric for histogram h and a summary's
+ * runtime and noise; *known is false when there is no summary to judge.
+ */
+static double jr_metric_of(const struct jr_cond *c, const struct jr_hist *h,
+			   uint64_t runtime, uint64_t noise, bool *known)
+{
+	*known = true;
+	switch (c->metric) {
+	case JR_M_MAX:
+		return h->count ? (double)h->max : 0.0;
+	case JR_M_MIN:
+		return h->count ? (double)h->min : 0.0;
+	case JR_M_MEAN:
+		return h->count ? jr_hist_mean(h) : 0.0;
+	case JR_M_COUNT:
+		return (double)h->count;
+	case JR_M_PCT:
+		return h->count ? (double)jr_hist_percentile(h, c->pct) : 0.0;
+	case JR_M_AVAIL:
+		*known = runtime > 0;
+		return *known ? 100.0 * (1.0 - (double)noise / runtime) : 0.0;
+	default:
+		*known = runtime > 0;
+		return (double)noise;
+	}
+}
+
+static bool jr_holds(const struct jr_cond *c, double v)
+{
+	if (c->less)
+		return c->or_equal ? v <= c->value : v < c->value;
+	return c->or_equal ? v >= c->value : v > c->value;
+}
+
+/* jr_say - one line: the condition, where it failed, what was measured. */
+static void jr_say(FILE *out, const struct jr_cond *c, const char *side,
+		   const char *where, double v, bool known)
+{
+	fprintf(out, "jitread: fail-if '%s': %s%s%s: ", c->text,
+		side ? side : "", side ? " side, " : "", where);
+	if (!known)
+		fprintf(out, "no period summary to judge\n");
+	else if (c->metric == JR_M_AVAIL)
+		fprintf(out, "avail %.4f%%\n", v);
+	else if (c->metric == JR_M_COUNT)
+		fprintf(out, "%s count %.0f\n", jr_hclass_name(c->hcls), v);
+	else if (c->metric == JR_M_NOISE)
+		fprintf(out, "noise %.3f us\n", v / 1000.0);
+	else if (c->metric == JR_M_PCT)
+		fprintf(out, "%s p%g %.3f us\n", jr_hclass_name(c->hcls),
+			c->pct, v / 1000.0);
+	else
+		fprintf(out, "%s %s %.3f us\n", jr_hclass_name(c->hcls),
+			jr_metric_names[c->metric], v / 1000.0);
+}
+
+/* jr_absent - the line for a condition with no CPU to judge. */
+static int jr_absent(FILE *out, const struct jr_cond *c, const char *side)
+{
+	char where[32] = "no CPU is";
+
+	if (c->cpu >= 0)
+		snprintf(where, sizeof(where), "CPU %d is not", c->cpu);
+	fprintf(out, "jitread: fail-if '%s': %s%s%s in the report\n", c->text,
+		side ? side : "", side ? " side: " : "", where);
+	return 1;
+}
+
+/* jr_verdict_all - cpu=all: the wanted CPUs merged. */
+static int jr_verdict_all(FILE *out, const struct jr_model *m,
+			  const struct jr_report_opts *o,
+			  const struct jr_cond *c, const char *side)
+{
+	uint64_t runtime = 0, noise = 0;
+	int cpu, seen = 0;
+	struct jr_hist all;
+	bool known;
+	double v;
+
+	if (jr_merge_cpus(m, o, c->hcls, &all)) {
+		jr_hist_free(&all);
+		return -ENOMEM;
+	}
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		if (!jr_cpu_wanted(m, o, cpu))
+			continue;
+		runtime += m->cpu[cpu].runtime_ns;
+		noise += m->cpu[cpu].noise_ns;
+		seen++;
+	}
+	if (!seen) {
+		jr_hist_free(&all);
+		return jr_absent(out, c, side);
+	}
+	v = jr_metric_of(c, &all, runtime, noise, &known);
+	jr_hist_free(&all);
+	if (known && !jr_holds(c, v))
+		return 0;
+	jr_say(out, c, side, "all CPUs", v, known);
+	return 1;
+}
+
+/*
+ * jr_verdict - judge c on m, writing a line per failure to out; side
+ * names the model in a comparison (NULL otherwise).  1 when c fails, 0
+ * when not, -ENOMEM.  A condition with nothing to judge fails: a gate
+ * that saw no CPU must not pass.
+ */
+int jr_verdict(FILE *out, const struct jr_model *m,
+	       const struct jr_report_opts *o, const struct jr_cond *c,
+	       const char *side)
+{
+	const struct jr_cpu *pc;
+	int cpu, seen = 0, failed = 0;
+	char where[32];
+	bool known;
+	double v;
+
+	if (c->cpu == JR_COND_ALL)
+		return jr_verdict_all(out, m, o, c, side);
+	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+		if (!jr_cpu_wanted(m, o, cpu) || (c->cpu >= 0 && cpu != c->cpu))
+			continue;
+		seen++;
+		pc = &m->cpu[cpu];
+		v = jr_metric_of(c, &pc->hist[c->hcls], pc->runtime_ns,
+				 pc->noise_ns, &known);
+		if (known && !jr_holds(c, v))
+			continue;
+		snprintf(where, sizeof(where), "CPU %d", cpu);
+		jr_say(out, c, side, where, v, known);
+		failed = 1;
+	}
+	return seen ? failed : jr_absent(out, c, side);
+}
