@@ -37,6 +37,7 @@ help:
 
 deps:
 	@bash scripts/deps.sh
+	@bash scripts/pydeps.sh $(BUILD)/pyvenv
 
 module:
 	@if [ -z "$(KDIR)" ]; then \

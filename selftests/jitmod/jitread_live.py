@@ -8,13 +8,16 @@
    least N softirq:TIMER), with the same figures as the test's own trace
    of the same events, no events lost, and jitread's instance is gone
    afterwards;
- - --record then --replay gives the same JSON;
+ - --record then --replay gives the same JSON; the live run's --hlog
+   holds every gap of the report, and the replay's is the same;
  - top prints a frame a second with a row for the CPU;
  - -T with a unit sets jitmod's threshold for the run (a bare number is
    us, or ns in the old form) and jitread puts the old value back when it
    ends, also when it dies of an error after the run;
  - -s with --on-threshold: the stop saves the last events and runs the
-   command, and the run ends;
+   command, and the run ends with exit 5; with continue, jitmod samples
+   again after each stop's actions and the run goes on; --on-end's
+   actions run once at the end;
  - SIGTERM ends a run with its report and removes the instance;
  - a reader killed with SIGKILL leaves its instance behind; the next
    jitread removes it and works;
@@ -29,6 +32,7 @@ import sys
 import time
 
 import jittest as jt
+from jitpy.formats import hlog
 from jitpy.guest import injector, kmod, sysio, trace, tracefs
 from jitpy.guest.sysio import Fail, log
 
@@ -179,10 +183,33 @@ def live_attribution(jr, tmp):
         raise Fail(f"system block: {d['system']}")
     out = os.path.join(tmp, "live.json")
     rc, txt = sysio.sh([jr, "--replay", os.path.join(tmp, "live.rec"), "-c",
-                        str(CPU), "-q", "--json", out + ".2"], check=False)
+                        str(CPU), "-q", "--json", out + ".2", "--hlog",
+                        os.path.join(tmp, "replay.hlog"), "--hlog-interval",
+                        "500ms"], check=False)
     with open(out + ".2") as f:
         if rc or json.load(f)["cpus"] != d["cpus"]:
             raise Fail(f"replay differs from the live run: {txt}")
+    interval_log(tmp, cpu)
+
+
+def interval_log(tmp, cpu):
+    """--hlog of the live run: dated, its CPU's intervals hold every gap
+    of the report, none above its max, and the replay of the recording
+    writes the same intervals."""
+    comments, live = hlog.read(os.path.join(tmp, "live.hlog"))
+    _, replay = hlog.read(os.path.join(tmp, "replay.hlog"))
+    gaps = cpu["classes"]["gap"]
+    total = sum(iv.total for iv in live if iv.tag == f"cpu{CPU}")
+    log(f"hlog: {len(live)} intervals, {total} gaps")
+    if not any(c.startswith("#[StartTime: ") for c in comments):
+        raise Fail("the live hlog has no StartTime")
+    if total != gaps["count"] or \
+            any(iv.max_ms * 1e6 > gaps["max_ns"] * 1.001 for iv in live):
+        raise Fail(f"hlog: {total} gaps, report {gaps['count']}; max "
+                   f"{max(iv.max_ms for iv in live)} ms")
+    key = [(iv.tag, iv.start, iv.counts) for iv in live]
+    if key != [(iv.tag, iv.start, iv.counts) for iv in replay]:
+        raise Fail("the replay's hlog differs from the live run's")
 
 
 def live_run(jr, tmp, inst):
@@ -193,8 +220,9 @@ def live_run(jr, tmp, inst):
     # -d only bounds the run: SIGINT ends it once the injections are in,
     # however long TCG took over them
     p = subprocess.Popen([jr, "-c", str(CPU), "-d", "60s", "-q", "--json",
-                          out, "--record", rec], stderr=subprocess.PIPE,
-                         text=True)
+                          out, "--record", rec, "--hlog",
+                          os.path.join(tmp, "live.hlog"), "--hlog-interval",
+                          "500ms"], stderr=subprocess.PIPE, text=True)
     if not sysio.wait_for(reading, 20):
         p.kill()
         raise Fail("jitread made no instance")
@@ -311,14 +339,70 @@ def on_threshold(jr, tmp):
         raise Fail(f"jitread did not end on the stop after {ATTEMPTS} "
                    "80 ms IPIs")
     log(f"on-threshold: exit {p.returncode}: {err.strip()}")
-    if p.returncode or "jitmod stopped: single gap" not in err or \
-            not os.path.exists(hit):
+    if p.returncode != 5:
+        raise Fail(f"a run ended by a stop exits {p.returncode}, not 5")
+    if "jitmod stopped: single gap" not in err or not os.path.exists(hit):
         raise Fail(f"actions did not run: {err}")
     with open(trace) as f:
         if "irq:call_function_single" not in f.read():
             raise Fail("the saved trace lacks the culprit")
     sysio.write(f"{kmod.JIT_PARAMS}/stop_us", 0)
     sysio.write(f"{kmod.JIT_PARAMS}/enable", 1)
+
+
+def on_threshold_continue(jr, tmp):
+    """--on-threshold continue: each stop runs the actions at once and
+    jitmod samples again, so a run sees two stops; --on-end runs once,
+    after the report; the exit is 5 and jitmod is left sampling."""
+    hits, end = os.path.join(tmp, "hits"), os.path.join(tmp, "end.txt")
+    out = os.path.join(tmp, "cont.json")
+    p = subprocess.Popen([jr, "-q", "-d", "120s", "-s", "40000", "-c",
+                          str(CPU), "--json", out, "--on-threshold",
+                          "continue", "--on-threshold",
+                          f"exec=echo hit >> {hits}", "--on-end",
+                          f"trace={end}", "--on-end",
+                          f"exec=echo end >> {hits}"],
+                         stderr=subprocess.PIPE, text=True)
+    if not sysio.wait_for(reading, 20):
+        p.kill()
+        raise Fail("jitread made no instance")
+    time.sleep(0.5)
+
+    def nr_hits():
+        if not os.path.exists(hits):
+            return 0
+        with open(hits) as f:
+            return f.read().count("hit")
+
+    for _ in range(4 * ATTEMPTS):
+        if nr_hits() >= 2 or p.poll() is not None:
+            break
+        injector.fire("ipi", 80000)
+        # the action runs, then jitmod restarts: wait for enable
+        sysio.wait_for(lambda: sysio.read(f"{kmod.JIT_PARAMS}/enable") ==
+                       "1", 5)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    log(f"continue: exit {p.returncode}, {nr_hits()} stops: {err.strip()}")
+    with open(hits) as f:
+        lines = f.read().split()
+    if p.returncode != 5 or err.count("; sampling again") != nr_hits() or \
+            nr_hits() < 2:
+        raise Fail(f"continue: exit {p.returncode}, {nr_hits()} stops "
+                   f"acted on: {err}")
+    if lines[-1] != "end" or lines.count("end") != 1:
+        raise Fail(f"--on-end ran out of order or more than once: {lines}")
+    with open(out) as f:
+        stops = json.load(f)["stops"]
+    if stops != nr_hits():
+        raise Fail(f"the report counts {stops} stops, the actions ran "
+                   f"{nr_hits()} times")
+    with open(end) as f:
+        if "before the end" not in f.readline():
+            raise Fail("--on-end trace= did not save the run's last events")
+    if sysio.read(f"{kmod.JIT_PARAMS}/enable") != "1" or \
+            sysio.read(f"{kmod.JIT_PARAMS}/stop_us") != "0":
+        raise Fail("jitmod not left sampling with stop_us put back")
 
 
 def terminated_reader(jr):
@@ -425,6 +509,7 @@ def body():
     top_view(jr)
     settings_put_back(jr, tmp)
     on_threshold(jr, tmp)
+    on_threshold_continue(jr, tmp)
     terminated_reader(jr)
     piped_top(jr)
     killed_reader(jr)

@@ -113,6 +113,21 @@ class Commands(unittest.TestCase):
             self.expect(["hist", "-d", "1s", "--on-threshold", bad], 2,
                         f"bad --on-threshold '{bad}'")
 
+    def test_actions_are_checked(self):
+        for opt in ("--on-threshold", "--on-end"):
+            self.expect(["hist", opt, "signal=9,1"], 2, f"bad {opt} ")
+            self.expect(["hist", opt, "exec="], 2, f"bad {opt} 'exec='")
+            self.expect(["hist", *[opt, "trace"] * 9], 2,
+                        f"at most 8 {opt} actions")
+            self.expect(["report", self.rec, opt, "trace"], 2, opt)
+        for end_only_not in ("stop", "continue"):
+            self.expect(["hist", "--on-end", end_only_not], 2,
+                        f"bad --on-end '{end_only_not}'")
+        self.expect(["hist", "--on-threshold", "stop", "--on-threshold",
+                     "continue"], 2, "stop and continue exclude each other")
+        self.expect(["hist", "--on-threshold", "continue", "--on-threshold",
+                     "stop"], 2, "stop and continue exclude each other")
+
     def test_json_on_stdout_is_json_alone(self):
         out = self.run_ok("report", self.rec, "--json", "-")
         self.assertEqual(json.loads(out)["file_version"], 2)

@@ -41,6 +41,7 @@ static int jr_hist_run(struct jr_opts *o, int argc, char **argv)
 	files = jr_report_files(&c.outs, &c.model, &c.sys, o);
 	ret = jr_live_end(&c, ret) ?: files;
 	ret = jr_fail_if(o, &c.model, JR_SIDE_KERNEL, true, NULL, ret);
+	ret = jr_live_exit(&c, ret);
 	jr_live_free(&c);
 	return ret;
 }

@@ -19,7 +19,7 @@ static int jr_record_run(struct jr_opts *o, int argc, char **argv)
 		printf("jitread: %" PRIu64 " events in %s\n", c.recorded,
 		       o->live.record);
 	jr_outputs_close(&c.outs);
-	ret = jr_live_end(&c, ret);
+	ret = jr_live_exit(&c, jr_live_end(&c, ret));
 	jr_live_free(&c);
 	return ret;
 }

@@ -21,13 +21,15 @@ static int jr_report_run(struct jr_opts *o, int argc, char **argv)
 	(void)argv;
 	if (jr_reader_open(&rd, o->file, &e))
 		jr_die(JR_EXIT_RUN, "%s: %s", o->file, e.msg);
-	jr_outputs_open(&outs, o);
+	jr_outputs_open(&outs, o, 0);
 	jr_model_of(&m, o);
 	while ((ret = jr_read(&rd, &r, &e)) > 0) {
 		if (o->have_cpus && !o->cpus[r.cpu])
 			continue;
 		if (jr_model_add(&m, &r))
 			jr_die(JR_EXIT_RUN, "out of memory");
+		if (outs.hlog.f)
+			jr_hlog_add(&outs.hlog, &r); /* said at the end */
 	}
 	fclose(rd.f);
 	if (ret < 0)

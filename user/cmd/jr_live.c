@@ -3,9 +3,10 @@
  * jr_live.c - a live run over jitmod's events: hist, top and record.
  *
  * The run reads jitmod's events from a tracefs instance of its own until
- * the duration ends, ^C, jitmod stops on a threshold, or jitmod goes
- * away.  Whatever it set in jitmod (-T, -s, -S) is put back at the end,
- * also when it dies of an error.
+ * the duration ends, ^C, jitmod stops on a threshold (unless
+ * --on-threshold continue samples again), or jitmod goes away.  Whatever
+ * it set in jitmod (-T, -s, -S) is put back at the end, also when it dies
+ * of an error.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -141,16 +142,21 @@ static int jr_sink(void *data, const struct jr_rec *r)
 	} else if (c->rec) {
 		c->recorded++;
 	}
+	if (r->type == JR_STOP) {
+		/* a stop halts every sampler, reported CPU or not */
+		c->stopped = true;
+		c->nr_stops++;
+		c->last_stop = *r; /* for the actions' message */
+	}
 	if (!jr_wanted(c->o, r))
 		return 0;
 	if (c->tail)
 		c->tail[c->nr_tail++ % JR_TAIL] = *r;
-	if (r->type == JR_STOP) {
-		c->stopped = true;
-		c->model.last_stop = *r; /* for the actions' message */
-	}
 	if (c->store_only)
 		return 0;
+	/* --hlog's errors are kept, and said at the end */
+	if (c->outs.hlog.f)
+		jr_hlog_add(&c->outs.hlog, r);
 	ret = jr_model_add(&c->model, r);
 	if (!ret && c->windowed)
 		ret = jr_model_add(&c->window, r);
@@ -165,7 +171,16 @@ static double jr_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void jr_save_tail(struct jr_live *c, const char *path)
+/* jr_epoch_now - the wall clock, which dates --hlog's intervals. */
+static double jr_epoch_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void jr_save_tail(struct jr_live *c, const char *path, const char *when)
 {
 	uint64_t i = c->nr_tail > JR_TAIL ? c->nr_tail - JR_TAIL : 0;
 	char key[64], shown[4 * sizeof(key)];
@@ -178,8 +193,8 @@ static void jr_save_tail(struct jr_live *c, const char *path)
 		jr_warn("%s", e.msg);
 		return;
 	}
-	fprintf(f, "# the last %" PRIu64 " jitmod events before the stop\n",
-		c->nr_tail - i);
+	fprintf(f, "# the last %" PRIu64 " jitmod events before %s\n",
+		c->nr_tail - i, when);
 	for (; i < c->nr_tail; i++) {
 		const struct jr_rec *r = &c->tail[i % JR_TAIL];
 
@@ -200,25 +215,49 @@ static void jr_save_tail(struct jr_live *c, const char *path)
 		jr_warn("saved the last events to %s", path);
 }
 
-static void jr_run_actions(struct jr_live *c)
+static void jr_run_actions(struct jr_live *c, const struct jr_actions *l,
+			   const char *when)
 {
 	int i;
 
-	jr_warn("jitmod stopped: %s %" PRIu64 " ns > %" PRIu64 " ns on CPU %u",
-		c->model.last_stop.cls ? "period noise" : "single gap",
-		c->model.last_stop.v[0], c->model.last_stop.v[1],
-		c->model.last_stop.cpu);
-	for (i = 0; i < c->o->live.nr_act; i++) {
-		const struct jr_action *a = &c->o->live.act[i];
+	for (i = 0; i < l->nr; i++) {
+		const struct jr_action *a = &l->a[i];
 
 		if (a->kind == JR_ACT_TRACE)
-			jr_save_tail(c, a->arg);
+			jr_save_tail(c, a->arg, when);
 		else if (a->kind == JR_ACT_EXEC && system(a->arg) == -1)
 			jr_warn("cannot run '%s'", a->arg);
 		else if (a->kind == JR_ACT_SIGNAL && kill(a->pid, a->sig))
 			jr_warn("kill(%d, %d): %s", a->pid, a->sig,
 				strerror(errno));
 	}
+}
+
+/* jr_on_stop - say why jitmod stopped and run --on-threshold's actions. */
+static void jr_on_stop(struct jr_live *c)
+{
+	jr_warn("jitmod stopped: %s %" PRIu64 " ns > %" PRIu64
+		" ns on CPU %u%s",
+		c->last_stop.cls ? "period noise" : "single gap",
+		c->last_stop.v[0], c->last_stop.v[1], c->last_stop.cpu,
+		c->o->live.on_thr.cont ? "; sampling again" : "");
+	jr_run_actions(c, &c->o->live.on_thr, "the stop");
+}
+
+/*
+ * jr_continue - --on-threshold continue: the actions, then jitmod samples
+ * again.  0, or -EIO when it cannot be restarted (c->fail says why).
+ */
+static int jr_continue(struct jr_live *c)
+{
+	c->stopped = false;
+	jr_on_stop(c);
+	if (!jr_write_param("enable", 1))
+		return 0;
+	c->fail = jr_fail(&c->why, JR_EXIT_RUN,
+			  "continue: cannot restart jitmod: %s",
+			  strerror(errno));
+	return -EIO;
 }
 
 /* jr_live_start - checks, settings, the recording and the stream. */
@@ -232,7 +271,7 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 	jr_model_of(&c->model, o);
 	jr_model_of(&c->window, o);
 	jr_preflight(o);
-	jr_outputs_open(&c->outs, o);
+	jr_outputs_open(&c->outs, o, jr_epoch_now());
 	jr_sysinfo_fill(&c->sys, argc, argv);
 	if (o->live.record &&
 	    jr_writer_open(&c->rec, o->live.record, &c->sys, &e))
@@ -242,7 +281,7 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 	if (removed && !o->out.quiet)
 		jr_warn("removed %d stale instance(s)", removed);
 	jr_catch_signals();
-	if (o->live.nr_act) {
+	if (o->live.on_thr.nr || o->live.on_end.nr) {
 		c->tail = calloc(JR_TAIL, sizeof(*c->tail));
 		if (!c->tail)
 			jr_die(JR_EXIT_RUN, "out of memory");
@@ -271,6 +310,8 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 	for (;;) {
 		now = jr_now();
 		ret = jr_stream_drain(&s);
+		if (!ret && c->stopped && o->live.on_thr.cont)
+			ret = jr_continue(c);
 		if (ret || c->stopped || jr_interrupted)
 			break;
 		if (!jr_module_loaded()) {
@@ -303,17 +344,33 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 
 /*
  * jr_live_end - after the report: say what failed or that jitmod went
- * away, then run the stop actions.  The run's exit code.
+ * away, then run the stop's and the end's actions.  The run's exit code.
  */
 int jr_live_end(struct jr_live *c, int ret)
 {
+	if (c->stopped && c->o->live.on_thr.cont && ret != JR_EXIT_GONE)
+		jr_continue(c); /* read at the end: jitmod is left sampling */
+	else if (c->stopped)
+		jr_on_stop(c);
 	if (c->fail)
 		jr_warn("%s", c->why.msg);
 	if (ret == JR_EXIT_GONE)
 		jr_warn("jitmod was unloaded during the run; the report covers what was read before");
-	if (c->stopped)
-		jr_run_actions(c);
+	jr_run_actions(c, &c->o->live.on_end, "the end");
 	return c->fail ? c->fail : ret;
+}
+
+/*
+ * jr_live_exit - the exit code once everything else is judged: a run
+ * that failed, or a --fail-if that held, keeps its code; else
+ * JR_EXIT_STOPPED when jitmod stopped on a threshold, as rtla's exit
+ * code tells a run that hit its stop condition.
+ */
+int jr_live_exit(const struct jr_live *c, int ret)
+{
+	if (ret)
+		return ret;
+	return c->nr_stops ? JR_EXIT_STOPPED : 0;
 }
 
 void jr_live_free(struct jr_live *c)

@@ -32,7 +32,9 @@ struct jr_live {
 	uint64_t recorded;
 	struct jr_rec *tail;
 	uint64_t nr_tail;
-	bool stopped;
+	bool stopped; /* jitmod stopped, and has not sampled again */
+	uint64_t nr_stops;
+	struct jr_rec last_stop;
 	bool store_only; /* record: write the events, build no model */
 	bool windowed; /* top: also keep the events since the last frame */
 	jr_frame_fn frame;
@@ -43,6 +45,7 @@ void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved);
 void jr_restore_params(struct jr_ksave *saved);
 int jr_live_run(struct jr_live *c, int argc, char **argv);
 int jr_live_end(struct jr_live *c, int ret);
+int jr_live_exit(const struct jr_live *c, int ret);
 void jr_live_free(struct jr_live *c);
 
 #endif /* JR_LIVE_H */

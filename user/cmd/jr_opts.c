@@ -48,9 +48,12 @@ enum jr_key {
 	K_JSON,
 	K_CSV,
 	K_HGRM,
+	K_HLOG,
+	K_HLOG_INT,
 	K_RECORD,
 	K_REPLAY,
 	K_ONTHR,
+	K_ONEND,
 	K_READY,
 	K_ALIAS, /* --hist, --top, --user, --compare: the old form's mode */
 	K_FAIL_IF,
@@ -92,7 +95,10 @@ static const struct jr_optdef jr_optdefs[] = {
 	  "set jitmod's stop_total_us: stop on a period's noise; bare: us" },
 	{ "stop-total-us", K_STOP_TOTAL, "TIME", LIVE, NULL },
 	{ "on-threshold", K_ONTHR, "ACTION", LIVE,
-	  "when jitmod stops: stop | trace[=FILE] | exec=CMD |\n"
+	  "when jitmod stops: stop | continue | trace[=FILE] |\n"
+	  "exec=CMD | signal=SIG,PID (repeatable)" },
+	{ "on-end", K_ONEND, "ACTION", LIVE,
+	  "when the run ends: trace[=FILE] | exec=CMD |\n"
 	  "signal=SIG,PID (repeatable)" },
 	{ "house", K_HOUSE, "LIST", LIVE | B(JR_CMD_COMPARE),
 	  "pin jitread itself to these CPUs" },
@@ -125,6 +131,11 @@ static const struct jr_optdef jr_optdefs[] = {
 	  "percentiles.csv, sources.csv, summary.csv" },
 	{ "hgrm", K_HGRM, "DIR", B(JR_CMD_HIST) | B(JR_CMD_REPORT),
 	  "HdrHistogram .hgrm per CPU and class" },
+	{ "hlog", K_HLOG, "FILE", B(JR_CMD_HIST) | B(JR_CMD_REPORT),
+	  "HdrHistogram interval log of each CPU's gaps" },
+	{ "hlog-interval", K_HLOG_INT, "TIME",
+	  B(JR_CMD_HIST) | B(JR_CMD_REPORT),
+	  "--hlog's interval (default 1s, at least 1ms); bare: s" },
 	{ "rounds", K_ROUNDS, "R", B(JR_CMD_COMPARE),
 	  "R kernel and R user phases (default 2)" },
 	{ "phase", K_PHASE, "TIME", B(JR_CMD_COMPARE),
@@ -171,6 +182,7 @@ static void jr_opts_defaults(struct jr_opts *o, enum jr_cmd cmd, bool legacy)
 	o->out.unit = "ns";
 	o->out.div = 1.0;
 	o->out.precision = JR_HIST_DEFAULT_PRECISION;
+	o->out.hlog_interval_ns = JR_S;
 	o->out.bucket_ns = 1000;
 	o->out.entries = 256;
 	o->live.buffer_kb = 8192;
@@ -187,8 +199,8 @@ static void jr_opts_defaults(struct jr_opts *o, enum jr_cmd cmd, bool legacy)
  * jr_parse_signal - "signal=SIG,PID": both plain numbers in range, SIG a
  * signal, PID neither init nor jitread itself.
  */
-static int jr_parse_signal(const char *text, struct jr_action *a,
-			   struct jr_live_opts *l, struct jr_err *e)
+static int jr_parse_signal(const char *opt, const char *text,
+			   struct jr_action *a, struct jr_err *e)
 {
 	char sig[16], *comma = strchr(text + 7, ',');
 	uint64_t s, pid;
@@ -201,33 +213,39 @@ static int jr_parse_signal(const char *text, struct jr_action *a,
 	    jr_parse_u64(comma + 1, 2, INT32_MAX, &pid))
 		goto bad;
 	if (pid == (uint64_t)getpid())
-		return jr_fail(e, -EINVAL,
-			       "--on-threshold '%s': that is jitread itself",
-			       text);
+		return jr_fail(e, -EINVAL, "--%s '%s': that is jitread itself",
+			       opt, text);
 	a->kind = JR_ACT_SIGNAL;
 	a->sig = (int)s;
 	a->pid = (int)pid;
-	l->nr_act++;
 	return 0;
 bad:
 	return jr_fail(
 		e, -EINVAL,
-		"bad --on-threshold '%s' (signal=SIG,PID: a signal number and a pid above 1)",
-		text);
+		"bad --%s '%s' (signal=SIG,PID: a signal number and a pid above 1)",
+		opt, text);
 }
 
-static int jr_parse_action(const char *text, struct jr_live_opts *l,
+/*
+ * jr_parse_action - one ACTION of --on-threshold (stop, continue, trace,
+ * exec, signal) or --on-end (trace, exec, signal) into l.
+ */
+static int jr_parse_action(const char *text, bool end, struct jr_actions *l,
 			   struct jr_err *e)
 {
+	const char *opt = end ? "on-end" : "on-threshold";
 	struct jr_action *a;
 
-	if (l->nr_act == JR_MAX_ACTIONS)
-		return jr_fail(e, -EINVAL, "at most %d --on-threshold actions",
-			       JR_MAX_ACTIONS);
-	a = &l->act[l->nr_act];
+	if (l->nr == JR_MAX_ACTIONS)
+		return jr_fail(e, -EINVAL, "at most %d --%s actions",
+			       JR_MAX_ACTIONS, opt);
+	a = &l->a[l->nr];
 	memset(a, 0, sizeof(*a));
-	if (!strcmp(text, "stop")) {
+	if (!end && !strcmp(text, "stop")) {
 		a->kind = JR_ACT_STOP;
+	} else if (!end && !strcmp(text, "continue")) {
+		a->kind = JR_ACT_CONTINUE;
+		l->cont = true;
 	} else if (!strcmp(text, "trace") || !strncmp(text, "trace=", 6)) {
 		a->kind = JR_ACT_TRACE;
 		a->arg = text[5] ? text + 6 : "jitread_trace.txt";
@@ -235,14 +253,28 @@ static int jr_parse_action(const char *text, struct jr_live_opts *l,
 		a->kind = JR_ACT_EXEC;
 		a->arg = text + 5;
 	} else if (!strncmp(text, "signal=", 7)) {
-		return jr_parse_signal(text, a, l, e);
+		if (jr_parse_signal(opt, text, a, e))
+			return -EINVAL;
 	} else {
-		return jr_fail(
-			e, -EINVAL,
-			"bad --on-threshold '%s' (stop, trace[=FILE], exec=CMD, signal=SIG,PID)",
-			text);
+		return jr_fail(e, -EINVAL,
+			       "bad --%s '%s' (%strace[=FILE], "
+			       "exec=CMD, signal=SIG,PID)",
+			       opt, text, end ? "" : "stop, continue, ");
 	}
-	l->nr_act++;
+	l->nr++;
+	return 0;
+}
+
+/* jr_check_actions - stop and continue exclude each other. */
+static int jr_check_actions(const struct jr_actions *l, struct jr_err *e)
+{
+	int i;
+
+	for (i = 0; l->cont && i < l->nr; i++)
+		if (l->a[i].kind == JR_ACT_STOP)
+			return jr_fail(
+				e, -EINVAL,
+				"--on-threshold: stop and continue exclude each other");
 	return 0;
 }
 
@@ -357,6 +389,12 @@ static int jr_apply_out(int key, const char *arg, bool legacy,
 	case K_HGRM:
 		out->hgrm = arg;
 		return 0;
+	case K_HLOG:
+		out->hlog = arg;
+		return 0;
+	case K_HLOG_INT:
+		return jr_parse_time(arg, JR_S, JR_MS, 86400 * JR_S,
+				     &out->hlog_interval_ns);
 	}
 	return -EINVAL;
 }
@@ -401,7 +439,12 @@ static int jr_apply_live(int key, const char *arg, bool legacy,
 		l->ready_file = arg;
 		return 0;
 	case K_ONTHR:
-		return jr_parse_action(arg, l, e) ? -EBADMSG : 0;
+		if (jr_parse_action(arg, false, &l->on_thr, e) ||
+		    jr_check_actions(&l->on_thr, e))
+			return -EBADMSG;
+		return 0;
+	case K_ONEND:
+		return jr_parse_action(arg, true, &l->on_end, e) ? -EBADMSG : 0;
 	}
 	return -ENOENT;
 }

@@ -30,10 +30,23 @@ enum jr_cmd {
 #define JR_MAX_ACTIONS 8
 
 struct jr_action {
-	enum { JR_ACT_STOP, JR_ACT_TRACE, JR_ACT_EXEC, JR_ACT_SIGNAL } kind;
+	enum {
+		JR_ACT_STOP,
+		JR_ACT_CONTINUE,
+		JR_ACT_TRACE,
+		JR_ACT_EXEC,
+		JR_ACT_SIGNAL,
+	} kind;
 	const char *arg; /* file or command */
 	int sig;
 	int pid;
+};
+
+/* --on-threshold's or --on-end's actions, run in order */
+struct jr_actions {
+	struct jr_action a[JR_MAX_ACTIONS];
+	int nr;
+	bool cont; /* continue: jitmod samples again after a stop */
 };
 
 /* what a live run does to jitmod and to itself */
@@ -47,8 +60,8 @@ struct jr_live_opts {
 	size_t buffer_kb;
 	const char *record;
 	const char *ready_file;
-	struct jr_action act[JR_MAX_ACTIONS];
-	int nr_act;
+	struct jr_actions on_thr; /* when jitmod stops on a threshold */
+	struct jr_actions on_end; /* when the run ends */
 };
 
 /* how the report looks and where it goes */
@@ -64,6 +77,8 @@ struct jr_out_opts {
 	const char *json;
 	const char *csv;
 	const char *hgrm;
+	const char *hlog;
+	uint64_t hlog_interval_ns;
 	struct jr_cond conds[JR_MAX_CONDS]; /* --fail-if */
 	int nr_conds;
 };

@@ -45,15 +45,46 @@ static void jr_out_dir_open(struct jr_out_dir *d, const char *path)
 	}
 }
 
+/* jr_trace_dirs - the directory of each trace= action; dies on a bad one. */
+static void jr_trace_dirs(const struct jr_actions *l)
+{
+	struct jr_err e;
+	int i;
+
+	for (i = 0; i < l->nr; i++)
+		if (l->a[i].kind == JR_ACT_TRACE &&
+		    jr_safe_parent(l->a[i].arg, &e))
+			jr_die(JR_EXIT_RUN, "trace=%s", e.msg);
+}
+
+/* jr_hlog_start - --hlog's file and header; start_epoch_s 0: not live. */
+static void jr_hlog_start(struct jr_outputs *f, const struct jr_opts *o,
+			  double start_epoch_s)
+{
+	struct jr_err e;
+	FILE *fp;
+
+	memset(&f->hlog, 0, sizeof(f->hlog));
+	if (!o->out.hlog)
+		return;
+	fp = jr_safe_fopen(o->out.hlog, &e);
+	if (!fp)
+		jr_die(JR_EXIT_RUN, "%s", e.msg);
+	if (jr_hlog_open(&f->hlog, fp, o->out.hlog_interval_ns,
+			 o->out.precision, start_epoch_s))
+		jr_die(JR_EXIT_RUN, "out of memory");
+}
+
 /*
- * jr_outputs_open - --json (stdout for "-"), --csv and --hgrm, and the
- * directories of trace= actions, checked now; dies on a bad one.
+ * jr_outputs_open - --json (stdout for "-"), --csv, --hgrm and --hlog,
+ * and the directories of trace= actions, checked now; dies on a bad one.
+ * start_epoch_s dates --hlog's intervals in a live run (0: a recording).
  */
-void jr_outputs_open(struct jr_outputs *f, const struct jr_opts *o)
+void jr_outputs_open(struct jr_outputs *f, const struct jr_opts *o,
+		     double start_epoch_s)
 {
 	const char *path = o->out.json;
 	struct jr_err e;
-	int i;
 
 	f->json = NULL;
 	if (path) {
@@ -63,12 +94,9 @@ void jr_outputs_open(struct jr_outputs *f, const struct jr_opts *o)
 	}
 	jr_out_dir_open(&f->csv, o->out.csv);
 	jr_out_dir_open(&f->hgrm, o->out.hgrm);
-	for (i = 0; i < o->live.nr_act; i++) {
-		const struct jr_action *a = &o->live.act[i];
-
-		if (a->kind == JR_ACT_TRACE && jr_safe_parent(a->arg, &e))
-			jr_die(JR_EXIT_RUN, "trace=%s", e.msg);
-	}
+	jr_hlog_start(f, o, start_epoch_s);
+	jr_trace_dirs(&o->live.on_thr);
+	jr_trace_dirs(&o->live.on_end);
 }
 
 /* jr_json_close - close --json's file; JR_EXIT_RUN after a failed write. */
@@ -110,6 +138,19 @@ int jr_report_files(struct jr_outputs *f, struct jr_model *m,
 		jr_warn("%s", e.msg);
 		ret = JR_EXIT_RUN;
 	}
+	if (f->hlog.f) {
+		int err = jr_hlog_close(&f->hlog);
+
+		if (fclose(f->hlog.f) && !err)
+			err = -EIO;
+		f->hlog.f = NULL;
+		if (err) {
+			jr_warn("%s: %s", o->out.hlog,
+				err == -ENOMEM ? "out of memory" :
+						 "write failed");
+			ret = JR_EXIT_RUN;
+		}
+	}
 	jr_outputs_close(f);
 	return ret;
 }
@@ -125,6 +166,11 @@ void jr_outputs_close(struct jr_outputs *f)
 	if (f->hgrm.fd >= 0)
 		close(f->hgrm.fd);
 	f->csv.fd = f->hgrm.fd = -1;
+	if (f->hlog.f) {
+		jr_hlog_close(&f->hlog);
+		fclose(f->hlog.f);
+		f->hlog.f = NULL;
+	}
 }
 
 /*

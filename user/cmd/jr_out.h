@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "cmd/jr_opts.h"
+#include "core/jr_hlog.h"
 #include "core/jr_model.h"
 #include "core/jr_rec.h"
 #include "core/jr_report.h"
@@ -20,11 +21,13 @@
 struct jr_outputs {
 	FILE *json; /* NULL: not asked for */
 	struct jr_out_dir csv, hgrm;
+	struct jr_hlog hlog; /* fed while the run reads; hlog.f NULL: none */
 };
 
 struct jr_report_opts jr_report_opts_of(const struct jr_opts *o);
 void jr_model_of(struct jr_model *m, const struct jr_opts *o);
-void jr_outputs_open(struct jr_outputs *f, const struct jr_opts *o);
+void jr_outputs_open(struct jr_outputs *f, const struct jr_opts *o,
+		     double start_epoch_s);
 int jr_json_close(struct jr_outputs *f, const char *path, int write_err);
 int jr_report_files(struct jr_outputs *f, struct jr_model *m,
 		    const struct jr_sysinfo *sys, const struct jr_opts *o);

@@ -89,7 +89,7 @@ void jr_udoc_init(struct jr_udoc *d, struct jr_opts *o)
 			jr_die(JR_EXIT_USAGE, "%s", e.msg);
 	}
 	jr_journal_check(o);
-	jr_outputs_open(&d->outs, o);
+	jr_outputs_open(&d->outs, o, 0);
 }
 
 /* jr_prepare - lock memory, measure the TSC, load BPF; say what is missing. */
