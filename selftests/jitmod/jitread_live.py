@@ -262,11 +262,13 @@ def top_view(jr):
 
 def threshold_during(jr, tmp, args):
     """jitmod's threshold_ns while jitread runs with args (None if it
-    ended before it was ready), its exit code and stderr."""
+    ended before it was ready), its exit code and stderr.  The run lasts
+    until SIGINT, sent once the value is read, so that a test starved by
+    the host cannot read it after jitread has put it back."""
     ready = os.path.join(tmp, "ready")
     if os.path.exists(ready):
         os.unlink(ready)    # the last run's
-    p = subprocess.Popen([jr, *args, "-q", "-d", "2s", "-c", str(CPU),
+    p = subprocess.Popen([jr, *args, "-q", "-d", "60s", "-c", str(CPU),
                           "--ready-file", ready],
                          stderr=subprocess.PIPE, text=True)
     if not sysio.wait_for(lambda: os.path.exists(ready) or
@@ -276,6 +278,10 @@ def threshold_during(jr, tmp, args):
     during = None
     if os.path.exists(ready):
         during = int(sysio.read(f"{kmod.JIT_PARAMS}/threshold_ns"))
+        if p.poll() is not None:
+            raise Fail(f"jitread {args} ended (exit {p.returncode}) "
+                       "before its 60 s were up")
+        p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
     return during, p.returncode, err.strip()
 
