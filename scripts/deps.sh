@@ -11,7 +11,7 @@ PKGS=(
 	qemu-system-x86 busybox-static kmod
 	# module and reader builds
 	build-essential pkg-config libtracefs-dev libtraceevent-dev
-	libbpf-dev bpftool clang llvm zlib1g-dev
+	libbpf-dev bpftool clang llvm zlib1g-dev libjansson-dev
 	# scripts/pydeps.sh: a venv, and HdrHistogram's C extension
 	python3-venv python3-dev
 	# make fuzz: libFuzzer and the sanitizers' runtimes

@@ -22,12 +22,13 @@ GAP, IRQ, SOFTIRQ, NMI, THREAD, SUMMARY, STOP, LOST = range(8)
 CLS = {name: i for i, name in enumerate(jitabi.CLASSES)}
 
 
-def header(version=2, rec_size=None, kernel="6.1.0-test"):
+def header(version=2, rec_size=None, kernel="6.1.0-test",
+           params="threshold_ns=1000 cpus=1-3"):
     if rec_size is None:
         rec_size = REC_V1.size if version == 1 else REC.size
     return HDR.pack(MAGIC, version, rec_size, kernel.encode(), b"Test CPU",
-                    b"isolcpus=1-3", b"threshold_ns=1000 cpus=1-3",
-                    b"jitread --record", 2000000)
+                    b"isolcpus=1-3", params.encode(), b"jitread --record",
+                    2000000)
 
 
 def rec(rtype, cpu, v=(), cls=0, ident=0, ident2=0, name="", ts=0, fmt=REC):

@@ -10,6 +10,13 @@ writes, for whatever the report holds:
   timeline.*     every kept gap per CPU over time, coloured by class
   pipeline.*     the four pipeline latency distributions
 
+    python3 -m jitpy.plot A.json B.json ... [--labels A,B,...] [--cpu N]
+
+overlays N runs, one line each, as the tuning steps of a jitter hunt are
+shown side by side: overlay.* (the gap distribution of each run's primary
+side, all CPUs or CPU N) and, when every run has a runtime, the rate of
+gaps above each value per second of runtime.
+
 Each plot_* function returns its Figure; the tests read the plotted data
 back from the Figure's artists and compare it with the JSON.
 """
@@ -164,6 +171,62 @@ def plot_pipeline(data):
     return fig
 
 
+def exceedance_points(hist, runtime_ns):
+    """(x, y) of gaps per second above each slot's value."""
+    xs, ys, above = [], [], hist["count"]
+    for value, count in hist.get("slots", []):
+        above -= count
+        if above:
+            xs.append(value)
+            ys.append(above * 1e9 / runtime_ns)
+    return xs, ys
+
+
+def run_view(data, cpu=None):
+    """(gap histogram, runtime ns) of a report's primary side: all CPUs,
+    or one (None when the report does not have it)."""
+    if cpu is None:
+        runtime = sum(c["summary"]["runtime_ns"] for c in data["cpus"])
+        return data["all_cpus"]["gap"], runtime
+    for c in data["cpus"]:
+        if c["cpu"] == cpu:
+            return c["classes"]["gap"], c["summary"]["runtime_ns"]
+    return None, 0
+
+
+def plot_overlay(runs, cpu=None):
+    """runs: [(label, report)]; one line per run in each panel."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5))
+    where = "all CPUs" if cpu is None else f"CPU {cpu}"
+    for label, data in runs:
+        hist, runtime = run_view(data, cpu)
+        if not hist or not hist["count"]:
+            continue
+        xs, ys = percentile_points(hist)
+        left.plot(xs, ys, marker=".", label=f"{label} ({hist['count']} "
+                  "gaps)")
+        if runtime:
+            xs, ys = exceedance_points(hist, runtime)
+            right.step(xs, ys, where="post", label=label)
+    _log_x_axis(left)
+    left.set_ylabel("gap (ns)")
+    left.set_title(f"gap percentile distribution, {where}")
+    left.legend()
+    right.set_xlabel("gap (ns)")
+    right.set_ylabel("gaps above, per s of runtime")
+    right.set_title(f"how often each gap length is exceeded, {where}")
+    right.grid(True, which="both", alpha=0.3)
+    if any(len(ln.get_xdata()) for ln in right.lines):
+        right.set_xscale("log")
+        right.set_yscale("log")
+        right.legend()
+    else:
+        right.text(0.5, 0.5, "no run has gaps of two lengths",
+                   ha="center", transform=right.transAxes)
+    fig.tight_layout()
+    return fig
+
+
 def plots_for(data):
     """[(name, function)] that this report has data for."""
     out = [("percentiles", plot_percentiles), ("noise", plot_noise),
@@ -173,31 +236,45 @@ def plots_for(data):
     return out
 
 
+def save(fig, out, name, formats):
+    for f in formats:
+        path = os.path.join(out, f"{name}.{f}")
+        fig.savefig(path, dpi=100)
+        print(path)
+    plt.close(fig)
+
+
 def main():
     """Parse arguments, write every plot, print the paths."""
     ap = argparse.ArgumentParser(prog="python3 -m jitpy.plot",
                                  description=__doc__.split("\n")[0])
-    ap.add_argument("report")
+    ap.add_argument("reports", nargs="+", metavar="report")
     ap.add_argument("-o", "--out", default="out")
     ap.add_argument("--format", default="png,svg")
+    ap.add_argument("--labels", help="overlay: a label per report, "
+                    "comma-separated (default: the file names)")
+    ap.add_argument("--cpu", type=int, help="overlay: this CPU alone")
     args = ap.parse_args()
     formats = [f for f in args.format.split(",") if f]
     for f in formats:
         if f not in ("png", "svg"):
             ap.error(f"unknown format '{f}' (png, svg)")
+    labels = args.labels.split(",") if args.labels else [
+        os.path.basename(r) for r in args.reports]
+    if len(labels) != len(args.reports):
+        ap.error(f"{len(labels)} labels for {len(args.reports)} reports")
     try:
-        data = jrjson.load(args.report)
+        runs = [(lab, jrjson.load(r)) for lab, r in zip(labels,
+                                                        args.reports)]
     except jrjson.ReportError as e:
         print(f"jitplot: {e}", file=sys.stderr)
         return 1
     os.makedirs(args.out, exist_ok=True)
-    for name, fn in plots_for(data):
-        fig = fn(data)
-        for f in formats:
-            path = os.path.join(args.out, f"{name}.{f}")
-            fig.savefig(path, dpi=100)
-            print(path)
-        plt.close(fig)
+    if len(runs) > 1:
+        save(plot_overlay(runs, args.cpu), args.out, "overlay", formats)
+        return 0
+    for name, fn in plots_for(runs[0][1]):
+        save(fn(runs[0][1]), args.out, name, formats)
     return 0
 
 

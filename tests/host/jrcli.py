@@ -7,7 +7,7 @@ import jitpy
 
 TOP = jitpy.TOP
 JITREAD = jitpy.JITREAD
-COMMANDS = ("hist", "top", "record", "report", "user", "compare")
+COMMANDS = ("hist", "top", "record", "report", "user", "compare", "diff")
 
 
 def jitread(*args):

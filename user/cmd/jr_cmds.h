@@ -22,5 +22,6 @@ extern const struct jr_cmd_def jr_cmd_record;
 extern const struct jr_cmd_def jr_cmd_report;
 extern const struct jr_cmd_def jr_cmd_user;
 extern const struct jr_cmd_def jr_cmd_compare;
+extern const struct jr_cmd_def jr_cmd_diff;
 
 #endif /* JR_CMDS_H */

@@ -24,6 +24,7 @@
 #define LIVE (B(JR_CMD_HIST) | B(JR_CMD_TOP) | B(JR_CMD_RECORD))
 #define SHOWN \
 	(B(JR_CMD_HIST) | B(JR_CMD_REPORT) | B(JR_CMD_USER) | B(JR_CMD_COMPARE))
+#define DIFF B(JR_CMD_DIFF)
 #define USERS (B(JR_CMD_USER) | B(JR_CMD_COMPARE))
 #define ALL (B(JR_NR_CMDS) - 1)
 #define JR_HELP_COL 28 /* where an option's help text starts */
@@ -70,6 +71,8 @@ enum jr_key {
 	K_WARMUP,
 	K_INPUT,
 	K_JOURNAL,
+	K_MIN_CHANGE,
+	K_FAIL_WORSE,
 };
 
 struct jr_optdef {
@@ -112,7 +115,7 @@ static const struct jr_optdef jr_optdefs[] = {
 	{ "buffer-kb", K_BUFKB, "KB", LIVE | B(JR_CMD_COMPARE),
 	  "per-CPU ring buffer of jitread's instance (default 8192)" },
 	{ "quiet", K_QUIET, NULL, ALL, "no status line, no text report" },
-	{ "unit", K_UNIT, "ns|us|ms", SHOWN,
+	{ "unit", K_UNIT, "ns|us|ms", SHOWN | DIFF,
 	  "unit of the text tables (default ns)" },
 	{ "precision", K_PRECISION, "N", SHOWN | B(JR_CMD_TOP),
 	  "histogram significant digits, 1-4 (default 3)" },
@@ -125,8 +128,13 @@ static const struct jr_optdef jr_optdefs[] = {
 	  "exit 4 when COND holds at the end (repeatable), e.g.\n"
 	  "max>50us, p99.9999>10us, avail<99.99%, class=irq,max>5us,\n"
 	  "cpu=all,count>1000; compare: side=kernel|user" },
-	{ "json", K_JSON, "FILE", SHOWN | B(JR_CMD_TOP),
+	{ "json", K_JSON, "FILE", SHOWN | B(JR_CMD_TOP) | DIFF,
 	  "versioned JSON report (- for stdout)" },
+	{ "min-change", K_MIN_CHANGE, "PCT", DIFF,
+	  "smallest change judged, in % of the first report's\n"
+	  "value (default 10)" },
+	{ "fail-worse", K_FAIL_WORSE, NULL, DIFF,
+	  "exit 4 when the verdict is worse" },
 	{ "csv", K_CSV, "DIR", B(JR_CMD_HIST) | B(JR_CMD_REPORT),
 	  "percentiles.csv, sources.csv, summary.csv" },
 	{ "hgrm", K_HGRM, "DIR", B(JR_CMD_HIST) | B(JR_CMD_REPORT),
@@ -193,6 +201,7 @@ static void jr_opts_defaults(struct jr_opts *o, enum jr_cmd cmd, bool legacy)
 	o->user.max_gaps = 262144;
 	o->user.rounds = 2;
 	o->user.phase_ns = 10 * JR_S;
+	o->diff.min_change = 0.1;
 }
 
 /*
@@ -285,6 +294,21 @@ static int jr_set_int(const char *arg, uint64_t lo, uint64_t hi, int *out)
 	if (jr_parse_u64(arg, lo, hi, &v))
 		return -EINVAL;
 	*out = (int)v;
+	return 0;
+}
+
+/* jr_set_pct - "10" or "10%" (0-1000) as a fraction. */
+static int jr_set_pct(const char *arg, double *frac)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || errno || (*end && strcmp(end, "%")) || !(v >= 0) ||
+	    v > 1000)
+		return -EINVAL;
+	*frac = v / 100;
 	return 0;
 }
 
@@ -491,6 +515,11 @@ static int jr_apply(int key, const char *arg, struct jr_opts *o,
 		return 0;
 	case K_ALIAS:
 		return 0;
+	case K_MIN_CHANGE:
+		return jr_set_pct(arg, &o->diff.min_change);
+	case K_FAIL_WORSE:
+		o->diff.fail_worse = true;
+		return 0;
 	case K_FAIL_IF:
 		return jr_add_cond(arg, o, e);
 	}
@@ -579,6 +608,11 @@ static int jr_check(struct jr_opts *o, const char *cmd_name, struct jr_err *e)
 		return jr_fail(e, -EINVAL,
 			       "jitread %s needs the recording to read",
 			       cmd_name);
+	if (o->cmd == JR_CMD_DIFF && !o->diff.file_b)
+		return jr_fail(
+			e, -EINVAL,
+			"jitread %s needs two JSON reports: before and after",
+			cmd_name);
 	if (o->cmd == JR_CMD_RECORD && !o->live.record)
 		return jr_fail(
 			e, -EINVAL,
@@ -631,8 +665,11 @@ int jr_parse_opts(enum jr_cmd cmd, const char *cmd_name, bool legacy, int argc,
 				       "bad value '%s' for -%c (see --help)",
 				       optarg, c);
 	}
-	if (cmd == JR_CMD_REPORT && optind < argc && !o->file)
+	if ((cmd == JR_CMD_REPORT || cmd == JR_CMD_DIFF) && optind < argc &&
+	    !o->file)
 		o->file = argv[optind++];
+	if (cmd == JR_CMD_DIFF && optind < argc)
+		o->diff.file_b = argv[optind++];
 	if (optind < argc)
 		return jr_fail(e, -EINVAL, "unexpected argument '%s'",
 			       argv[optind]);

@@ -24,6 +24,7 @@ enum jr_cmd {
 	JR_CMD_REPORT,
 	JR_CMD_USER,
 	JR_CMD_COMPARE,
+	JR_CMD_DIFF,
 	JR_NR_CMDS,
 };
 
@@ -100,16 +101,24 @@ struct jr_user_opts {
 	uint64_t journal_bytes; /* the ring's size, header included */
 };
 
+/* jitread diff */
+struct jr_diff_opts {
+	const char *file_b; /* the report after (o->file: before) */
+	double min_change; /* a fraction of the first report's value */
+	bool fail_worse; /* exit 4 when the verdict is worse */
+};
+
 struct jr_opts {
 	enum jr_cmd cmd;
 	bool legacy; /* the old form, "jitread --hist": bare -T is in ns */
 	unsigned char cpus[JR_MAX_CPUS];
 	bool have_cpus;
 	const char *cpus_text;
-	const char *file; /* report: the recording */
+	const char *file; /* report: the recording; diff: the first report */
 	struct jr_live_opts live;
 	struct jr_out_opts out;
 	struct jr_user_opts user;
+	struct jr_diff_opts diff;
 };
 
 int jr_parse_opts(enum jr_cmd cmd, const char *cmd_name, bool legacy, int argc,

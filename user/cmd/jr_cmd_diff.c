@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_cmd_diff.c - jitread diff: two JSON reports of the same CPUs, before
+ * and after a change, and whether it made them quieter.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/jr_cmds.h"
+#include "cmd/jr_out.h"
+#include "core/jr_diff.h"
+#include "core/jr_diff_out.h"
+
+static void jr_diff_load(struct jr_rdoc *d, const char *path)
+{
+	struct jr_err e;
+
+	if (jr_rdoc_load(d, path, &e)) {
+		jr_rdoc_free(d);
+		jr_die(JR_EXIT_RUN, "%s: %s", path, e.msg);
+	}
+}
+
+static int jr_diff_main(struct jr_opts *o, int argc, char **argv)
+{
+	struct jr_diff_view v = {
+		.label_a = o->file,
+		.label_b = o->diff.file_b,
+		.unit = o->out.unit,
+		.div = o->out.div,
+	};
+	struct jr_outputs outs;
+	struct jr_rdoc a, b;
+	struct jr_diff d;
+	int ret = JR_EXIT_OK;
+
+	(void)argc;
+	(void)argv;
+	jr_diff_load(&a, o->file);
+	jr_diff_load(&b, o->diff.file_b);
+	if (strcmp(a.side, b.side))
+		jr_die(JR_EXIT_RUN, "%s is a %s report, %s a %s report",
+		       o->file, a.side, o->diff.file_b, b.side);
+	jr_outputs_open(&outs, o, 0);
+	if (jr_diff_run(&d, &a, &b, o->have_cpus ? o->cpus : NULL,
+			o->diff.min_change))
+		jr_die(JR_EXIT_RUN, "out of memory");
+	if (!o->out.quiet && jr_diff_text(stdout, &d, &v))
+		ret = JR_EXIT_RUN;
+	if (outs.json)
+		ret |= jr_json_close(&outs, o->out.json,
+				     jr_diff_json(outs.json, &d, &v));
+	jr_outputs_close(&outs);
+	if (!ret && o->diff.fail_worse && d.verdict == JR_DV_WORSE) {
+		fprintf(stderr, "jitread: diff: worse\n");
+		ret = JR_EXIT_VERDICT;
+	}
+	jr_diff_free(&d);
+	jr_rdoc_free(&a);
+	jr_rdoc_free(&b);
+	return ret;
+}
+
+const struct jr_cmd_def jr_cmd_diff = {
+	.name = "diff",
+	.summary = "two JSON reports compared: better, worse or unchanged",
+	.cmd = JR_CMD_DIFF,
+	.synopsis = "BEFORE.json AFTER.json [options]",
+	.about =
+		"Compares two --json reports of jitread hist, report or user, CPU by\n"
+		"CPU: the noise share and the rate of gaps above each level, per\n"
+		"second of runtime, with a verdict that the runs' own sampling noise\n"
+		"cannot move (a change counts at 3 standard errors and --min-change);\n"
+		"then each class's percentiles and each source's rate and time.",
+	.run = jr_diff_main,
+};

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_rdoc.h - a JSON report of jitread hist or report, read back (for
+ * jitread diff): per CPU the summary, each class's histogram slots and
+ * the sources.
+ */
+#ifndef JR_RDOC_H
+#define JR_RDOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/jr_err.h"
+#include "core/jr_model.h"
+
+#define JR_RDOC_MAX_BYTES (512UL << 20) /* a larger file is refused */
+
+/* struct jr_rslot - count values whose slot's highest value is value */
+struct jr_rslot {
+	uint64_t value;
+	uint64_t count;
+};
+
+struct jr_rclass {
+	uint64_t count;
+	uint64_t min_ns;
+	uint64_t max_ns;
+	double mean_ns;
+	struct jr_rslot *slots; /* ascending */
+	size_t nr_slots;
+};
+
+struct jr_rsource {
+	char *name;
+	int hcls; /* enum jr_hclass */
+	uint64_t count;
+	uint64_t total_ns;
+	uint64_t max_ns;
+};
+
+/* struct jr_rgap - one gap of the report's timeline (its first gaps) */
+struct jr_rgap {
+	uint64_t ts_ns;
+	uint64_t dur_ns;
+	int hcls;
+};
+
+struct jr_rcpu {
+	int cpu;
+	uint64_t runtime_ns; /* 0: no summary came */
+	uint64_t noise_ns;
+	uint64_t lost_events;
+	struct jr_rclass cls[JR_H_NR];
+	struct jr_rsource *src;
+	size_t nr_src;
+	uint64_t sources_folded;
+	struct jr_rgap *tl; /* in time order */
+	size_t nr_tl;
+};
+
+struct jr_rdoc {
+	const char *path;
+	char side[8]; /* "kernel" or "user": the report's primary side */
+	char *kernel;
+	char *cmdline;
+	uint64_t threshold_ns; /* jitmod's, or the user sampler's; 0: none */
+	int precision;
+	struct jr_rcpu *cpu; /* ascending by cpu */
+	size_t nr_cpu;
+};
+
+int jr_rdoc_load(struct jr_rdoc *d, const char *path, struct jr_err *e);
+int jr_rdoc_parse(struct jr_rdoc *d, const char *text, size_t len,
+		  struct jr_err *e);
+void jr_rdoc_free(struct jr_rdoc *d);
+const struct jr_rcpu *jr_rdoc_cpu(const struct jr_rdoc *d, int cpu);
+
+#endif /* JR_RDOC_H */
