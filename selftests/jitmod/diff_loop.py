@@ -11,11 +11,12 @@ Then:
    and --fail-worse exits 0;
  - diff B A: the same, the other way: worse, and --fail-worse exits 4
    with one line;
- - diff B C, two runs of one quiet machine: no source is new or gone and
-   the injector's level is not judged a change.
-Under TCG the quiet runs' own noise (host stalls) is large and bursty;
-the overall verdict of B against C is logged, not asserted: that the
-rule holds it unchanged is what the host test's crafted runs check.
+ - diff B C, two runs without the injector: no NMI source on either
+   side.  Under TCG the quiet runs' own noise (host stalls) is large,
+   bursty, and moves with the host's load between runs, so the verdict
+   of B against C is logged, not asserted: that the rule holds an
+   unchanged machine unchanged is what the host test's crafted runs
+   check.
 """
 
 import json
@@ -111,16 +112,15 @@ def body():
         raise Fail(f"diff B A: exit {rc}, verdict {d['verdict']}: {err}")
 
     rc, d, err = diff(jr, b, c)
-    moved = [s["source"] for s in d["cpus"][0]["sources"]
-             if s["verdict"] != "unchanged" and 0 in s["count"]]
-    lvl = level_at_least(d, D_US * 500)
-    if rc or moved or (lvl and lvl["verdict"] != "unchanged"):
-        raise Fail(f"diff B C (quiet, quiet): exit {rc}, sources new or "
-                   f"gone {moved}, gaps above {lvl['level_ns']} ns {lvl}")
+    if rc or source(d, "nmi:jinj_nmi"):
+        raise Fail(f"diff B C (quiet, quiet): exit {rc}, NMI source "
+                   f"{source(d, 'nmi:jinj_nmi')}: {err}")
     judged = [(m["level_ns"], m["verdict"], round(m["z"], 1),
-               [round(x, 1) for x in m["dispersion"]])
+              [round(x, 1) for x in m["dispersion"]])
               for m in d["cpus"][0]["measures"]]
-    log(f"B C: {d['verdict']}; {judged}")
+    moved = [(s["source"], s["count"]) for s in d["cpus"][0]["sources"]
+             if s["verdict"] != "unchanged"]
+    log(f"B C: {d['verdict']}; {judged}; sources judged changed {moved}")
 
 
 if __name__ == "__main__":
