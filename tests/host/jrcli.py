@@ -7,7 +7,8 @@ import jitpy
 
 TOP = jitpy.TOP
 JITREAD = jitpy.JITREAD
-COMMANDS = ("hist", "top", "record", "report", "user", "compare", "diff")
+COMMANDS = ("hist", "top", "record", "report", "user", "compare", "diff",
+            "audit")
 
 
 def jitread(*args):

@@ -25,6 +25,7 @@
 #define SHOWN \
 	(B(JR_CMD_HIST) | B(JR_CMD_REPORT) | B(JR_CMD_USER) | B(JR_CMD_COMPARE))
 #define DIFF B(JR_CMD_DIFF)
+#define AUDIT B(JR_CMD_AUDIT)
 #define USERS (B(JR_CMD_USER) | B(JR_CMD_COMPARE))
 #define ALL (B(JR_NR_CMDS) - 1)
 #define JR_HELP_COL 28 /* where an option's help text starts */
@@ -73,6 +74,8 @@ enum jr_key {
 	K_JOURNAL,
 	K_MIN_CHANGE,
 	K_FAIL_WORSE,
+	K_SYSROOT,
+	K_FAIL_WARN,
 };
 
 struct jr_optdef {
@@ -128,13 +131,16 @@ static const struct jr_optdef jr_optdefs[] = {
 	  "exit 4 when COND holds at the end (repeatable), e.g.\n"
 	  "max>50us, p99.9999>10us, avail<99.99%, class=irq,max>5us,\n"
 	  "cpu=all,count>1000; compare: side=kernel|user" },
-	{ "json", K_JSON, "FILE", SHOWN | B(JR_CMD_TOP) | DIFF,
+	{ "json", K_JSON, "FILE", SHOWN | B(JR_CMD_TOP) | DIFF | AUDIT,
 	  "versioned JSON report (- for stdout)" },
 	{ "min-change", K_MIN_CHANGE, "PCT", DIFF,
 	  "smallest change judged, in % of the first report's\n"
 	  "value (default 10)" },
 	{ "fail-worse", K_FAIL_WORSE, NULL, DIFF,
 	  "exit 4 when the verdict is worse" },
+	{ "sysroot", K_SYSROOT, "DIR", AUDIT,
+	  "read /proc and /sys under DIR (a copy of a machine's)" },
+	{ "fail-warn", K_FAIL_WARN, NULL, AUDIT, "exit 4 when an item warns" },
 	{ "csv", K_CSV, "DIR", B(JR_CMD_HIST) | B(JR_CMD_REPORT),
 	  "percentiles.csv, sources.csv, summary.csv" },
 	{ "hgrm", K_HGRM, "DIR", B(JR_CMD_HIST) | B(JR_CMD_REPORT),
@@ -519,6 +525,12 @@ static int jr_apply(int key, const char *arg, struct jr_opts *o,
 		return jr_set_pct(arg, &o->diff.min_change);
 	case K_FAIL_WORSE:
 		o->diff.fail_worse = true;
+		return 0;
+	case K_SYSROOT:
+		o->audit.sysroot = arg;
+		return 0;
+	case K_FAIL_WARN:
+		o->audit.fail_warn = true;
 		return 0;
 	case K_FAIL_IF:
 		return jr_add_cond(arg, o, e);

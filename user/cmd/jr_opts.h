@@ -25,6 +25,7 @@ enum jr_cmd {
 	JR_CMD_USER,
 	JR_CMD_COMPARE,
 	JR_CMD_DIFF,
+	JR_CMD_AUDIT,
 	JR_NR_CMDS,
 };
 
@@ -108,6 +109,12 @@ struct jr_diff_opts {
 	bool fail_worse; /* exit 4 when the verdict is worse */
 };
 
+/* jitread audit */
+struct jr_audit_opts {
+	const char *sysroot; /* read /proc and /sys under this directory */
+	bool fail_warn; /* exit 4 when an item warns */
+};
+
 struct jr_opts {
 	enum jr_cmd cmd;
 	bool legacy; /* the old form, "jitread --hist": bare -T is in ns */
@@ -119,6 +126,7 @@ struct jr_opts {
 	struct jr_out_opts out;
 	struct jr_user_opts user;
 	struct jr_diff_opts diff;
+	struct jr_audit_opts audit;
 };
 
 int jr_parse_opts(enum jr_cmd cmd, const char *cmd_name, bool legacy, int argc,

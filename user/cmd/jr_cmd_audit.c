@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_cmd_audit.c - jitread audit: how the machine is set up for quiet
+ * CPUs, as a checklist; no module, no root.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd/jr_cmds.h"
+#include "cmd/jr_out.h"
+#include "kernel/jr_audit_check.h"
+
+static int jr_audit_main(struct jr_opts *o, int argc, char **argv)
+{
+	const char *root = o->audit.sysroot ? o->audit.sysroot : "";
+	unsigned char cpus[JR_MAX_CPUS];
+	struct jr_outputs outs;
+	struct jr_checks checks;
+	struct jr_audit a;
+	struct jr_err e;
+	struct stat st;
+	int ret = JR_EXIT_OK;
+
+	(void)argc;
+	(void)argv;
+	if (root[0] && (stat(root, &st) || !S_ISDIR(st.st_mode)))
+		jr_die(JR_EXIT_RUN, "--sysroot %s: not a directory", root);
+	if (o->have_cpus)
+		memcpy(cpus, o->cpus, sizeof(cpus));
+	else if (jr_audit_default_cpus(root, cpus))
+		jr_die(JR_EXIT_RUN,
+		       "no CPU to audit: none is isolated or nohz_full (give -c)");
+	jr_outputs_open(&outs, o, 0);
+	if (jr_audit_read(&a, root, cpus, &e))
+		jr_die(JR_EXIT_RUN, "%s", e.msg);
+	if (jr_audit_checks(&a, &checks))
+		jr_die(JR_EXIT_RUN, "out of memory");
+	if (!o->out.quiet && jr_audit_text(stdout, &a, &checks))
+		ret = JR_EXIT_RUN;
+	if (outs.json)
+		ret |= jr_json_close(&outs, o->out.json,
+				     jr_audit_json(outs.json, &a, &checks));
+	jr_outputs_close(&outs);
+	if (!ret && o->audit.fail_warn && checks.warnings) {
+		fprintf(stderr, "jitread: audit: %d warning(s)\n",
+			checks.warnings);
+		ret = JR_EXIT_VERDICT;
+	}
+	free(checks.k);
+	jr_audit_free(&a);
+	return ret;
+}
+
+const struct jr_cmd_def jr_cmd_audit = {
+	.name = "audit",
+	.summary = "how the machine is set up for quiet CPUs: a checklist",
+	.cmd = JR_CMD_AUDIT,
+	.synopsis = "[-c CPUS] [options]",
+	.about =
+		"Reads /proc and /sys and lists, for the machine and each CPU\n"
+		"(default: the isolated ones, else nohz_full's, else jitmod's), what\n"
+		"is set up for quiet CPUs (ok), what is a known source of noise\n"
+		"(warn) and what is worth knowing (info). No module, no root.",
+	.run = jr_audit_main,
+};
