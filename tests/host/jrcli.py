@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Run the checkout's jitread from a host test."""
 
+import os
 import subprocess
 
 import jitpy
@@ -26,3 +27,19 @@ def refused(test, args, code, text):
     test.assertIn(text, err)
     test.assertEqual(len(err.strip().splitlines()), 1, err)
     test.assertEqual(out, "")
+
+
+def fuzz_run(test, target, corpus):
+    """Build make fuzz's target (skipping the test without libFuzzer) and
+    run it once over corpus; it must end cleanly."""
+    user = os.path.join(TOP, "user")
+    p = subprocess.run(["make", "-s", "-C", user, f"fuzz/{target}"],
+                       capture_output=True, text=True, check=False)
+    if p.returncode and "libclang_rt.fuzzer" in p.stderr + p.stdout:
+        test.skipTest("libFuzzer missing (make deps)")
+    test.assertEqual(p.returncode, 0, p.stderr[-2000:])
+    p = subprocess.run([os.path.join(user, "fuzz", target), "-runs=0",
+                        corpus], capture_output=True, text=True,
+                       check=False, timeout=120)
+    test.assertEqual(p.returncode, 0, p.stderr[-2000:])
+    test.assertIn("Done", p.stderr)
