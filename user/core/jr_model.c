@@ -27,6 +27,17 @@ const char *jr_hclass_name(int h)
 	return h > JR_H_GAP && h < JR_H_NR ? jr_noise_names[h - 1] : "?";
 }
 
+/* jr_hclass_of - the enum jr_hclass named name, or -1. */
+int jr_hclass_of(const char *name)
+{
+	int h;
+
+	for (h = 0; h < JR_H_NR; h++)
+		if (!strcmp(jr_hclass_name(h), name))
+			return h;
+	return -1;
+}
+
 int jr_model_init(struct jr_model *m, int precision, uint64_t bucket_ns,
 		  int entries)
 {

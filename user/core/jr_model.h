@@ -28,6 +28,7 @@ enum jr_hclass {
 };
 
 const char *jr_hclass_name(int h);
+int jr_hclass_of(const char *name);
 extern const char *const jr_softirq_names[JIT_SOFTIRQ_NR];
 
 /* struct jr_source - one named cause of noise on one CPU. */

@@ -37,16 +37,6 @@ static int jr_u64(json_t *obj, const char *name, uint64_t *v, struct jr_err *e)
 	return 0;
 }
 
-static int jr_class_of(const char *name)
-{
-	int h;
-
-	for (h = 0; h < JR_H_NR; h++)
-		if (!strcmp(jr_hclass_name(h), name))
-			return h;
-	return -1;
-}
-
 static int jr_rdoc_slots(json_t *arr, struct jr_rclass *c, struct jr_err *e)
 {
 	uint64_t prev = 0, sum = 0;
@@ -106,7 +96,7 @@ static int jr_rdoc_source(json_t *obj, struct jr_rsource *s, struct jr_err *e)
 	if (!json_is_string(name) || !json_is_string(cls))
 		return jr_bad(e, "sources",
 			      "a source without its name or class");
-	s->hcls = jr_class_of(json_string_value(cls));
+	s->hcls = jr_hclass_of(json_string_value(cls));
 	if (s->hcls <= 0)
 		return jr_bad(e, "sources", "unknown class");
 	s->name = strdup(json_string_value(name));
@@ -170,7 +160,7 @@ static int jr_rdoc_timeline(json_t *obj, struct jr_rcpu *c, struct jr_err *e)
 			return jr_bad(e, "timeline", "not [ts, dur, class]");
 		c->tl[i].ts_ns = (uint64_t)json_integer_value(ts);
 		c->tl[i].dur_ns = (uint64_t)json_integer_value(dur);
-		c->tl[i].hcls = jr_class_of(cls);
+		c->tl[i].hcls = jr_hclass_of(cls);
 		if (c->tl[i].hcls <= 0)
 			return jr_bad(e, "timeline", "unknown class");
 	}

@@ -30,7 +30,6 @@ static int jr_cond_key(char *kv, struct jr_cond *c)
 {
 	char *v = strchr(kv, '=');
 	uint64_t n;
-	int h;
 
 	if (!v)
 		return -EINVAL;
@@ -46,13 +45,8 @@ static int jr_cond_key(char *kv, struct jr_cond *c)
 		return 0;
 	}
 	if (!strcmp(kv, "class")) {
-		for (h = 0; h < JR_H_NR; h++) {
-			if (!strcmp(v, jr_hclass_name(h))) {
-				c->hcls = h;
-				return 0;
-			}
-		}
-		return -EINVAL;
+		c->hcls = jr_hclass_of(v);
+		return c->hcls < 0 ? -EINVAL : 0;
 	}
 	if (!strcmp(kv, "side")) {
 		if (!strcmp(v, "kernel"))
