@@ -13,6 +13,7 @@ Every output path is checked before any measuring.
 """
 
 import csv
+import ctypes
 import json
 import os
 import pwd
@@ -25,6 +26,37 @@ from jitpy.formats import recording as jrrec
 from tests.host import jrcli
 
 HOSTILE = ("x\x1b[2Jy", "caf\u00e9,\"q\"", "a\u009b1m")
+
+
+IN_CREATE = 0x100
+IN_MOVED_TO = 0x80
+
+
+def created_names(directory, fn):
+    """Names made in directory (created or moved in) while fn() runs,
+    seen by inotify, so that even a name that lives a moment counts."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = libc.inotify_init1(os.O_NONBLOCK)
+    if fd < 0:
+        raise OSError(ctypes.get_errno(), "inotify_init1")
+    try:
+        if libc.inotify_add_watch(fd, directory.encode(),
+                                  IN_CREATE | IN_MOVED_TO) < 0:
+            raise OSError(ctypes.get_errno(), "inotify_add_watch")
+        result = fn()
+        names, buf = [], b""
+        while True:
+            try:
+                buf += os.read(fd, 65536)
+            except BlockingIOError:
+                break
+        while buf:
+            size = int.from_bytes(buf[12:16], "little")
+            names.append(buf[16:16 + size].rstrip(b"\0").decode())
+            buf = buf[16 + size:]
+        return result, names
+    finally:
+        os.close(fd)
 
 
 def run(*args):
@@ -188,6 +220,20 @@ class HostilePaths(unittest.TestCase):
         self.assertIn("missing", err)
         self.assertEqual(len(err.strip().splitlines()), 1, err)
         self.assertFalse(os.path.exists(ready))
+
+    def test_ready_file_only_once_ready(self):
+        """The check that the ready file can be made never makes it: a
+        script that polls for it would take a run that fails (or is not
+        yet set up) for one that samples."""
+        ready = os.path.join(self.dir, "ready")
+        (rc, _, err), names = created_names(
+            self.dir, lambda: run("hist", "-c", "1", "-d", "1s",
+                                  "--ready-file", ready, "--json",
+                                  os.path.join(self.dir, "missing",
+                                               "h.json")))
+        self.assertEqual(rc, 1, err)
+        self.assertTrue(names, "the ready file's check made no file")
+        self.assertNotIn("ready", names)
 
 
 if __name__ == "__main__":

@@ -52,23 +52,33 @@ int jr_pin_self(const char *name, int cpu, int fifo_prio)
 	return 0;
 }
 
+/* jr_ready_aside - the name the ready file is written under first */
+static void jr_ready_aside(char *buf, size_t len, const char *path)
+{
+	snprintf(buf, len, "%s.%d.tmp", path, (int)getpid());
+}
+
 /*
  * jr_ready_clear - remove a ready file left by an earlier run, and make
- * sure that the file can be created, before any sampling starts.
+ * sure that it can be made, before any sampling starts.  The probe is the
+ * aside name jr_ready() writes to: a script watching for path must never
+ * see it before jitread is ready.
  */
 int jr_ready_clear(const char *path)
 {
+	char tmp[4096];
 	int fd;
 
 	if (!path)
 		return 0;
 	if (unlink(path) && errno != ENOENT)
 		return -errno;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	jr_ready_aside(tmp, sizeof(tmp), path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -errno;
 	close(fd);
-	return unlink(path) ? -errno : 0;
+	return unlink(tmp) ? -errno : 0;
 }
 
 /*
@@ -86,7 +96,7 @@ void jr_ready(const char *path)
 	if (!path || done)
 		return;
 	done = true;
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	jr_ready_aside(tmp, sizeof(tmp), path);
 	/* a new file: never through a link someone placed at that name */
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
 	f = fd < 0 ? NULL : fdopen(fd, "w");
