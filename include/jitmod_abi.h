@@ -72,8 +72,38 @@
 		X(TSC_BACK, "tsc_back"),	\
 	}
 
+/*
+ * What jitmod:detail names inside a window: X(ENUM_SUFFIX, "name").
+ * WORK, a work item in a thread window; TIMER, a timer_list callback in a
+ * softirq window; HRTIMER, an hrtimer callback in an irq or softirq
+ * window; TICK, what kept the tick on a nohz_full CPU, given with the
+ * local_timer interrupt that followed.
+ */
+#define JIT_DETAILS(X)			\
+	{				\
+		X(WORK, "work"),	\
+		X(TIMER, "timer"),	\
+		X(HRTIMER, "hrtimer"),	\
+		X(TICK, "tick"),	\
+	}
+
+/*
+ * The tick's dependencies, by bit, in the kernel's order (enum
+ * tick_dep_bits in linux/tick.h): X(NAME)
+ */
+#define JIT_TICK_DEPS(X)		\
+	{				\
+		X(POSIX_TIMER),		\
+		X(PERF_EVENTS),		\
+		X(SCHED),		\
+		X(CLOCK_UNSTABLE),	\
+		X(RCU),			\
+		X(RCU_EXP),		\
+	}
+
 #define JIT_X_NOISE_ENUM(n, s) JIT_NOISE_##n
 #define JIT_X_ANOM_ENUM(n, s) JIT_ANOM_##n
+#define JIT_X_DETAIL_ENUM(n, s) JIT_DETAIL_##n
 #define JIT_X_SOFTIRQ_ENUM(n) JIT_SOFTIRQ_##n
 #define JIT_X_VECTOR_ENUM(n) JIT_VEC_##n
 #define JIT_X_NAME2(n, s) s
@@ -88,11 +118,14 @@
 
 JIT_DECLARE_ENUM(jit_noise_class, JIT_NOISE_CLASSES, JIT_X_NOISE_ENUM);
 JIT_DECLARE_ENUM(jit_anomaly, JIT_ANOMALIES, JIT_X_ANOM_ENUM);
+JIT_DECLARE_ENUM(jit_detail, JIT_DETAILS, JIT_X_DETAIL_ENUM);
 JIT_DECLARE_ENUM(jit_softirq, JIT_SOFTIRQS, JIT_X_SOFTIRQ_ENUM);
 JIT_DECLARE_ENUM(jit_vector, JIT_VECTORS, JIT_X_VECTOR_ENUM);
 
 #define JIT_NOISE_NR JIT_NR(JIT_NOISE_CLASSES, JIT_X_NAME2)
 #define JIT_ANOM_NR JIT_NR(JIT_ANOMALIES, JIT_X_NAME2)
+#define JIT_DETAIL_NR JIT_NR(JIT_DETAILS, JIT_X_NAME2)
+#define JIT_TICK_DEP_NR JIT_NR(JIT_TICK_DEPS, JIT_X_NAME)
 #define JIT_SOFTIRQ_NR JIT_NR(JIT_SOFTIRQS, JIT_X_NAME)
 #define JIT_VEC_NR JIT_NR(JIT_VECTORS, JIT_X_NAME)
 

@@ -28,14 +28,17 @@ def table(text, name):
 
 
 def load(path=HEADER):
-    """{CLASSES, SOFTIRQS, VECTORS, ANOMALIES} from the header at path."""
+    """{CLASSES, SOFTIRQS, VECTORS, ANOMALIES, DETAILS, TICK_DEPS} from
+    the header at path."""
     with open(path) as f:
         text = f.read()
     return {"CLASSES": [e[1] for e in table(text, "JIT_NOISE_CLASSES")],
             "CLASS_ENUMS": [e[0] for e in table(text, "JIT_NOISE_CLASSES")],
             "SOFTIRQS": [e[0] for e in table(text, "JIT_SOFTIRQS")],
             "VECTORS": [e[0] for e in table(text, "JIT_VECTORS")],
-            "ANOMALIES": [e[1] for e in table(text, "JIT_ANOMALIES")]}
+            "ANOMALIES": [e[1] for e in table(text, "JIT_ANOMALIES")],
+            "DETAILS": [e[1] for e in table(text, "JIT_DETAILS")],
+            "TICK_DEPS": [e[0] for e in table(text, "JIT_TICK_DEPS")]}
 
 
 _T = load()
@@ -43,3 +46,5 @@ CLASSES = tuple(_T["CLASSES"])
 SOFTIRQS = tuple(_T["SOFTIRQS"])
 VECTORS = tuple(_T["VECTORS"])
 ANOMALIES = tuple(_T["ANOMALIES"])
+DETAILS = tuple(_T["DETAILS"])
+TICK_DEPS = tuple(_T["TICK_DEPS"])

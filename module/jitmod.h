@@ -62,6 +62,17 @@ struct jit_cpu {
 	u64 last_smi;
 	struct kvm_steal_time *steal_st;	/* KVM's record, or NULL */
 	u64 last_steal_ns;
+
+	/* Details (jitmod_detail.c): the callback running in each window. */
+	u64 work_start;			/* TSC at the work item's start, or 0 */
+	void *work_fn;
+	pid_t work_pid;
+	u64 timer_start;
+	void *timer_fn;
+	u64 hrt_start[2];		/* [0] in hard irq, [1] in a softirq */
+	void *hrt_fn[2];
+	u32 tick_dep;			/* what kept the tick since the last */
+					/* local_timer interrupt, TICK_DEP_MASK_* */
 };
 
 DECLARE_PER_CPU(struct jit_cpu, jit_cpus);
@@ -110,7 +121,24 @@ u64 jit_cyc_to_ps(u64 cyc);
 u64 jit_ns_to_cyc(u64 ns);
 int jit_sampler_fn(void *data);
 
+/* struct jit_tp - one tracepoint we attach to. */
+struct jit_tp {
+	char name[40];
+	void *probe;
+	void *data;
+	bool required;
+	struct tracepoint *tp;
+	bool hooked;
+};
+
+int jit_tps_hook(struct jit_tp *tps, int nr);
+void jit_tps_unhook(struct jit_tp *tps, int nr);
 int jit_probes_hook(void);
 void jit_probes_unhook(void);
+
+int jit_detail_hook(void);
+void jit_detail_unhook(void);
+void jit_detail_tick(struct jit_cpu *jc);
+int jit_detail_names(char *buf, size_t len);
 
 #endif /* JITMOD_H */

@@ -435,6 +435,26 @@ static const struct kernel_param_ops jit_tsc_khz_ops = {
 module_param_cb(tsc_khz, &jit_tsc_khz_ops, NULL, 0444);
 MODULE_PARM_DESC(tsc_khz, "TSC frequency in kHz (read-only)");
 
+/* details: read-only, what jitmod:detail can name on this kernel. */
+static int jit_set_details(const char *val, const struct kernel_param *kp)
+{
+	pr_err("details: read-only (the tracepoints this kernel has)\n");
+	return -EINVAL;
+}
+
+static int jit_get_details(char *buf, const struct kernel_param *kp)
+{
+	return jit_detail_names(buf, PAGE_SIZE);
+}
+
+static const struct kernel_param_ops jit_details_ops = {
+	.set = jit_set_details,
+	.get = jit_get_details,
+};
+
+module_param_cb(details, &jit_details_ops, NULL, 0444);
+MODULE_PARM_DESC(details, "Details jitmod:detail names here: work,timer,hrtimer,tick (read-only)");
+
 /*
  * jit_default_cpus - the CPUs outside the housekeeping mask, else all but 0.
  *

@@ -24,16 +24,6 @@
 #include "jitmod.h"
 #include "jitmod_trace.h"
 
-/* struct jit_tp - one tracepoint we attach to. */
-struct jit_tp {
-	char name[40];
-	void *probe;
-	void *data;
-	bool required;
-	struct tracepoint *tp;
-	bool hooked;
-};
-
 /* jit_push - move an open window's start forward by nested time. */
 static __always_inline void jit_push(struct jit_window *w, u64 cyc)
 {
@@ -156,6 +146,9 @@ static __always_inline u64 jit_window_close(struct jit_cpu *jc,
 	return net;
 }
 
+/* x86 system vectors with an entry/exit tracepoint pair (irq_vectors). */
+static const char *const jit_vectors[JIT_VEC_NR] = JIT_VECTORS(JIT_X_NAME);
+
 /* IRQs: device interrupts and x86 system vectors share one window. */
 
 static void jit_irq_enter(void)
@@ -178,6 +171,8 @@ static void jit_irq_exit(int irq, int vector, const char *name)
 		return;
 	jit_push_softirq(jc, net);
 	jit_push(&jc->thread, net);
+	if (name == jit_vectors[JIT_VEC_local_timer])
+		jit_detail_tick(jc);
 	trace_irq_noise(irq, vector, name, jit_cyc_to_ns(net));
 }
 
@@ -366,9 +361,6 @@ static void hook_nmi_handler(void *data, void *handler, s64 delta_ns,
 		trace_nmi_noise(handler, jit_cyc_to_ns(d));
 }
 
-/* x86 system vectors with an entry/exit tracepoint pair (irq_vectors). */
-static const char *const jit_vectors[JIT_VEC_NR] = JIT_VECTORS(JIT_X_NAME);
-
 #define JIT_FIXED_TPS 6
 
 static struct jit_tp jit_tps[JIT_FIXED_TPS + 2 * ARRAY_SIZE(jit_vectors)] = {
@@ -405,27 +397,69 @@ static void jit_tps_fill(void)
  */
 static bool jit_nmi_hooked;
 
+struct jit_tp_set {
+	struct jit_tp *tps;
+	int nr;
+};
+
 static void jit_find_tp(struct tracepoint *tp, void *priv)
+{
+	struct jit_tp_set *set = priv;
+	int i;
+
+	for (i = 0; i < set->nr; i++)
+		if (!strcmp(tp->name, set->tps[i].name))
+			set->tps[i].tp = tp;
+}
+
+/* jit_tps_unhook - detach the probes of @tps that are attached. */
+void jit_tps_unhook(struct jit_tp *tps, int nr)
 {
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(jit_tps); i++)
-		if (!strcmp(tp->name, jit_tps[i].name))
-			jit_tps[i].tp = tp;
+	for (i = 0; i < nr; i++) {
+		if (!tps[i].hooked)
+			continue;
+		tracepoint_probe_unregister(tps[i].tp, tps[i].probe,
+					    tps[i].data);
+		tps[i].hooked = false;
+	}
+}
+
+/*
+ * jit_tps_hook - attach each probe of @tps whose tracepoint exists; a
+ * missing one is an error only when it is required.  On error, what was
+ * attached stays attached: the caller unhooks.
+ */
+int jit_tps_hook(struct jit_tp *tps, int nr)
+{
+	struct jit_tp_set set = { tps, nr };
+	int i, ret;
+
+	for_each_kernel_tracepoint(jit_find_tp, &set);
+	for (i = 0; i < nr; i++) {
+		if (!tps[i].tp) {
+			if (!tps[i].required)
+				continue;
+			pr_err("tracepoint %s not found\n", tps[i].name);
+			return -ENOENT;
+		}
+		ret = tracepoint_probe_register(tps[i].tp, tps[i].probe,
+						tps[i].data);
+		if (ret) {
+			pr_err("cannot hook %s: %d\n", tps[i].name, ret);
+			return ret;
+		}
+		tps[i].hooked = true;
+	}
+	return 0;
 }
 
 /* jit_probes_unhook - detach every probe and wait until none runs. */
 void jit_probes_unhook(void)
 {
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(jit_tps); i++) {
-		if (!jit_tps[i].hooked)
-			continue;
-		tracepoint_probe_unregister(jit_tps[i].tp, jit_tps[i].probe,
-					    jit_tps[i].data);
-		jit_tps[i].hooked = false;
-	}
+	jit_tps_unhook(jit_tps, ARRAY_SIZE(jit_tps));
+	jit_detail_unhook();
 	if (jit_nmi_hooked) {
 		unregister_nmi_handler(NMI_LOCAL, "jitmod");
 		jit_nmi_hooked = false;
@@ -436,29 +470,15 @@ void jit_probes_unhook(void)
 /* jit_probes_hook - attach to every tracepoint we know of that exists. */
 int jit_probes_hook(void)
 {
-	int i, ret;
+	int ret;
 
 	jit_tps_fill();
-	for_each_kernel_tracepoint(jit_find_tp, NULL);
-	for (i = 0; i < ARRAY_SIZE(jit_tps); i++) {
-		if (!jit_tps[i].tp) {
-			if (jit_tps[i].required) {
-				pr_err("tracepoint %s not found\n",
-				       jit_tps[i].name);
-				ret = -ENOENT;
-				goto err_unhook;
-			}
-			continue;
-		}
-		ret = tracepoint_probe_register(jit_tps[i].tp,
-						jit_tps[i].probe,
-						jit_tps[i].data);
-		if (ret) {
-			pr_err("cannot hook %s: %d\n", jit_tps[i].name, ret);
-			goto err_unhook;
-		}
-		jit_tps[i].hooked = true;
-	}
+	ret = jit_tps_hook(jit_tps, ARRAY_SIZE(jit_tps));
+	if (ret)
+		goto err_unhook;
+	ret = jit_detail_hook();
+	if (ret)
+		goto err_unhook;
 	ret = register_nmi_handler(NMI_LOCAL, jit_nmi_first, NMI_FLAG_FIRST,
 				   "jitmod");
 	if (ret) {

@@ -269,6 +269,11 @@ static void jit_reset_windows(struct jit_cpu *jc)
 	jc->softirq_paused = 0;
 	jc->softirq_pushed = 0;
 	jc->nmi_mark = 0;
+	jc->work_start = 0;
+	jc->timer_start = 0;
+	jc->hrt_start[0] = 0;
+	jc->hrt_start[1] = 0;
+	jc->tick_dep = 0;
 }
 
 /*

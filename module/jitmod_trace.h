@@ -22,6 +22,10 @@ TRACE_DEFINE_ENUM(JIT_NOISE_THREAD);
 TRACE_DEFINE_ENUM(JIT_NOISE_HW_SMI);
 TRACE_DEFINE_ENUM(JIT_NOISE_HW_STEAL);
 TRACE_DEFINE_ENUM(JIT_NOISE_HW_UNKNOWN);
+TRACE_DEFINE_ENUM(JIT_DETAIL_WORK);
+TRACE_DEFINE_ENUM(JIT_DETAIL_TIMER);
+TRACE_DEFINE_ENUM(JIT_DETAIL_HRTIMER);
+TRACE_DEFINE_ENUM(JIT_DETAIL_TICK);
 TRACE_DEFINE_ENUM(JIT_STOP_SINGLE);
 TRACE_DEFINE_ENUM(JIT_STOP_TOTAL);
 
@@ -34,6 +38,13 @@ TRACE_DEFINE_ENUM(JIT_STOP_TOTAL);
 			 { JIT_NOISE_HW_SMI, "hw:smi" },		\
 			 { JIT_NOISE_HW_STEAL, "hw:steal" },		\
 			 { JIT_NOISE_HW_UNKNOWN, "hw:unknown" })
+
+#define jit_show_detail(k)						\
+	__print_symbolic(k,						\
+			 { JIT_DETAIL_WORK, "work" },			\
+			 { JIT_DETAIL_TIMER, "timer" },		\
+			 { JIT_DETAIL_HRTIMER, "hrtimer" },		\
+			 { JIT_DETAIL_TICK, "tick" })
 
 #define jit_show_softirq(v)						\
 	__print_symbolic(v, { 0, "HI" }, { 1, "TIMER" }, { 2, "NET_TX" },	\
@@ -165,6 +176,35 @@ TRACE_EVENT(thread_noise,
 	),
 	TP_printk("comm=%s pid=%d duration_ns=%llu", __entry->comm,
 		  __entry->pid, __entry->duration_ns)
+);
+
+/*
+ * jitmod:detail - what ran inside the open window of class @cls, written
+ * before that window's own event.  @fn is the work function or timer
+ * callback and @wall_ns its time from entry to exit, nesting included;
+ * for a TICK detail @fn is NULL and @dep the mask of TICK_DEP_BIT_*
+ * that kept the tick since the last local_timer interrupt.
+ */
+TRACE_EVENT(detail,
+	TP_PROTO(int kind, int cls, void *fn, u32 dep, u64 wall_ns),
+	TP_ARGS(kind, cls, fn, dep, wall_ns),
+	TP_STRUCT__entry(
+		__field(u64, wall_ns)
+		__field(void *, fn)
+		__field(u32, dep)
+		__field(int, kind)
+		__field(int, cls)
+	),
+	TP_fast_assign(
+		__entry->wall_ns = wall_ns;
+		__entry->fn = fn;
+		__entry->dep = dep;
+		__entry->kind = kind;
+		__entry->cls = cls;
+	),
+	TP_printk("kind=%s cls=%s fn=%ps dep=0x%x wall_ns=%llu",
+		  jit_show_detail(__entry->kind), jit_show_class(__entry->cls),
+		  __entry->fn, __entry->dep, __entry->wall_ns)
 );
 
 /*

@@ -18,11 +18,13 @@ MAGIC = b"JITREC\x00\x01"
 HDR = struct.Struct("<8sII65s96s480s256s82s5xQ16x")
 REC = struct.Struct("<Q7QIHhii40s")
 REC_V1 = struct.Struct("<Q5QIHhii40s")  # version 1: five values
-GAP, IRQ, SOFTIRQ, NMI, THREAD, SUMMARY, STOP, LOST = range(8)
+GAP, IRQ, SOFTIRQ, NMI, THREAD, SUMMARY, STOP, LOST, DETAIL = range(9)
 CLS = {name: i for i, name in enumerate(jitabi.CLASSES)}
+DETAILS = {name: i for i, name in enumerate(jitabi.DETAILS)}
+VERSION = 3
 
 
-def header(version=2, rec_size=None, kernel="6.1.0-test",
+def header(version=VERSION, rec_size=None, kernel="6.1.0-test",
            params="threshold_ns=1000 cpus=1-3"):
     if rec_size is None:
         rec_size = REC_V1.size if version == 1 else REC.size
@@ -42,12 +44,24 @@ def gap(cpu, ns, cls="hw:unknown", ts=0):
     return rec(GAP, cpu, (ns,), cls=CLS[cls], ts=ts)
 
 
-def irq(cpu, ns, name, irq_no=-1, vector=236):
-    return rec(IRQ, cpu, (ns,), ident=irq_no, ident2=vector, name=name)
+def irq(cpu, ns, name, irq_no=-1, vector=236, ts=0):
+    return rec(IRQ, cpu, (ns,), ident=irq_no, ident2=vector, name=name,
+               ts=ts)
 
 
-def thread(cpu, ns, comm, pid):
-    return rec(THREAD, cpu, (ns,), ident=pid, name=comm)
+def thread(cpu, ns, comm, pid, ts=0):
+    return rec(THREAD, cpu, (ns,), ident=pid, name=comm, ts=ts)
+
+
+def softirq(cpu, ns, vec, ts=0):
+    return rec(SOFTIRQ, cpu, (ns,), cls=jitabi.SOFTIRQS.index(vec), ts=ts)
+
+
+def detail(cpu, kind, fn, window, wall_ns=0, pid=0, dep=0, ts=0):
+    """A jitmod:detail: kind "work", "timer", "hrtimer" or "tick", in a
+    window of class window ("irq", "softirq" or "thread")."""
+    return rec(DETAIL, cpu, (wall_ns, pid), cls=DETAILS[kind], ident=dep,
+               ident2=CLS[window], name=fn, ts=ts)
 
 
 def summary(cpu, runtime, noise, max_gap, iters=1000, res_ps=35, self_ns=0,

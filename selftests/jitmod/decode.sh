@@ -16,7 +16,7 @@ insmod "$JIT_INJ_KO" cpu=1 || jit_fail "insmod jitinject failed"
 # sampler sleeps 100 ms a second, so each class is injected three times
 # 150 ms apart: one sleep can swallow at most one of them.
 trace-cmd record -q -B jitmod-decode-$$ -e jitmod -o "$dat" sh -c '
-	for c in hrtimer ipi softirq nmi thread; do
+	for c in hrtimer ipi softirq nmi thread work; do
 		for i in 1 2 3; do
 			echo "$c 300" > /sys/module/jitinject/parameters/inject || exit 1
 			sleep 0.15
@@ -26,7 +26,7 @@ trace-cmd record -q -B jitmod-decode-$$ -e jitmod -o "$dat" sh -c '
 trace-cmd report -i "$dat" > "$txt" 2>&1 || jit_fail "trace-cmd report failed"
 rmmod jitinject && rmmod jitmod || jit_fail "rmmod failed"
 
-for ev in gap irq_noise softirq_noise nmi_noise thread_noise summary; do
+for ev in gap irq_noise softirq_noise nmi_noise thread_noise summary detail; do
 	n=$(grep -Ec " $ev: +" "$txt")
 	jit_log "$ev: $n"
 	[ "$n" -gt 0 ] || jit_fail "no $ev in trace-cmd report"
@@ -42,6 +42,10 @@ grep -Eq 'thread_noise: +comm=jitinject/1 ' "$txt" ||
 	jit_fail "injector thread not decoded"
 grep -Eq 'nmi_noise: +handler=jinj_nmi' "$txt" ||
 	jit_fail "NMI handler symbol not decoded: $(grep -m1 nmi_noise "$txt")"
+grep -Eq 'detail: +kind=timer cls=softirq fn=jinj_timer_fn ' "$txt" ||
+	jit_fail "timer detail not decoded: $(grep -m1 ' detail: ' "$txt")"
+grep -Eq 'detail: +kind=work cls=thread fn=jinj_work_fn ' "$txt" ||
+	jit_fail "work detail not decoded: $(grep -m1 'kind=work' "$txt")"
 jit_log "$(grep -m1 ' gap: ' "$txt" | sed 's/^ *//')"
 rm -f "$dat" "$txt"
 jit_check_dmesg

@@ -39,6 +39,8 @@ class Abi(unittest.TestCase):
         self.assertEqual(len(jitabi.SOFTIRQS), 10)
         self.assertIn("call_function_single", jitabi.VECTORS)
         self.assertEqual(jitabi.ANOMALIES, ("window", "tsc_back"))
+        self.assertEqual(jitabi.DETAILS, ("work", "timer", "hrtimer", "tick"))
+        self.assertEqual(jitabi.TICK_DEPS[2], "SCHED")
 
     def test_reader_refuses_a_missing_table(self):
         with self.assertRaises(ValueError):
@@ -56,6 +58,12 @@ class Abi(unittest.TestCase):
                                 for i, n in enumerate(jitabi.SOFTIRQS)])
         defined = re.findall(r"TRACE_DEFINE_ENUM\(JIT_NOISE_(\w+)\)", text)
         self.assertEqual(defined, jitabi._T["CLASS_ENUMS"])
+        det = re.findall(r'\{\s*JIT_DETAIL_(\w+),\s*"([^"]+)"\s*\}',
+                         macro(text, "jit_show_detail"))
+        self.assertEqual([n for _, n in det], list(jitabi.DETAILS))
+        self.assertEqual([e.lower() for e, _ in det], list(jitabi.DETAILS))
+        defined = re.findall(r"TRACE_DEFINE_ENUM\(JIT_DETAIL_(\w+)\)", text)
+        self.assertEqual([e.lower() for e in defined], list(jitabi.DETAILS))
 
     def test_bpf_hooks_every_vector(self):
         got = re.findall(r"^JR_VECTOR\(JIT_VEC_(\w+), (\w+)\)$",

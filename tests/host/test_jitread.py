@@ -386,8 +386,8 @@ class JitreadErrors(unittest.TestCase):
             jrcli.TOP, "user", "fuzz", "regress"))
 
     def test_replay_unknown_version_refused(self):
-        jrrec.write(self.rec, [jrrec.gap(1, 5000)], version=3)
-        self.expect(["--replay", self.rec], 1, "version 3")
+        jrrec.write(self.rec, [jrrec.gap(1, 5000)], version=4)
+        self.expect(["--replay", self.rec], 1, "version 4")
 
     def test_live_needs_root(self):
         if os.geteuid() != 0:

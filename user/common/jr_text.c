@@ -2,6 +2,7 @@
 /*
  * jr_text.c - names from the traced machine, made safe to show.
  */
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "common/jr_text.h"
@@ -74,5 +75,19 @@ const char *jr_text_safe(const char *s, char *buf, size_t len)
 		p += n < 0 ? 1 : n;
 	}
 	buf[o] = '\0';
+	return buf;
+}
+
+/* jr_text_dur - ns as "850ns", "12.3us", "4.00ms" or "1.50s". */
+const char *jr_text_dur(uint64_t ns, char *buf, size_t len)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.2fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
 	return buf;
 }

@@ -10,8 +10,10 @@
 #define JR_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 int jr_utf8_len(const unsigned char *p);
 const char *jr_text_safe(const char *s, char *buf, size_t len);
+const char *jr_text_dur(uint64_t ns, char *buf, size_t len);
 
 #endif /* JR_TEXT_H */

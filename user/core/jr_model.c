@@ -56,9 +56,14 @@ static void jr_cpu_free(struct jr_cpu *c)
 		jr_hist_free(&c->hist[i]);
 		free(c->lin[i]);
 	}
+	for (i = 0; i < c->nr_src; i++) {
+		free(c->src[i].ia);
+		free(c->src[i].det);
+	}
 	free(c->src);
 	free(c->src_hash);
 	free(c->tl);
+	free(c->pend);
 }
 
 void jr_model_free(struct jr_model *m)
@@ -287,6 +292,8 @@ int jr_model_add(struct jr_model *m, const struct jr_rec *r)
 	switch (r->type) {
 	case JR_SUMMARY:
 		jr_add_summary(c, r);
+		if (c->pend)
+			jr_pend_flush(c->pend);
 		return 0;
 	case JR_LOST:
 		c->lost += r->v[0];
@@ -295,6 +302,14 @@ int jr_model_add(struct jr_model *m, const struct jr_rec *r)
 		c->stops++;
 		m->stops++;
 		m->last_stop = *r;
+		return 0;
+	case JR_DETAIL:
+		if (!c->pend) {
+			c->pend = calloc(1, sizeof(*c->pend));
+			if (!c->pend)
+				return -ENOMEM;
+		}
+		jr_pend_add(c->pend, r);
 		return 0;
 	case JR_GAP:
 		ret = jr_count(m, c, JR_H_GAP, r->v[0]);
@@ -318,7 +333,9 @@ int jr_model_add(struct jr_model *m, const struct jr_rec *r)
 		s->min_ns = r->v[0];
 	if (r->v[0] > s->max_ns)
 		s->max_ns = r->v[0];
-	return 0;
+	if (jr_ia_add(&s->ia, &s->last_ns, r->ts_ns))
+		return -ENOMEM;
+	return c->pend && c->pend->nr ? jr_pend_claim(c->pend, r, &s->det) : 0;
 }
 
 static int jr_src_cmp(const void *a, const void *b)

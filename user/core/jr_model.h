@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "jitmod_abi.h"
+#include "core/jr_detail.h"
 #include "core/jr_hist.h"
 #include "core/jr_rec.h"
 
@@ -39,6 +40,9 @@ struct jr_source {
 	uint64_t total_ns;
 	uint64_t min_ns;
 	uint64_t max_ns;
+	uint64_t last_ns; /* the last event's time */
+	struct jr_ia *ia; /* inter-arrival times, from the second event */
+	struct jr_src_detail *det; /* what ran inside, or NULL */
 };
 
 /* struct jr_tl_gap - one gap on the timeline the plots draw. */
@@ -75,6 +79,7 @@ struct jr_cpu {
 	uint64_t lost;
 	uint64_t stops;
 	uint64_t events;
+	struct jr_pend *pend; /* details waiting for their window */
 };
 
 struct jr_model {

@@ -87,7 +87,7 @@ int jr_parse_header(const void *buf, size_t len, struct jr_file_hdr *hdr,
 		jr_fail(e, -EINVAL, "not a jitread recording (bad magic)");
 		return -EINVAL;
 	}
-	if (hdr->version != 1 && hdr->version != JR_FILE_VERSION) {
+	if (hdr->version < 1 || hdr->version > JR_FILE_VERSION) {
 		jr_fail(e, -EINVAL,
 			"recording version %u; this jitread reads versions 1 to %d",
 			hdr->version, JR_FILE_VERSION);
@@ -165,6 +165,14 @@ int jr_rec_check(const struct jr_rec *r, struct jr_err *e)
 	}
 	if (r->type == JR_SOFTIRQ && (r->cls < 0 || r->cls > JR_MAX_SOFTIRQ)) {
 		jr_fail(e, -EINVAL, "softirq vector %d out of range", r->cls);
+		return -EINVAL;
+	}
+	if (r->type == JR_DETAIL &&
+	    (r->cls < 0 || r->cls >= JIT_DETAIL_NR ||
+	     (r->id2 != JIT_NOISE_IRQ && r->id2 != JIT_NOISE_SOFTIRQ &&
+	      r->id2 != JIT_NOISE_THREAD))) {
+		jr_fail(e, -EINVAL, "detail kind %d in class %d out of range",
+			r->cls, r->id2);
 		return -EINVAL;
 	}
 	return 0;

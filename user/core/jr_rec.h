@@ -16,7 +16,7 @@
 #include "common/jr_parse.h"
 
 #define JR_MAGIC "JITREC\0\1"
-#define JR_FILE_VERSION 2
+#define JR_FILE_VERSION 3 /* 3 adds DETAIL records */
 #define JR_REC_V1_SIZE 104 /* version 1: v[5], read and widened */
 #define JR_NAME_LEN 40
 
@@ -29,6 +29,7 @@ enum jr_type {
 	JR_SUMMARY,
 	JR_STOP,
 	JR_LOST, /* v[0] events lost on cpu, as the ring buffer said */
+	JR_DETAIL,
 	JR_NR_TYPES,
 };
 
@@ -44,6 +45,8 @@ enum jr_type {
  *            v6 anomalies; id anomaly kinds (BIT(enum jit_anomaly))
  *   STOP     v0 value_ns, v1 limit_ns; cls reason
  *   LOST     v0 count
+ *   DETAIL   v0 wall_ns, v1 pid; cls kind (enum jit_detail); id dep
+ *            (TICK_DEP_MASK_*); id2 its window's class; name function
  */
 struct jr_rec {
 	uint64_t ts_ns;

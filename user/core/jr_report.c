@@ -180,6 +180,38 @@ static uint64_t jr_noise_base(const struct jr_cpu *c)
 	return sum;
 }
 
+/* jr_period_str - "4.00ms 92%", the dominant period and its share. */
+static const char *jr_period_str(const struct jr_source *s, char *buf,
+				 size_t len)
+{
+	uint64_t p;
+	double share = jr_ia_period(s->ia, &p);
+
+	if (!p)
+		return "-";
+	jr_text_dur(p, buf, len);
+	snprintf(buf + strlen(buf), len - strlen(buf), " %.0f%%",
+		 100.0 * share);
+	return buf;
+}
+
+/* jr_source_detail - the rows of what ran inside s, indented under it. */
+static void jr_source_detail(FILE *out, const struct jr_source *s,
+			     const struct jr_report_opts *o)
+{
+	int i;
+
+	for (i = 0; s->det && i < s->det->nr; i++) {
+		const struct jr_detail_row *d = &s->det->row[i];
+		char name[4 * sizeof(d->name)];
+
+		fprintf(out, "  %-30s %10" PRIu64 " %12.*f %32s %6.2f%%\n",
+			jr_text_safe(d->name, name, sizeof(name)), d->count,
+			o->div == 1.0 ? 0 : 3, d->total_ns / o->div, "",
+			s->total_ns ? 100.0 * d->total_ns / s->total_ns : 0.0);
+	}
+}
+
 static void jr_sources(FILE *out, struct jr_model *m,
 		       const struct jr_report_opts *o)
 {
@@ -187,12 +219,14 @@ static void jr_sources(FILE *out, struct jr_model *m,
 
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		struct jr_cpu *c = &m->cpu[cpu];
+		double secs;
 		uint64_t base;
 
 		if (!jr_cpu_wanted(m, o, cpu))
 			continue;
 		jr_cpu_sort_sources(c);
 		base = jr_noise_base(c);
+		secs = c->runtime_ns / 1e9;
 		fprintf(out, "\n# CPU %d noise sources, by total (%s)\n", cpu,
 			o->unit);
 		if (c->src_folded)
@@ -200,11 +234,14 @@ static void jr_sources(FILE *out, struct jr_model *m,
 				"# %" PRIu64 " thread events past %d sources "
 				"are filed by name: thread:comm[*]\n",
 				c->src_folded, JR_MAX_SOURCES);
-		fprintf(out, "%-32s %10s %12s %10s %10s %10s %7s\n", "source",
-			"count", "total", "min", "max", "avg", "%noise");
+		fprintf(out,
+			"# indented: what ran inside (%%: of the source)\n");
+		fprintf(out, "%-32s %10s %12s %10s %10s %10s %7s %9s %s\n",
+			"source", "count", "total", "min", "max", "avg",
+			"%noise", "rate/s", "period");
 		for (i = 0; i < c->nr_src; i++) {
 			const struct jr_source *s = &c->src[i];
-			char key[4 * sizeof(s->key)];
+			char key[4 * sizeof(s->key)], per[32];
 
 			fprintf(out, "%-32s %10" PRIu64 " %12.*f",
 				jr_text_safe(s->key, key, sizeof(key)),
@@ -213,8 +250,11 @@ static void jr_sources(FILE *out, struct jr_model *m,
 			jr_val(out, o, (double)s->min_ns);
 			jr_val(out, o, (double)s->max_ns);
 			jr_val(out, o, (double)s->total_ns / s->count);
-			fprintf(out, " %6.2f%%\n",
-				base ? 100.0 * s->total_ns / base : 0.0);
+			fprintf(out, " %6.2f%% %9.1f %s\n",
+				base ? 100.0 * s->total_ns / base : 0.0,
+				secs > 0 ? s->count / secs : 0.0,
+				jr_period_str(s, per, sizeof(per)));
+			jr_source_detail(out, s, o);
 		}
 	}
 }
@@ -261,6 +301,21 @@ static void jr_summary(FILE *out, struct jr_model *m,
 	}
 }
 
+/*
+ * jr_sys_details - the details jitmod named in this run, from its
+ * "details" parameter ("work,timer,hrtimer,tick"); "" when it names none
+ * (a jitmod without jitmod:detail, or a kernel without the tracepoints).
+ */
+const char *jr_sys_details(const struct jr_sysinfo *sys, char *buf, size_t len)
+{
+	const char *p = strstr(sys->params, "details=");
+
+	buf[0] = '\0';
+	if (p && (p == sys->params || p[-1] == ' '))
+		snprintf(buf, len, "%.*s", (int)strcspn(p + 8, " "), p + 8);
+	return buf;
+}
+
 void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 		    const struct jr_report_opts *o)
 {
@@ -273,6 +328,7 @@ void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 	if (!o->no_header) {
 		char kernel[4 * sizeof(sys->kernel)];
 		char params[4 * sizeof(sys->params)];
+		char det[sizeof(sys->params)];
 
 		fprintf(out, "# jitread report; times in %s\n", o->unit);
 		if (o->title)
@@ -284,6 +340,10 @@ void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 			sys->params[0] ? jr_text_safe(sys->params, params,
 						      sizeof(params)) :
 					 "not loaded");
+		jr_sys_details(sys, det, sizeof(det));
+		fprintf(out, "# details named: %s; IPI senders are not named\n",
+			det[0] ? jr_text_safe(det, params, sizeof(params)) :
+				 "none");
 		fprintf(out, "# events %" PRIu64 ", lost %" PRIu64 "%s\n",
 			m->events, lost,
 			lost ? " (the ring buffer overflowed: raise its size)" :

@@ -31,6 +31,7 @@ struct jr_out_dir {
 	const char *path;
 };
 
+const char *jr_sys_details(const struct jr_sysinfo *sys, char *buf, size_t len);
 void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 		    const struct jr_report_opts *o);
 int jr_report_json(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,

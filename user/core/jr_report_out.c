@@ -82,6 +82,32 @@ static void jr_json_timeline(FILE *out, const struct jr_cpu *c, uint64_t t0)
 	fprintf(out, "]}");
 }
 
+/*
+ * jr_json_source_more - a source's rate, dominant period and what ran
+ * inside it, then its closing brace.
+ */
+static void jr_json_source_more(FILE *out, const struct jr_source *s,
+				uint64_t runtime_ns)
+{
+	uint64_t period;
+	double share = jr_ia_period(s->ia, &period);
+	int i;
+
+	fprintf(out,
+		", \"rate_hz\": %.6f, \"period_ns\": %" PRIu64
+		", \"period_share\": %.4f, \"detail\": [",
+		runtime_ns ? s->count / (runtime_ns / 1e9) : 0.0, period,
+		share);
+	for (i = 0; s->det && i < s->det->nr; i++) {
+		fprintf(out, "%s{\"name\": ", i ? ", " : "");
+		jr_json_str(out, s->det->row[i].name);
+		fprintf(out,
+			", \"count\": %" PRIu64 ", \"total_ns\": %" PRIu64 "}",
+			s->det->row[i].count, s->det->row[i].total_ns);
+	}
+	fprintf(out, "]}");
+}
+
 static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu, uint64_t t0)
 {
 	double avail = jr_cpu_avail_pct(c);
@@ -117,11 +143,13 @@ static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu, uint64_t t0)
 		fprintf(out,
 			", \"class\": \"%s\", \"count\": %" PRIu64
 			", \"total_ns\": %" PRIu64 ", \"min_ns\": %" PRIu64
-			", \"max_ns\": %" PRIu64 ", \"avg_ns\": %.3f}",
+			", \"max_ns\": %" PRIu64 ", \"avg_ns\": %.3f",
 			jr_hclass_name(s->hcls), s->count, s->total_ns,
 			s->min_ns, s->max_ns, (double)s->total_ns / s->count);
+		jr_json_source_more(out, s, c->runtime_ns);
 	}
-	fprintf(out, "]");
+	fprintf(out, "],\n     \"detail_orphans\": %" PRIu64,
+		c->pend ? c->pend->orphans : 0);
 	jr_json_timeline(out, c, t0);
 	fprintf(out, "}");
 }
@@ -170,6 +198,8 @@ int jr_report_json_doc(FILE *out, const char *mode, struct jr_model *m,
 		       const struct jr_report_opts *o,
 		       int (*extra)(FILE *out, void *ctx), void *ctx)
 {
+	char det[sizeof(sys->params)];
+
 	fprintf(out, "{\n  \"file_version\": %d, \"mode\": \"%s\",\n",
 		JR_JSON_VERSION, mode);
 	fprintf(out, "  \"system\": {\"kernel\": ");
@@ -181,6 +211,8 @@ int jr_report_json_doc(FILE *out, const char *mode, struct jr_model *m,
 	fprintf(out, ", \"tsc_khz\": %" PRIu64 ", \"module_params\": ",
 		sys->tsc_khz);
 	jr_json_str(out, sys->params);
+	fprintf(out, ", \"details\": ");
+	jr_json_str(out, jr_sys_details(sys, det, sizeof(det)));
 	fprintf(out, ", \"jitread_argv\": ");
 	jr_json_str(out, sys->argv);
 	fprintf(out, "},\n  \"precision\": %d, ", m->precision);
@@ -243,7 +275,8 @@ int jr_report_csv(const struct jr_out_dir *d, struct jr_model *m,
 	fprintf(p,
 		"cpu,class,count,mean_ns,min_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,p99."
 		"99_ns,p99.999_ns,p99.9999_ns,max_ns\n");
-	fprintf(s, "cpu,source,class,count,total_ns,min_ns,max_ns,avg_ns\n");
+	fprintf(s, "cpu,source,class,count,total_ns,min_ns,max_ns,avg_ns,"
+		   "rate_hz,period_ns,period_share\n");
 	fprintf(u,
 		"cpu,periods,runtime_ns,noise_ns,max_single_ns,resolution_ps,lost_"
 		"events,stops,self_ns,anomalies\n");
@@ -266,15 +299,22 @@ int jr_report_csv(const struct jr_out_dir *d, struct jr_model *m,
 		jr_cpu_sort_sources(c);
 		for (i = 0; i < c->nr_src; i++) {
 			const struct jr_source *x = &c->src[i];
+			uint64_t period;
+			double share;
 
 			fprintf(s, "%d,", cpu);
 			jr_csv_str(s, x->key);
+			share = jr_ia_period(x->ia, &period);
 			fprintf(s,
 				",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 ",%.3f\n",
+				",%" PRIu64 ",%.3f,%.6f,%" PRIu64 ",%.4f\n",
 				jr_hclass_name(x->hcls), x->count, x->total_ns,
 				x->min_ns, x->max_ns,
-				(double)x->total_ns / x->count);
+				(double)x->total_ns / x->count,
+				c->runtime_ns ?
+					x->count / (c->runtime_ns / 1e9) :
+					0.0,
+				period, share);
 		}
 		fprintf(u,
 			"%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64

@@ -7,6 +7,7 @@
  * every event after that.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,6 +45,12 @@ static const char *const jr_event_names[JR_NR_TYPES] = {
 	[JR_THREAD] = "thread_noise",
 	[JR_SUMMARY] = "summary",
 	[JR_STOP] = "stop",
+	[JR_DETAIL] = "detail",
+};
+
+/* events an older jitmod lacks: their records are simply not made */
+static const bool jr_event_optional[JR_NR_TYPES] = {
+	[JR_DETAIL] = true,
 };
 
 static const struct jr_fieldmap jr_fields[JR_NR_TYPES][JR_MAX_FIELDS] = {
@@ -72,6 +79,12 @@ static const struct jr_fieldmap jr_fields[JR_NR_TYPES][JR_MAX_FIELDS] = {
 	[JR_STOP] = { { "value_ns", D_V0 },
 		      { "limit_ns", D_V1 },
 		      { "reason", D_CLS } },
+	[JR_DETAIL] = { { "wall_ns", D_V0 },
+			{ "common_pid", D_V1 },
+			{ "kind", D_CLS },
+			{ "dep", D_ID },
+			{ "cls", D_ID2 },
+			{ "fn", D_KSYM } },
 };
 
 /* jr_decoder_init - find every event and field of the table. */
@@ -84,6 +97,8 @@ int jr_decoder_init(struct jr_stream *s, struct jr_err *e)
 			continue;
 		s->ev[t] = tep_find_event_by_name(s->tep, "jitmod",
 						  jr_event_names[t]);
+		if (!s->ev[t] && jr_event_optional[t])
+			continue;
 		if (!s->ev[t])
 			return jr_fail(
 				e, -EINVAL,

@@ -12,6 +12,8 @@
  *   ipi      smp_call_function_single(): irq:call_function_single
  *   softirq  a timer_list queued with add_timer_on(): softirq:TIMER
  *   nmi      an NMI IPI whose handler (jinj_nmi) claims it and spins
+ *   work     a work item (jinj_work_fn) queued on the CPU's system
+ *            workqueue: a thread:kworker/N:M window
  *   thread   a SCHED_FIFO kthread "jitinject/N"; its pid is in last_pid
  *   nest     that thread spins D of its own while an hrtimer it armed
  *            spins D/2 inside it, to test that nested time is subtracted
@@ -59,6 +61,7 @@
 #include <linux/rcupdate.h>
 #include <linux/timekeeping.h>
 #include <linux/timer.h>
+#include <linux/workqueue.h>
 #include <asm/apic.h>
 #include <asm/hardirq.h>
 #include <asm/nmi.h>
@@ -79,6 +82,7 @@ static atomic64_t jinj_nested_ns;	/* interrupts in the source's spin */
 static bool jinj_has_thread;		/* the injection's source is a thread */
 static struct hrtimer jinj_hrtimer;
 static struct timer_list jinj_timer;
+static struct work_struct jinj_work;
 static struct task_struct *jinj_waiter;	/* softpre: woken by the timer */
 static DEFINE_SPINLOCK(jinj_slock);	/* softlock: held by the writer */
 static atomic_t jinj_at_lock;		/* softlock: the callback reached it */
@@ -186,6 +190,12 @@ static void jinj_timer_fn(struct timer_list *t)
 	WRITE_ONCE(jinj_go, 1);
 	wake_up_process(w);
 	jinj_spin(ns / 4, false);
+	atomic_inc(&jinj_done);
+}
+
+static void jinj_work_fn(struct work_struct *w)
+{
+	jinj_spin(READ_ONCE(jinj_spin_ns), true);
 	atomic_inc(&jinj_done);
 }
 
@@ -355,6 +365,8 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 	} else if (!strcmp(cls, "softirq")) {
 		jinj_timer.expires = jiffies + 1;
 		add_timer_on(&jinj_timer, cpu);
+	} else if (!strcmp(cls, "work")) {
+		queue_work_on(cpu, system_wq, &jinj_work);
 	} else if (!strcmp(cls, "softlock")) {
 		return jinj_fire_softlock(cpu, ns);
 	} else if (!strcmp(cls, "nmi")) {
@@ -378,7 +390,7 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 			add_timer_on(&jinj_timer, cpu);
 		}
 	} else {
-		pr_err("inject: unknown class '%s' (hrtimer ipi softirq softlock nmi thread nest softpre)\n",
+		pr_err("inject: unknown class '%s' (hrtimer ipi softirq softlock nmi work thread nest softpre)\n",
 		       cls);
 		return -EINVAL;
 	}
@@ -491,6 +503,7 @@ static int __init jinj_init(void)
 		     HRTIMER_MODE_REL_PINNED_HARD);
 	jinj_hrtimer.function = jinj_hrtimer_fn;
 	timer_setup(&jinj_timer, jinj_timer_fn, TIMER_PINNED);
+	INIT_WORK(&jinj_work, jinj_work_fn);
 	ret = register_nmi_handler(NMI_LOCAL, jinj_nmi, 0, "jitinject");
 	if (ret)
 		pr_err("cannot register the NMI handler: %d\n", ret);
@@ -502,6 +515,7 @@ static void __exit jinj_exit(void)
 	unregister_nmi_handler(NMI_LOCAL, "jitinject");
 	hrtimer_cancel(&jinj_hrtimer);
 	del_timer_sync(&jinj_timer);
+	cancel_work_sync(&jinj_work);
 }
 
 module_init(jinj_init);
