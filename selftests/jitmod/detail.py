@@ -9,7 +9,8 @@ in: work:jinj_work_fn under a thread:kworker/1:N row, timer:jinj_timer_fn
 under softirq:TIMER, hrtimer:jinj_hrtimer_fn under irq:local_timer.  A
 detail's count and time stay within its row's, and jitmod's "details"
 parameter lists all four kinds, as 6.1 has every tracepoint they need.
-Each source also has a rate and, when it came twice, a dominant period.
+Each source also has a rate and, when it came twice, a dominant period,
+and the live report carries the audit of the CPU it measured.
 """
 
 import json
@@ -82,6 +83,10 @@ def body():
         d = json.load(f)
     if d["system"]["details"] != have:
         raise Fail(f"report's details '{d['system']['details']}'")
+    aud = d.get("audit", {})
+    if aud.get("audit_version") != 1 or \
+            [c["cpu"] for c in aud["cpus"]] != [CPU]:
+        raise Fail(f"the report's audit block: {str(aud)[:300]}")
     cpu = [c for c in d["cpus"] if c["cpu"] == CPU][0]
     check(cpu)
     if not cpu["summary"]["runtime_ns"]:

@@ -38,7 +38,7 @@ static int jr_hist_run(struct jr_opts *o, int argc, char **argv)
 	ro = jr_report_opts_of(o);
 	if (!o->out.quiet)
 		jr_report_text(stdout, &c.model, &c.sys, &ro);
-	files = jr_report_files(&c.outs, &c.model, &c.sys, o);
+	files = jr_report_files(&c.outs, &c.model, &c.sys, o, true);
 	ret = jr_live_end(&c, ret) ?: files;
 	ret = jr_fail_if(o, &c.model, JR_SIDE_KERNEL, true, NULL, ret);
 	ret = jr_live_exit(&c, ret);

@@ -36,7 +36,7 @@ static int jr_report_run(struct jr_opts *o, int argc, char **argv)
 		jr_die(JR_EXIT_RUN, "%s: %s", o->file, e.msg);
 	if (!o->out.quiet)
 		jr_report_text(stdout, &m, &rd.hdr.sys, &ro);
-	ret = jr_report_files(&outs, &m, &rd.hdr.sys, o);
+	ret = jr_report_files(&outs, &m, &rd.hdr.sys, o, false);
 	ret = jr_fail_if(o, &m, JR_SIDE_KERNEL, true, NULL, ret);
 	jr_model_free(&m);
 	return ret;

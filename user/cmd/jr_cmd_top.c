@@ -56,7 +56,7 @@ static int jr_top_run(struct jr_opts *o, int argc, char **argv)
 	int ret, files;
 
 	ret = jr_live_run(&c, argc, argv);
-	files = jr_report_files(&c.outs, &c.model, &c.sys, o);
+	files = jr_report_files(&c.outs, &c.model, &c.sys, o, true);
 	ret = jr_live_exit(&c, jr_live_end(&c, ret) ?: files);
 	jr_live_free(&c);
 	return ret;

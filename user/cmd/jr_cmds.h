@@ -24,5 +24,6 @@ extern const struct jr_cmd_def jr_cmd_user;
 extern const struct jr_cmd_def jr_cmd_compare;
 extern const struct jr_cmd_def jr_cmd_diff;
 extern const struct jr_cmd_def jr_cmd_audit;
+extern const struct jr_cmd_def jr_cmd_advise;
 
 #endif /* JR_CMDS_H */

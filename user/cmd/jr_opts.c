@@ -26,6 +26,7 @@
 	(B(JR_CMD_HIST) | B(JR_CMD_REPORT) | B(JR_CMD_USER) | B(JR_CMD_COMPARE))
 #define DIFF B(JR_CMD_DIFF)
 #define AUDIT B(JR_CMD_AUDIT)
+#define ADVISE B(JR_CMD_ADVISE)
 #define USERS (B(JR_CMD_USER) | B(JR_CMD_COMPARE))
 #define ALL (B(JR_NR_CMDS) - 1)
 #define JR_HELP_COL 28 /* where an option's help text starts */
@@ -76,6 +77,10 @@ enum jr_key {
 	K_FAIL_WORSE,
 	K_SYSROOT,
 	K_FAIL_WARN,
+	K_AUDIT_FILE,
+	K_MIN_PPM,
+	K_MIN_COUNT,
+	K_FAIL_ADVICE,
 };
 
 struct jr_optdef {
@@ -131,7 +136,7 @@ static const struct jr_optdef jr_optdefs[] = {
 	  "exit 4 when COND holds at the end (repeatable), e.g.\n"
 	  "max>50us, p99.9999>10us, avail<99.99%, class=irq,max>5us,\n"
 	  "cpu=all,count>1000; compare: side=kernel|user" },
-	{ "json", K_JSON, "FILE", SHOWN | B(JR_CMD_TOP) | DIFF | AUDIT,
+	{ "json", K_JSON, "FILE", SHOWN | B(JR_CMD_TOP) | DIFF | AUDIT | ADVISE,
 	  "versioned JSON report (- for stdout)" },
 	{ "min-change", K_MIN_CHANGE, "PCT", DIFF,
 	  "smallest change judged, in % of the first report's\n"
@@ -141,6 +146,16 @@ static const struct jr_optdef jr_optdefs[] = {
 	{ "sysroot", K_SYSROOT, "DIR", AUDIT,
 	  "read /proc and /sys under DIR (a copy of a machine's)" },
 	{ "fail-warn", K_FAIL_WARN, NULL, AUDIT, "exit 4 when an item warns" },
+	{ "audit", K_AUDIT_FILE, "FILE", ADVISE,
+	  "the audit to judge by (jitread audit --json); default:\n"
+	  "the report's, else this machine's now" },
+	{ "min-ppm", K_MIN_PPM, "PPM", ADVISE,
+	  "least evidence for advice, in ppm of a CPU's sampled\n"
+	  "time (default 1)" },
+	{ "min-count", K_MIN_COUNT, "N", ADVISE,
+	  "least events of evidence for advice (default 2)" },
+	{ "fail-advice", K_FAIL_ADVICE, NULL, ADVISE,
+	  "exit 4 when there is advice" },
 	{ "csv", K_CSV, "DIR", B(JR_CMD_HIST) | B(JR_CMD_REPORT),
 	  "percentiles.csv, sources.csv, summary.csv" },
 	{ "hgrm", K_HGRM, "DIR", B(JR_CMD_HIST) | B(JR_CMD_REPORT),
@@ -208,6 +223,8 @@ static void jr_opts_defaults(struct jr_opts *o, enum jr_cmd cmd, bool legacy)
 	o->user.rounds = 2;
 	o->user.phase_ns = 10 * JR_S;
 	o->diff.min_change = 0.1;
+	o->advise.min_ppm = 1;
+	o->advise.min_count = 2;
 }
 
 /*
@@ -315,6 +332,20 @@ static int jr_set_pct(const char *arg, double *frac)
 	    v > 1000)
 		return -EINVAL;
 	*frac = v / 100;
+	return 0;
+}
+
+/* jr_set_ppm - a number of ppm, 0 to 1000000. */
+static int jr_set_ppm(const char *arg, double *ppm)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || errno || *end || !(v >= 0) || v > 1e6)
+		return -EINVAL;
+	*ppm = v;
 	return 0;
 }
 
@@ -534,6 +565,16 @@ static int jr_apply(int key, const char *arg, struct jr_opts *o,
 		return 0;
 	case K_FAIL_IF:
 		return jr_add_cond(arg, o, e);
+	case K_AUDIT_FILE:
+		o->advise.audit = arg;
+		return 0;
+	case K_MIN_PPM:
+		return jr_set_ppm(arg, &o->advise.min_ppm);
+	case K_MIN_COUNT:
+		return jr_parse_u64(arg, 1, UINT32_MAX, &o->advise.min_count);
+	case K_FAIL_ADVICE:
+		o->advise.fail_advice = true;
+		return 0;
 	}
 	ret = jr_apply_live(key, arg, o->legacy, &o->live, e);
 	if (ret != -ENOENT)
@@ -620,6 +661,10 @@ static int jr_check(struct jr_opts *o, const char *cmd_name, struct jr_err *e)
 		return jr_fail(e, -EINVAL,
 			       "jitread %s needs the recording to read",
 			       cmd_name);
+	if (o->cmd == JR_CMD_ADVISE && !o->file)
+		return jr_fail(e, -EINVAL,
+			       "jitread %s needs a JSON report to judge",
+			       cmd_name);
 	if (o->cmd == JR_CMD_DIFF && !o->diff.file_b)
 		return jr_fail(
 			e, -EINVAL,
@@ -677,8 +722,9 @@ int jr_parse_opts(enum jr_cmd cmd, const char *cmd_name, bool legacy, int argc,
 				       "bad value '%s' for -%c (see --help)",
 				       optarg, c);
 	}
-	if ((cmd == JR_CMD_REPORT || cmd == JR_CMD_DIFF) && optind < argc &&
-	    !o->file)
+	if ((cmd == JR_CMD_REPORT || cmd == JR_CMD_DIFF ||
+	     cmd == JR_CMD_ADVISE) &&
+	    optind < argc && !o->file)
 		o->file = argv[optind++];
 	if (cmd == JR_CMD_DIFF && optind < argc)
 		o->diff.file_b = argv[optind++];

@@ -26,6 +26,7 @@ enum jr_cmd {
 	JR_CMD_COMPARE,
 	JR_CMD_DIFF,
 	JR_CMD_AUDIT,
+	JR_CMD_ADVISE,
 	JR_NR_CMDS,
 };
 
@@ -115,6 +116,14 @@ struct jr_audit_opts {
 	bool fail_warn; /* exit 4 when an item warns */
 };
 
+/* jitread advise */
+struct jr_advise_opts {
+	const char *audit; /* an audit's JSON instead of the report's */
+	double min_ppm; /* evidence below this share of a CPU's time */
+	uint64_t min_count; /* or below this many events */
+	bool fail_advice; /* exit 4 when there is advice */
+};
+
 struct jr_opts {
 	enum jr_cmd cmd;
 	bool legacy; /* the old form, "jitread --hist": bare -T is in ns */
@@ -127,6 +136,7 @@ struct jr_opts {
 	struct jr_user_opts user;
 	struct jr_diff_opts diff;
 	struct jr_audit_opts audit;
+	struct jr_advise_opts advise;
 };
 
 int jr_parse_opts(enum jr_cmd cmd, const char *cmd_name, bool legacy, int argc,

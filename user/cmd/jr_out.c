@@ -5,10 +5,12 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/jr_out.h"
+#include "kernel/jr_audit_check.h"
 #include "common/jr_safe.h"
 
 struct jr_report_opts jr_report_opts_of(const struct jr_opts *o)
@@ -116,20 +118,66 @@ int jr_json_close(struct jr_outputs *f, const char *path, int write_err)
 	return 0;
 }
 
+struct jr_audit_doc {
+	struct jr_audit a;
+	struct jr_checks c;
+};
+
+static int jr_json_audit(FILE *out, void *ctx)
+{
+	struct jr_audit_doc *d = ctx;
+
+	fprintf(out, ",\n  \"audit\": ");
+	return jr_audit_json(out, &d->a, &d->c);
+}
+
+/*
+ * jr_report_json_live - a live run's JSON report, with the audit of the
+ * CPUs it measured as they are set up now, at the end of the run (none
+ * when it cannot be read; jitread audit says why).
+ */
+static int jr_report_json_live(FILE *out, struct jr_model *m,
+			       const struct jr_sysinfo *sys,
+			       const struct jr_report_opts *ro)
+{
+	unsigned char cpus[JR_MAX_CPUS] = { 0 };
+	struct jr_audit_doc d = { 0 };
+	struct jr_err e;
+	int cpu, n = 0, ret;
+
+	for (cpu = 0; cpu < m->nr_cpus && cpu < JR_MAX_CPUS; cpu++)
+		if (m->cpu[cpu].seen && jr_cpu_wanted(m, ro, cpu))
+			n += cpus[cpu] = 1;
+	if ((!n && jr_audit_default_cpus("", cpus)) ||
+	    jr_audit_read(&d.a, "", cpus, &e) || jr_audit_checks(&d.a, &d.c)) {
+		jr_audit_free(&d.a);
+		return jr_report_json(out, m, sys, ro);
+	}
+	ret = jr_report_json_doc(out, "kernel", m, "kernel", sys, ro,
+				 jr_json_audit, &d);
+	free(d.c.k);
+	jr_audit_free(&d.a);
+	return ret;
+}
+
 /*
  * jr_report_files - --json, --csv and --hgrm into what jr_outputs_open
- * opened.  Each is tried; 0, or JR_EXIT_RUN after saying what failed.
+ * opened; a live run's JSON holds the audit.  Each is tried; 0, or
+ * JR_EXIT_RUN after saying what failed.
  */
 int jr_report_files(struct jr_outputs *f, struct jr_model *m,
-		    const struct jr_sysinfo *sys, const struct jr_opts *o)
+		    const struct jr_sysinfo *sys, const struct jr_opts *o,
+		    bool live)
 {
 	struct jr_report_opts ro = jr_report_opts_of(o);
 	struct jr_err e;
 	int ret = 0;
 
 	if (f->json)
-		ret = jr_json_close(f, o->out.json,
-				    jr_report_json(f->json, m, sys, &ro));
+		ret = jr_json_close(
+			f, o->out.json,
+			live ? jr_report_json_live(f->json, m, sys, &ro) :
+			       jr_report_json(f->json, m, sys, &ro));
 	if (f->csv.fd >= 0 && jr_report_csv(&f->csv, m, &ro, &e)) {
 		jr_warn("%s", e.msg);
 		ret = JR_EXIT_RUN;

@@ -8,7 +8,9 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/jr_parse.h"
@@ -141,4 +143,50 @@ int jr_cpus_outside(const unsigned char *want, const char *path, char *text,
 		if (want[cpu] && !have[cpu])
 			return cpu;
 	return -1;
+}
+
+/*
+ * jr_read_file - the whole of a regular file of at most max bytes, NUL
+ * terminated, in memory the caller frees; *len gets its size.  NULL with
+ * e saying why.
+ */
+char *jr_read_file(const char *path, size_t max, size_t *len, struct jr_err *e)
+{
+	struct stat st;
+	size_t got = 0;
+	ssize_t n = 0;
+	char *text;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		jr_fail(e, -errno, "%s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (size_t)st.st_size > max) {
+		close(fd);
+		jr_fail(e, -EINVAL, "not a regular file of at most %zu MiB",
+			max >> 20);
+		return NULL;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		close(fd);
+		jr_fail(e, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	while (got < (size_t)st.st_size &&
+	       (n = read(fd, text + got, (size_t)st.st_size - got)) > 0)
+		got += (size_t)n;
+	if (n < 0) {
+		jr_fail(e, -errno, "%s", strerror(errno));
+		free(text);
+		text = NULL;
+	} else {
+		text[got] = '\0';
+		*len = got;
+	}
+	close(fd);
+	return text;
 }

@@ -8,7 +8,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/jr_err.h"
+
 int jr_read_line(const char *path, char *buf, size_t len);
+char *jr_read_file(const char *path, size_t max, size_t *len, struct jr_err *e);
 int jr_ready_clear(const char *path);
 void jr_ready(const char *path);
 int jr_pin_self(const char *name, int cpu, int fifo_prio);

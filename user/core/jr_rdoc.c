@@ -7,14 +7,12 @@
  * program is refused with the member that is wrong.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "common/jr_sys.h"
 #include "core/jr_rdoc.h"
 
 #define JR_RDOC_MAX_CPUS 65536
@@ -88,6 +86,54 @@ static int jr_rdoc_class(json_t *obj, struct jr_rclass *c, struct jr_err *e)
 	return jr_rdoc_slots(json_object_get(obj, "slots"), c, e);
 }
 
+/* jr_rdoc_detail - a source's detail rows (absent in older reports). */
+static int jr_rdoc_detail(json_t *arr, struct jr_rsource *s, struct jr_err *e)
+{
+	size_t i;
+
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr))
+		return jr_bad(e, "detail", "not an array");
+	s->nr_det = json_array_size(arr);
+	if (!s->nr_det)
+		return 0;
+	s->det = calloc(s->nr_det, sizeof(*s->det));
+	if (!s->det)
+		return jr_fail(e, -ENOMEM, "out of memory");
+	for (i = 0; i < s->nr_det; i++) {
+		json_t *r = json_array_get(arr, i);
+		const char *n = json_string_value(json_object_get(r, "name"));
+
+		if (!n)
+			return jr_bad(e, "detail", "a row without its name");
+		snprintf(s->det[i].name, sizeof(s->det[i].name), "%s", n);
+		if (jr_u64(r, "count", &s->det[i].count, e) ||
+		    jr_u64(r, "total_ns", &s->det[i].total_ns, e))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* jr_rdoc_more - rate, period and detail, where the report has them. */
+static int jr_rdoc_more(json_t *obj, struct jr_rsource *s, struct jr_err *e)
+{
+	json_t *rate = json_object_get(obj, "rate_hz");
+	json_t *share = json_object_get(obj, "period_share");
+
+	if (rate && (!json_is_number(rate) || json_number_value(rate) < 0))
+		return jr_bad(e, "rate_hz", "not a number >= 0");
+	if (share && (!json_is_number(share) || json_number_value(share) < 0 ||
+		      json_number_value(share) > 1))
+		return jr_bad(e, "period_share", "not a number in 0..1");
+	s->rate_hz = rate ? json_number_value(rate) : 0;
+	s->period_share = share ? json_number_value(share) : 0;
+	if (json_object_get(obj, "period_ns") &&
+	    jr_u64(obj, "period_ns", &s->period_ns, e))
+		return -EINVAL;
+	return jr_rdoc_detail(json_object_get(obj, "detail"), s, e);
+}
+
 static int jr_rdoc_source(json_t *obj, struct jr_rsource *s, struct jr_err *e)
 {
 	json_t *name = json_object_get(obj, "source");
@@ -102,6 +148,8 @@ static int jr_rdoc_source(json_t *obj, struct jr_rsource *s, struct jr_err *e)
 	s->name = strdup(json_string_value(name));
 	if (!s->name)
 		return jr_fail(e, -ENOMEM, "out of memory");
+	if (jr_rdoc_more(obj, s, e))
+		return -EINVAL;
 	return jr_u64(obj, "count", &s->count, e) ||
 			       jr_u64(obj, "total_ns", &s->total_ns, e) ||
 			       jr_u64(obj, "max_ns", &s->max_ns, e) ?
@@ -184,6 +232,7 @@ static int jr_rdoc_cpu1(json_t *obj, struct jr_rcpu *c, struct jr_err *e)
 		return jr_bad(e, "cpus", "a CPU without summary or classes");
 	if (jr_u64(sum, "runtime_ns", &c->runtime_ns, e) ||
 	    jr_u64(sum, "noise_ns", &c->noise_ns, e) ||
+	    jr_u64(sum, "max_single_ns", &c->max_single_ns, e) ||
 	    jr_u64(sum, "lost_events", &c->lost_events, e))
 		return -EINVAL;
 	for (h = 0; h < JR_H_NR; h++) {
@@ -243,7 +292,9 @@ static int jr_rdoc_system(json_t *root, struct jr_rdoc *d, struct jr_err *e)
 		strdup(json_string_value(json_object_get(sys, "kernel")) ?: "");
 	d->cmdline = strdup(
 		json_string_value(json_object_get(sys, "cmdline")) ?: "");
-	if (!d->kernel || !d->cmdline)
+	d->params = strdup(
+		json_string_value(json_object_get(sys, "module_params")) ?: "");
+	if (!d->kernel || !d->cmdline || !d->params)
 		return jr_fail(e, -ENOMEM, "out of memory");
 	d->threshold_ns = jr_threshold_of(
 		json_string_value(json_object_get(sys, "module_params")));
@@ -299,6 +350,11 @@ int jr_rdoc_parse(struct jr_rdoc *d, const char *text, size_t len,
 		ret = -EINVAL;
 	else
 		ret = jr_rdoc_cpus(json_object_get(root, "cpus"), d, e);
+	if (!ret && json_is_object(json_object_get(root, "audit"))) {
+		d->audit = json_dumps(json_object_get(root, "audit"), 0);
+		if (!d->audit)
+			ret = jr_fail(e, -ENOMEM, "out of memory");
+	}
 	json_decref(root);
 	return ret;
 }
@@ -306,34 +362,15 @@ int jr_rdoc_parse(struct jr_rdoc *d, const char *text, size_t len,
 /* jr_rdoc_load - read and parse the report at path (a regular file). */
 int jr_rdoc_load(struct jr_rdoc *d, const char *path, struct jr_err *e)
 {
-	struct stat st;
+	size_t len = 0;
 	char *text;
-	ssize_t n = 0;
-	size_t got = 0;
-	int fd, ret;
+	int ret;
 
 	memset(d, 0, sizeof(*d));
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return jr_fail(e, -errno, "%s", strerror(errno));
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (size_t)st.st_size > JR_RDOC_MAX_BYTES) {
-		close(fd);
-		return jr_fail(e, -EINVAL,
-			       "not a regular file of at most %lu MiB",
-			       JR_RDOC_MAX_BYTES >> 20);
-	}
-	text = malloc((size_t)st.st_size + 1);
-	if (!text) {
-		close(fd);
-		return jr_fail(e, -ENOMEM, "out of memory");
-	}
-	while (got < (size_t)st.st_size &&
-	       (n = read(fd, text + got, (size_t)st.st_size - got)) > 0)
-		got += (size_t)n;
-	ret = n < 0 ? jr_fail(e, -errno, "%s", strerror(errno)) :
-		      jr_rdoc_parse(d, text, got, e);
-	close(fd);
+	text = jr_read_file(path, JR_RDOC_MAX_BYTES, &len, e);
+	if (!text)
+		return -EINVAL;
+	ret = jr_rdoc_parse(d, text, len, e);
 	free(text);
 	d->path = path;
 	return ret;
@@ -347,14 +384,18 @@ void jr_rdoc_free(struct jr_rdoc *d)
 	for (i = 0; i < d->nr_cpu; i++) {
 		for (h = 0; h < JR_H_NR; h++)
 			free(d->cpu[i].cls[h].slots);
-		for (j = 0; j < d->cpu[i].nr_src; j++)
+		for (j = 0; j < d->cpu[i].nr_src; j++) {
 			free(d->cpu[i].src[j].name);
+			free(d->cpu[i].src[j].det);
+		}
 		free(d->cpu[i].src);
 		free(d->cpu[i].tl);
 	}
 	free(d->cpu);
 	free(d->kernel);
 	free(d->cmdline);
+	free(d->params);
+	free(d->audit);
 	memset(d, 0, sizeof(*d));
 }
 

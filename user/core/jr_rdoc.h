@@ -37,6 +37,11 @@ struct jr_rsource {
 	uint64_t count;
 	uint64_t total_ns;
 	uint64_t max_ns;
+	double rate_hz; /* 0 in reports without it */
+	uint64_t period_ns;
+	double period_share;
+	struct jr_detail_row *det; /* what ran inside */
+	size_t nr_det;
 };
 
 /* struct jr_rgap - one gap of the report's timeline (its first gaps) */
@@ -50,6 +55,7 @@ struct jr_rcpu {
 	int cpu;
 	uint64_t runtime_ns; /* 0: no summary came */
 	uint64_t noise_ns;
+	uint64_t max_single_ns;
 	uint64_t lost_events;
 	struct jr_rclass cls[JR_H_NR];
 	struct jr_rsource *src;
@@ -64,6 +70,8 @@ struct jr_rdoc {
 	char side[8]; /* "kernel" or "user": the report's primary side */
 	char *kernel;
 	char *cmdline;
+	char *params; /* jitmod's, "k=v k=v"; "" for a user-side report */
+	char *audit; /* the report's audit block as JSON text, or NULL */
 	uint64_t threshold_ns; /* jitmod's, or the user sampler's; 0: none */
 	int precision;
 	struct jr_rcpu *cpu; /* ascending by cpu */

@@ -70,6 +70,7 @@ struct jr_audit {
 int jr_audit_read(struct jr_audit *a, const char *root,
 		  const unsigned char *cpus, struct jr_err *e);
 void jr_audit_free(struct jr_audit *a);
+int jr_audit_parse(struct jr_audit *a, const char *text, struct jr_err *e);
 int jr_audit_default_cpus(const char *root, unsigned char *cpus);
 
 /* jr_audit_sys.c: files under the root */

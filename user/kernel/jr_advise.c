@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_advise.c - match the report's rows to the rules, CPU by CPU, and
+ * rank what comes out by the share of noise it would remove.
+ *
+ * Evidence is measured only: a rule whose rows are absent, or together
+ * below min_ppm of the CPU's sampled time or min_count events, gives no
+ * advice, whatever the audit says.  A quiet CPU therefore gets none.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/jr_advise.h"
+
+/* the fill-ins of one piece of advice's texts */
+struct jr_fill {
+	int cpu;
+	char irq[16];
+	char pid[16];
+	char comm[64];
+	char fn[64];
+	char sib[16];
+	const char *hk;
+	const char *hkmask;
+};
+
+/* jr_expand - tmpl with its {names} filled in from f. */
+static void jr_expand(const char *tmpl, const struct jr_fill *f, char *buf,
+		      size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	while (*tmpl && n + 1 < len) {
+		const char *end = *tmpl == '{' ? strchr(tmpl, '}') : NULL;
+		char cpu[16];
+		const char *v = NULL;
+		size_t k;
+
+		if (end) {
+			k = end - tmpl - 1;
+			snprintf(cpu, sizeof(cpu), "%d", f->cpu);
+			v = !strncmp(tmpl + 1, "cpu", k) && k == 3 ? cpu :
+			    !strncmp(tmpl + 1, "hk", k) && k == 2  ? f->hk :
+			    !strncmp(tmpl + 1, "hkmask", k) && k == 6 ?
+								    f->hkmask :
+			    !strncmp(tmpl + 1, "irq", k) && k == 3  ? f->irq :
+			    !strncmp(tmpl + 1, "pid", k) && k == 3  ? f->pid :
+			    !strncmp(tmpl + 1, "comm", k) && k == 4 ? f->comm :
+			    !strncmp(tmpl + 1, "fn", k) && k == 2   ? f->fn :
+			    !strncmp(tmpl + 1, "sib", k) && k == 3  ? f->sib :
+								      NULL;
+		}
+		if (v) {
+			n += snprintf(buf + n, len - n, "%s", v);
+			tmpl = end + 1;
+		} else {
+			buf[n++] = *tmpl++;
+			buf[n] = '\0';
+		}
+	}
+	if (n >= len)
+		buf[len - 1] = '\0';
+}
+
+/* jr_fill_row - what a row's name tells: IRQ, task, pid, function. */
+static void jr_fill_row(struct jr_fill *f, const char *src, const char *det)
+{
+	const char *b;
+	int irq;
+
+	if (sscanf(src, "irq:%d", &irq) == 1) {
+		snprintf(f->irq, sizeof(f->irq), "%d", irq);
+		b = strchr(src, ' ');
+		snprintf(f->comm, sizeof(f->comm), "%s", b ? b + 1 : "");
+	} else if (!strncmp(src, "thread:", 7) && (b = strrchr(src, '['))) {
+		snprintf(f->comm, sizeof(f->comm), "%.*s", (int)(b - src - 7),
+			 src + 7);
+		snprintf(f->pid, sizeof(f->pid), "%.*s",
+			 (int)strcspn(b + 1, "]"), b + 1);
+	}
+	if (det && (b = strchr(det, ':')))
+		snprintf(f->fn, sizeof(f->fn), "%s", b + 1);
+}
+
+static const struct jr_audit_cpu *jr_audit_cpu_of(const struct jr_audit *a,
+						  int cpu)
+{
+	int i;
+
+	for (i = 0; i < a->nr_cpu; i++)
+		if (a->cpu[i].cpu == cpu)
+			return &a->cpu[i];
+	return NULL;
+}
+
+/* jr_sibling - the other CPU of x's SMT siblings, "" when none. */
+static void jr_sibling(const struct jr_audit_cpu *x, char *buf, size_t len)
+{
+	unsigned char set[JR_MAX_CPUS];
+	int i;
+
+	buf[0] = '\0';
+	if (!x || jr_audit_cpulist(x->siblings, set))
+		return;
+	for (i = 0; i < JR_MAX_CPUS; i++)
+		if (set[i] && i != x->cpu) {
+			snprintf(buf, len, "%d", i);
+			return;
+		}
+}
+
+static struct jr_advice *jr_adv_new(struct jr_advise *v)
+{
+	struct jr_advice *n = realloc(v->adv, (v->nr + 1) * sizeof(*n));
+
+	if (!n)
+		return NULL;
+	v->adv = n;
+	memset(&n[v->nr], 0, sizeof(n[0]));
+	return &n[v->nr++];
+}
+
+/* jr_adv_add - one row of evidence into a piece of advice. */
+static void jr_adv_add(struct jr_advice *x, const char *src, const char *det,
+		       uint64_t count, uint64_t total_ns)
+{
+	if (x->nr_ev < JR_ADV_EVIDENCE) {
+		struct jr_adv_row *r = &x->ev[x->nr_ev++];
+
+		snprintf(r->name, sizeof(r->name), "%s%s%s", src,
+			 det ? " > " : "", det ? det : "");
+		r->count = count;
+		r->total_ns = total_ns;
+	}
+	x->nr_rows++;
+	x->count += count;
+	x->total_ns += total_ns;
+}
+
+/*
+ * struct jr_cpu_scan - one CPU's rows as they are handed to rules: a row
+ * (or detail row) taken by a rule that does not share is not evidence for
+ * a later rule.
+ */
+struct jr_cpu_scan {
+	const struct jr_rcpu *c;
+	bool *src_taken;
+	bool **det_taken;
+};
+
+/* jr_finish - fill the texts and decide whether the evidence is enough */
+static bool jr_finish(struct jr_advise *v, struct jr_advice *x,
+		      const struct jr_rcpu *c, struct jr_fill *f)
+{
+	uint64_t base = c->noise_ns;
+	size_t i;
+
+	if (!base)
+		for (i = 0; i < c->nr_src; i++)
+			base += c->src[i].total_ns;
+	x->share = base ? (double)x->total_ns / base : 0;
+	x->ppm = c->runtime_ns ? 1e6 * x->total_ns / c->runtime_ns : 0;
+	if (!x->total_ns || x->count < v->min_count ||
+	    (c->runtime_ns && x->ppm < v->min_ppm))
+		return false;
+	jr_expand(x->rule->what, f, x->what, sizeof(x->what));
+	jr_expand(x->rule->fix, f, x->fix, sizeof(x->fix));
+	jr_expand(x->rule->caveat, f, x->caveat, sizeof(x->caveat));
+	jr_expand(x->rule->verify, f, x->verify, sizeof(x->verify));
+	return true;
+}
+
+/*
+ * jr_rule_on_cpu - apply rule r to one CPU's rows.  0, or -ENOMEM.
+ */
+static int jr_rule_on_cpu(struct jr_advise *v, const struct jr_rule *r,
+			  struct jr_cpu_scan *s, const struct jr_audit *a,
+			  const struct jr_rdoc *d)
+{
+	const struct jr_audit_cpu *ax = jr_audit_cpu_of(a, s->c->cpu);
+	struct jr_advice *x = NULL;
+	struct jr_fill f0 = { .cpu = s->c->cpu,
+			      .hk = v->hk,
+			      .hkmask = v->hkmask };
+	struct jr_fill f = f0;
+	size_t i, j;
+
+	jr_sibling(ax, f0.sib, sizeof(f0.sib));
+	for (i = 0; i < s->c->nr_src; i++) {
+		const struct jr_rsource *src = &s->c->src[i];
+
+		if (fnmatch(r->source, src->name, 0))
+			continue;
+		for (j = 0; j < (r->detail ? src->nr_det : 1); j++) {
+			const char *det = r->detail ? src->det[j].name : NULL;
+			bool *taken = r->detail ? &s->det_taken[i][j] :
+						  &s->src_taken[i];
+			struct jr_fill rf = f0;
+
+			if (*taken || (det && fnmatch(r->detail, det, 0)))
+				continue;
+			jr_fill_row(&rf, src->name, det);
+			if (!jr_adv_cond_holds(r->cond, a, ax, d, rf.comm))
+				continue;
+			if (!r->shares)
+				*taken = true;
+			if (r->cond == JR_IF_NEVER)
+				continue;
+			if (!x || r->per_row) {
+				if (x && !jr_finish(v, x, s->c, &f))
+					v->nr--;
+				x = jr_adv_new(v);
+				if (!x)
+					return -ENOMEM;
+				x->rule = r;
+				x->cpu = s->c->cpu;
+				f = rf;
+			}
+			jr_adv_add(x, src->name, det,
+				   det ? src->det[j].count : src->count,
+				   det ? src->det[j].total_ns : src->total_ns);
+		}
+	}
+	if (x && !jr_finish(v, x, s->c, &f))
+		v->nr--;
+	return 0;
+}
+
+static int jr_adv_cmp(const void *p, const void *q)
+{
+	const struct jr_advice *x = p, *y = q;
+
+	if (x->ppm != y->ppm)
+		return x->ppm < y->ppm ? 1 : -1;
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	return x->cpu - y->cpu;
+}
+
+/*
+ * jr_housekeeping - the online CPUs that are neither measured, isolated
+ * nor nohz_full, as a cpulist and a hex mask; "0" when none is left.
+ */
+static void jr_housekeeping(struct jr_advise *v, const struct jr_rdoc *d,
+			    const struct jr_audit *a)
+{
+	static unsigned char on[JR_MAX_CPUS], iso[JR_MAX_CPUS],
+		nohz[JR_MAX_CPUS];
+	char text[1024];
+	size_t n = 0, m = 0;
+	int cpu, top = -1, i;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+
+	if (f && fgets(text, sizeof(text), f))
+		text[strcspn(text, "\n")] = '\0';
+	else
+		text[0] = '\0';
+	if (!text[0] || jr_audit_cpulist(text, on)) {
+		memset(on, 0, sizeof(on));
+		on[0] = 1;
+	}
+	if (f)
+		fclose(f);
+	if (jr_audit_cpulist(a->isolcpus, iso))
+		memset(iso, 0, sizeof(iso));
+	if (jr_audit_cpulist(a->nohz_full, nohz))
+		memset(nohz, 0, sizeof(nohz));
+	for (i = 0; i < (int)d->nr_cpu; i++)
+		on[d->cpu[i].cpu] = 0;
+	v->hk[0] = '\0';
+	for (cpu = 0; cpu < JR_MAX_CPUS && n < sizeof(v->hk); cpu++) {
+		int last = cpu;
+
+		if (!on[cpu] || iso[cpu] || nohz[cpu])
+			continue;
+		while (last + 1 < JR_MAX_CPUS && on[last + 1] &&
+		       !iso[last + 1] && !nohz[last + 1])
+			last++;
+		if (last > cpu)
+			n += snprintf(v->hk + n, sizeof(v->hk) - n, "%s%d-%d",
+				      n ? "," : "", cpu, last);
+		else
+			n += snprintf(v->hk + n, sizeof(v->hk) - n, "%s%d",
+				      n ? "," : "", cpu);
+		top = last;
+		cpu = last;
+	}
+	if (!v->hk[0]) {
+		snprintf(v->hk, sizeof(v->hk), "0");
+		on[0] = 1;
+		iso[0] = nohz[0] = 0;
+		top = 0;
+	}
+	/* the mask, most significant nibble first */
+	for (cpu = top - top % 4; cpu >= 0 && m + 1 < sizeof(v->hkmask);
+	     cpu -= 4) {
+		int nib = 0;
+
+		for (i = 0; i < 4; i++)
+			if (cpu + i <= top && on[cpu + i] && !iso[cpu + i] &&
+			    !nohz[cpu + i])
+				nib |= 1 << i;
+		v->hkmask[m++] = "0123456789abcdef"[nib];
+	}
+	v->hkmask[m] = '\0';
+}
+
+/*
+ * jr_advise_run - every rule over every CPU of the report d, judged by
+ * the audit a.  0, or -ENOMEM with e saying so.
+ */
+int jr_advise_run(struct jr_advise *v, const struct jr_rdoc *d,
+		  const struct jr_audit *a, struct jr_err *e)
+{
+	size_t i, k;
+	int r, ret = 0;
+
+	jr_housekeeping(v, d, a);
+	v->cpu = calloc(d->nr_cpu ? d->nr_cpu : 1, sizeof(*v->cpu));
+	if (!v->cpu)
+		return jr_fail(e, -ENOMEM, "out of memory");
+	v->nr_cpu = (int)d->nr_cpu;
+	for (i = 0; i < d->nr_cpu && !ret; i++) {
+		const struct jr_rcpu *c = &d->cpu[i];
+		struct jr_cpu_scan s = { .c = c };
+		int before = v->nr;
+
+		s.src_taken = calloc(c->nr_src + 1, sizeof(bool));
+		s.det_taken = calloc(c->nr_src + 1, sizeof(bool *));
+		ret = !s.src_taken || !s.det_taken ? -ENOMEM : 0;
+		for (k = 0; k < c->nr_src && !ret; k++) {
+			s.det_taken[k] =
+				calloc(c->src[k].nr_det + 1, sizeof(bool));
+			if (!s.det_taken[k])
+				ret = -ENOMEM;
+		}
+		for (r = 0; r < jr_nr_rules && !ret; r++)
+			ret = jr_rule_on_cpu(v, &jr_rules[r], &s, a, d);
+		for (k = 0; s.det_taken && k < c->nr_src; k++)
+			free(s.det_taken[k]);
+		free(s.det_taken);
+		free(s.src_taken);
+		v->cpu[i].cpu = c->cpu;
+		v->cpu[i].runtime_ns = c->runtime_ns;
+		v->cpu[i].noise_ns = c->noise_ns;
+		v->cpu[i].nr_advice = v->nr - before;
+	}
+	if (ret)
+		return jr_fail(e, -ENOMEM, "out of memory");
+	if (v->nr > 1)
+		qsort(v->adv, v->nr, sizeof(*v->adv), jr_adv_cmp);
+	return 0;
+}
+
+void jr_advise_free(struct jr_advise *v)
+{
+	free(v->adv);
+	free(v->cpu);
+	v->adv = NULL;
+	v->cpu = NULL;
+	v->nr = v->nr_cpu = 0;
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_audit_rd.c - an audit written as JSON (jitread audit --json, or the
+ * audit block of a report) read back, so that advice is judged against
+ * the machine as it was when it was measured.  Only what the JSON holds
+ * is filled; the rest stays as jr_audit_read() leaves an unknown item.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "kernel/jr_audit.h"
+
+static void jr_str_of(json_t *obj, const char *key, char *buf, size_t len)
+{
+	const char *v = json_string_value(json_object_get(obj, key));
+
+	snprintf(buf, len, "%s", v ? v : "");
+}
+
+static long jr_long_of(json_t *obj, const char *key, long unknown)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_integer(v) ? (long)json_integer_value(v) : unknown;
+}
+
+static bool jr_bool_of(json_t *obj, const char *key)
+{
+	return json_is_true(json_object_get(obj, key));
+}
+
+static void jr_audit_sys_of(json_t *sys, struct jr_audit *a)
+{
+	jr_str_of(sys, "cmdline", a->cmdline, sizeof(a->cmdline));
+	jr_str_of(sys, "isolcpus", a->isolcpus, sizeof(a->isolcpus));
+	jr_str_of(sys, "nohz_full", a->nohz_full, sizeof(a->nohz_full));
+	jr_str_of(sys, "rcu_nocbs", a->rcu_nocbs, sizeof(a->rcu_nocbs));
+	jr_str_of(sys, "irqaffinity", a->irqaffinity, sizeof(a->irqaffinity));
+	jr_str_of(sys, "clocksource", a->clocksource, sizeof(a->clocksource));
+	jr_str_of(sys, "workqueue_cpumask", a->wq_mask, sizeof(a->wq_mask));
+	jr_str_of(sys, "thp", a->thp, sizeof(a->thp));
+	a->managed_irq = jr_bool_of(sys, "managed_irq");
+	a->skew_tick = jr_bool_of(sys, "skew_tick");
+	a->tsc_reliable = jr_bool_of(sys, "tsc_reliable");
+	a->irqbalance_pid = (int)jr_long_of(sys, "irqbalance_pid", 0);
+	a->stat_interval = jr_long_of(sys, "vm.stat_interval", -1);
+	a->timer_migration = jr_long_of(sys, "kernel.timer_migration", -1);
+	a->nmi_watchdog = jr_long_of(sys, "kernel.nmi_watchdog", -1);
+	a->rt_runtime_us = jr_long_of(sys, "sched_rt_runtime_us", -1);
+	a->rt_period_us = jr_long_of(sys, "sched_rt_period_us", -1);
+}
+
+static int jr_audit_cpu_of(json_t *c, struct jr_audit_cpu *x)
+{
+	json_t *irqs = json_object_get(c, "irqs");
+	size_t i;
+
+	if (!json_is_integer(json_object_get(c, "cpu")))
+		return -EINVAL;
+	x->cpu = (int)json_integer_value(json_object_get(c, "cpu"));
+	x->isolated = jr_bool_of(c, "isolated");
+	x->nohz_full = jr_bool_of(c, "nohz_full");
+	x->rcu_nocb = jr_bool_of(c, "rcu_nocb");
+	x->in_wq_mask = jr_bool_of(c, "in_workqueue_cpumask");
+	x->nr_irq = (int)jr_long_of(c, "nr_irqs", 0);
+	for (i = 0; i < json_array_size(irqs) && i < JR_AUDIT_IRQS; i++) {
+		json_t *q = json_array_get(irqs, i);
+
+		x->irq[i].irq = (int)jr_long_of(q, "irq", -1);
+		jr_str_of(q, "name", x->irq[i].name, sizeof(x->irq[i].name));
+		x->irq[i].count = (uint64_t)jr_long_of(q, "count", 0);
+	}
+	x->nr_kthreads = (int)jr_long_of(c, "nr_kthreads", 0);
+	jr_str_of(c, "kthreads", x->kthreads, sizeof(x->kthreads));
+	x->nr_tasks = (int)jr_long_of(c, "nr_tasks", 0);
+	jr_str_of(c, "tasks", x->tasks, sizeof(x->tasks));
+	jr_str_of(c, "governor", x->governor, sizeof(x->governor));
+	x->cur_khz = (uint64_t)jr_long_of(c, "cur_khz", 0);
+	jr_str_of(c, "idle_states", x->idle, sizeof(x->idle));
+	x->idle_latency_us = (uint64_t)jr_long_of(c, "idle_latency_us", 0);
+	jr_str_of(c, "pm_qos_resume_latency_us", x->resume_latency,
+		  sizeof(x->resume_latency));
+	jr_str_of(c, "smt_siblings", x->siblings, sizeof(x->siblings));
+	x->sibling_busy_pct = (int)jr_long_of(c, "sibling_busy_pct", -1);
+	return 0;
+}
+
+/*
+ * jr_audit_parse - fill a from an audit's JSON text.  0, or -EINVAL with
+ * e saying why; a is to be freed with jr_audit_free() either way.
+ */
+int jr_audit_parse(struct jr_audit *a, const char *text, struct jr_err *e)
+{
+	json_t *root, *cpus;
+	json_error_t je;
+	size_t i;
+	int ret = 0;
+
+	memset(a, 0, sizeof(*a));
+	a->root = "";
+	root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+	if (!root)
+		return jr_fail(e, -EINVAL, "audit: not JSON: line %d: %s",
+			       je.line, je.text);
+	cpus = json_object_get(root, "cpus");
+	if (jr_long_of(root, "audit_version", 0) != 1 || !json_is_array(cpus) ||
+	    !json_is_object(json_object_get(root, "system"))) {
+		ret = jr_fail(e, -EINVAL,
+			      "audit: not an audit of audit_version 1");
+		goto out;
+	}
+	jr_audit_sys_of(json_object_get(root, "system"), a);
+	a->nr_cpu = (int)json_array_size(cpus);
+	a->cpu = calloc(a->nr_cpu ? a->nr_cpu : 1, sizeof(*a->cpu));
+	if (!a->cpu) {
+		ret = jr_fail(e, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < (size_t)a->nr_cpu; i++)
+		if (jr_audit_cpu_of(json_array_get(cpus, i), &a->cpu[i])) {
+			ret = jr_fail(e, -EINVAL,
+				      "audit: a CPU without its number");
+			goto out;
+		}
+out:
+	json_decref(root);
+	return ret;
+}
