@@ -177,6 +177,18 @@ class Advise(unittest.TestCase):
         self.assertIn("rcu_nocbs=1", by["tick-rcu"]["fix"])
         self.assertEqual(by["tick-rcu"]["gain"]["count"], 2)
 
+    def test_rcuc_only_where_callbacks_are_not_offloaded(self):
+        """rcuc on an offloaded CPU (PREEMPT_RT runs RCU's core work
+        there) is no reason to boot with rcu_nocbs."""
+        recs = mistuned()
+        recs[-1:-1] = [jrrec.thread(1, 40000, "rcuc/1", 17)] * 3
+        rep = self.report(recs)
+        got = [a["rule"] for a in self.advise(rep, audit())["advice"]]
+        self.assertIn("rcu-nocbs", got)
+        got = [a["rule"] for a in self.advise(rep, audit(nohz=True))
+               ["advice"]]
+        self.assertNotIn("rcu-nocbs", got)
+
     def test_audit_from_the_report(self):
         rep = self.report(mistuned(), with_audit=audit(nohz=True))
         v = self.advise(rep)

@@ -80,6 +80,17 @@ class UserSide(unittest.TestCase):
         self.assertIn("SHARED CPUs", self.out)
         self.assertIn("journaller transit", self.out)
 
+    def test_report_carries_the_audit(self):
+        """The user side's report holds the audit of the CPU it measured,
+        and jitread advise reads it back from there."""
+        self.assertEqual(self.rc, 0, self.err)
+        a = self.data["audit"]
+        self.assertEqual(a["audit_version"], 1)
+        self.assertEqual([c["cpu"] for c in a["cpus"]], [CPU])
+        rc, out, err = jrcli.jitread("advise", self.json)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("audit from the report", out)
+
     def test_sampler_and_alignment(self):
         self.assertEqual(self.rc, 0, self.err)
         s = self.data["sampler"]

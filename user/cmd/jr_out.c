@@ -118,46 +118,54 @@ int jr_json_close(struct jr_outputs *f, const char *path, int write_err)
 	return 0;
 }
 
-struct jr_audit_doc {
-	struct jr_audit a;
-	struct jr_checks c;
-};
-
-static int jr_json_audit(FILE *out, void *ctx)
+/*
+ * jr_json_audit_block - the audit of cpus (none set: the default ones) as
+ * a report's "audit" member, read now; nothing when it cannot be read
+ * (jitread audit says why).
+ */
+int jr_json_audit_block(FILE *out, const unsigned char *cpus)
 {
-	struct jr_audit_doc *d = ctx;
+	unsigned char def[JR_MAX_CPUS];
+	struct jr_checks c = { 0 };
+	struct jr_audit a = { 0 };
+	struct jr_err e;
+	int cpu, ret = 0;
 
-	fprintf(out, ",\n  \"audit\": ");
-	return jr_audit_json(out, &d->a, &d->c);
+	for (cpu = 0; cpu < JR_MAX_CPUS && !cpus[cpu]; cpu++)
+		;
+	if (cpu == JR_MAX_CPUS && !jr_audit_default_cpus("", def))
+		cpus = def;
+	if (!jr_audit_read(&a, "", cpus, &e) && !jr_audit_checks(&a, &c)) {
+		fprintf(out, ",\n  \"audit\": ");
+		ret = jr_audit_json(out, &a, &c);
+	}
+	free(c.k);
+	jr_audit_free(&a);
+	return ret;
+}
+
+static int jr_json_audit_extra(FILE *out, void *ctx)
+{
+	return jr_json_audit_block(out, ctx);
 }
 
 /*
  * jr_report_json_live - a live run's JSON report, with the audit of the
- * CPUs it measured as they are set up now, at the end of the run (none
- * when it cannot be read; jitread audit says why).
+ * CPUs it measured as they are set up at the end of the run.
  */
 static int jr_report_json_live(FILE *out, struct jr_model *m,
 			       const struct jr_sysinfo *sys,
 			       const struct jr_report_opts *ro)
 {
-	unsigned char cpus[JR_MAX_CPUS] = { 0 };
-	struct jr_audit_doc d = { 0 };
-	struct jr_err e;
-	int cpu, n = 0, ret;
+	static unsigned char cpus[JR_MAX_CPUS];
+	int cpu;
 
+	memset(cpus, 0, sizeof(cpus));
 	for (cpu = 0; cpu < m->nr_cpus && cpu < JR_MAX_CPUS; cpu++)
 		if (m->cpu[cpu].seen && jr_cpu_wanted(m, ro, cpu))
-			n += cpus[cpu] = 1;
-	if ((!n && jr_audit_default_cpus("", cpus)) ||
-	    jr_audit_read(&d.a, "", cpus, &e) || jr_audit_checks(&d.a, &d.c)) {
-		jr_audit_free(&d.a);
-		return jr_report_json(out, m, sys, ro);
-	}
-	ret = jr_report_json_doc(out, "kernel", m, "kernel", sys, ro,
-				 jr_json_audit, &d);
-	free(d.c.k);
-	jr_audit_free(&d.a);
-	return ret;
+			cpus[cpu] = 1;
+	return jr_report_json_doc(out, "kernel", m, "kernel", sys, ro,
+				  jr_json_audit_extra, cpus);
 }
 
 /*

@@ -169,7 +169,7 @@ int jr_udoc_json_extra(FILE *out, void *ctx)
 	jr_json_sampler(out, d);
 	if (d->pipe_ran)
 		jr_json_pipeline(out, d);
-	if (d->kernel)
-		return jr_compare_json(out, d);
-	return 0;
+	if (d->kernel && jr_compare_json(out, d))
+		return -1;
+	return jr_json_audit_block(out, d->o->cpus);
 }

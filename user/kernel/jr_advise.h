@@ -22,6 +22,7 @@ enum jr_adv_cond {
 	JR_IF_ANY,
 	JR_IF_NEVER, /* known and harmless here: claims its rows, no advice */
 	JR_IF_NOT_NOHZ,
+	JR_IF_NOT_NOCB,
 	JR_IF_IN_WQ_MASK,
 	JR_IF_IRQBALANCE,
 	JR_IF_STAT_SHORT,

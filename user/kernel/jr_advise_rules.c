@@ -58,7 +58,7 @@ const struct jr_rule jr_rules[] = {
 	  "nohz_full stops the tick only while one task runs on the CPU, and adds cost to system calls and context switches: judge it from jitread user, with the application's own thread.",
 	  "cat /sys/devices/system/cpu/nohz_full holds {cpu}; irq:local_timer's rate falls in a new run",
 	  "Documentation/timers/no_hz.rst" },
-	{ "rcu-nocbs", "thread:rcuc/*", NULL, JR_IF_ANY, false, false,
+	{ "rcu-nocbs", "thread:rcuc/*", NULL, JR_IF_NOT_NOCB, false, false,
 	  "RCU callbacks run on CPU {cpu} (rcuc)", "boot with rcu_nocbs={cpu}",
 	  "The offloaded callbacks then run in rcuo threads: keep those on housekeeping CPUs.",
 	  "a new run has no thread:rcuc row on CPU {cpu}",
@@ -189,6 +189,8 @@ bool jr_adv_cond_holds(enum jr_adv_cond c, const struct jr_audit *a,
 		return true;
 	case JR_IF_NOT_NOHZ:
 		return x && !x->nohz_full;
+	case JR_IF_NOT_NOCB:
+		return x && !x->rcu_nocb;
 	case JR_IF_IN_WQ_MASK:
 		return !x || x->in_wq_mask;
 	case JR_IF_IRQBALANCE:
