@@ -16,15 +16,16 @@ injections on the sampled CPU.  Each must give:
 Then the nesting check: the injector thread spins D of its own while an
 hrtimer spins D/2 inside it; the thread's net time must exclude the
 hrtimer's, so it is at least D + D/2 (its clock-timed spin) less the
-hrtimer's net time and other nested work.  The injector's own nested_ns (which user_bpf.py's bounds
-subtract) covers the hrtimer's net time when it nested; a rep where it
-does not (under TCG the hrtimer can fire after the whole spin) is made
-again, and a hrtimer nested by that count but not in the thread's gap
-fails.  And a preempted softirq: the TIMER softirq spins D/4, wakes a
-FIFO thread that spins D/2, and spins D/4 more.  On PREEMPT_RT the thread
-preempts the softirq's task (ktimers/N) in the middle; each must still get
-D/2 of its own, and the task that ran the softirq must not be charged the
-softirq's time nor be pushed past its end (a net time near 2^64 cycles).
+hrtimer's net time and other nested work. The injector's own nested_ns
+(which user_bpf.py's bounds subtract) covers the hrtimer's net time when
+it nested; a rep where it does not (under TCG the hrtimer can fire after
+the whole spin) is made again, and a hrtimer nested by that count but
+not in the thread's gap fails. And a preempted softirq: the TIMER
+softirq spins D/4, wakes a FIFO thread that spins D/2, and spins D/4
+more. On PREEMPT_RT the thread preempts the softirq's task (ktimers/N)
+in the middle; each must still get D/2 of its own, and the task that ran
+the softirq must not be charged the softirq's time nor be pushed past
+its end (a net time near 2^64 cycles).
 
 Nested time: the injector spins by the clock, so an interrupt nested in
 its spin (a tick, ~20-70 us under TCG) is rightly taken off the source's
