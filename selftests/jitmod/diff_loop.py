@@ -7,8 +7,11 @@ jitmod samples CPU 1 for three runs of jitread hist:
  - B and C: nothing injected.
 Then:
  - diff A B: nmi:jinj_nmi is in A N times and gone in B, judged better;
-   the rate of gaps above half of D is better; the verdict is better,
-   and --fail-worse exits 0;
+   the rate of gaps above half of D is better; --fail-worse exits 4
+   exactly when the verdict is worse.  The overall verdict is logged with
+   every judged measure, not asserted: "worse wins", and in a guest that
+   has run for a while under TCG the quiet run B can have a burst that
+   some other level or source judges worse;
  - diff B A: the same, the other way: worse, and --fail-worse exits 4
    with one line;
  - diff B C, two runs without the injector: no NMI source on either
@@ -80,6 +83,17 @@ def level_at_least(d, ns):
                  if m["level_ns"] >= ns), None)
 
 
+def judged(d):
+    """Each level's and each changed source's verdict, for the log."""
+    levels = [(m["level_ns"], m["verdict"], round(m["z"], 1),
+               [round(x, 1) for x in m["value"]],
+               [round(x, 1) for x in m["dispersion"]])
+              for m in d["cpus"][0]["measures"]]
+    moved = [(s["source"], s["count"], s["verdict"])
+             for s in d["cpus"][0]["sources"] if s["verdict"] != "unchanged"]
+    return f"levels {levels}; sources judged changed {moved}"
+
+
 def body():
     jr = kmod.jitread()
     # runtime = period: no injection may land in the sampler's sleep
@@ -96,14 +110,17 @@ def body():
 
     rc, d, err = diff(jr, a, b, "--fail-worse")
     nmi = source(d, "nmi:jinj_nmi")
-    if rc or not nmi or nmi["count"] != [N, 0] or nmi["verdict"] != "better":
-        raise Fail(f"diff A B: exit {rc}, nmi:jinj_nmi {nmi}: {err}")
+    if rc != (4 if d["verdict"] == "worse" else 0):
+        raise Fail(f"diff A B: exit {rc} with verdict {d['verdict']}")
+    if not nmi or nmi["count"] != [N, 0] or nmi["verdict"] != "better":
+        raise Fail(f"diff A B: nmi:jinj_nmi {nmi}; {judged(d)}")
     lvl = level_at_least(d, D_US * 500)
-    if not lvl or lvl["verdict"] != "better" or d["verdict"] != "better":
-        raise Fail(f"diff A B: verdict {d['verdict']}, gaps above "
-                   f"{lvl['level_ns']} ns {lvl}")
+    if not lvl or lvl["verdict"] != "better":
+        raise Fail(f"diff A B: gaps above {D_US * 500} ns {lvl}; "
+                   f"{judged(d)}")
     log(f"A B: {d['verdict']}; NMIs {nmi['count']}, above "
-        f"{lvl['level_ns']} ns {lvl['value']} /s, z {lvl['z']:.1f}")
+        f"{lvl['level_ns']} ns {lvl['value']} /s, z {lvl['z']:.1f}; "
+        f"{judged(d)}")
 
     rc, d, err = diff(jr, b, a, "--fail-worse")
     if rc != 4 or d["verdict"] != "worse" or \
@@ -115,12 +132,7 @@ def body():
     if rc or source(d, "nmi:jinj_nmi"):
         raise Fail(f"diff B C (quiet, quiet): exit {rc}, NMI source "
                    f"{source(d, 'nmi:jinj_nmi')}: {err}")
-    judged = [(m["level_ns"], m["verdict"], round(m["z"], 1),
-              [round(x, 1) for x in m["dispersion"]])
-              for m in d["cpus"][0]["measures"]]
-    moved = [(s["source"], s["count"]) for s in d["cpus"][0]["sources"]
-             if s["verdict"] != "unchanged"]
-    log(f"B C: {d['verdict']}; {judged}; sources judged changed {moved}")
+    log(f"B C: {d['verdict']}; {judged(d)}")
 
 
 if __name__ == "__main__":
