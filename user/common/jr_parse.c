@@ -3,6 +3,7 @@
  * jr_parse.c - CPU lists, bounded numbers and times with units.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,4 +167,26 @@ int jr_parse_time(const char *text, uint64_t bare_ns, uint64_t lo_ns,
 		return -EINVAL;
 	*ns = v;
 	return 0;
+}
+
+/*
+ * jr_param_value - the value of key in a "k=v k=v" line such as jitmod's
+ * parameters in a report, copied into buf; NULL when key is not a word
+ * of the line (or line is NULL).
+ */
+const char *jr_param_value(const char *params, const char *key, char *buf,
+			   size_t len)
+{
+	size_t k = strlen(key);
+	const char *p = params;
+
+	while (p && (p = strstr(p, key))) {
+		if ((p == params || p[-1] == ' ') && p[k] == '=') {
+			snprintf(buf, len, "%.*s", (int)strcspn(p + k + 1, " "),
+				 p + k + 1);
+			return buf;
+		}
+		p += k;
+	}
+	return NULL;
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * jr_parse.h - CPU lists, bounded numbers and times with units.
+ * jr_parse.h - CPU lists, bounded numbers, times with units and the
+ * values of a "k=v k=v" line.
  */
 #ifndef JR_PARSE_H
 #define JR_PARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/jr_err.h"
@@ -22,5 +24,7 @@ int jr_parse_size(const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
 int jr_parse_time(const char *text, uint64_t bare_ns, uint64_t lo_ns,
 		  uint64_t hi_ns, uint64_t *ns);
 const char *jr_unit_name(uint64_t unit_ns);
+const char *jr_param_value(const char *params, const char *key, char *buf,
+			   size_t len);
 
 #endif /* JR_PARSE_H */

@@ -276,9 +276,11 @@ static int jr_rdoc_cpus(json_t *arr, struct jr_rdoc *d, struct jr_err *e)
 /* jr_threshold_of - threshold_ns=N in jitmod's parameter line, or 0. */
 static uint64_t jr_threshold_of(const char *params)
 {
-	const char *p = params ? strstr(params, "threshold_ns=") : NULL;
+	char v[32];
 
-	return p ? strtoull(p + strlen("threshold_ns="), NULL, 10) : 0;
+	return jr_param_value(params, "threshold_ns", v, sizeof(v)) ?
+		       strtoull(v, NULL, 10) :
+		       0;
 }
 
 static int jr_rdoc_system(json_t *root, struct jr_rdoc *d, struct jr_err *e)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/jr_parse.h"
 #include "common/jr_text.h"
 #include "core/jr_report.h"
 
@@ -308,11 +309,8 @@ static void jr_summary(FILE *out, struct jr_model *m,
  */
 const char *jr_sys_details(const struct jr_sysinfo *sys, char *buf, size_t len)
 {
-	const char *p = strstr(sys->params, "details=");
-
-	buf[0] = '\0';
-	if (p && (p == sys->params || p[-1] == ' '))
-		snprintf(buf, len, "%.*s", (int)strcspn(p + 8, " "), p + 8);
+	if (!jr_param_value(sys->params, "details", buf, len))
+		buf[0] = '\0';
 	return buf;
 }
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jr_sys.h"
 #include "kernel/jr_advise.h"
 
 /* the fill-ins of one piece of advice's texts */
@@ -254,18 +255,12 @@ static void jr_housekeeping(struct jr_advise *v, const struct jr_rdoc *d,
 	char text[1024];
 	size_t n = 0, m = 0;
 	int cpu, top = -1, i;
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
 
-	if (f && fgets(text, sizeof(text), f))
-		text[strcspn(text, "\n")] = '\0';
-	else
-		text[0] = '\0';
-	if (!text[0] || jr_audit_cpulist(text, on)) {
+	if (jr_read_cpulist("/sys/devices/system/cpu/online", on, text,
+			    sizeof(text))) {
 		memset(on, 0, sizeof(on));
 		on[0] = 1;
 	}
-	if (f)
-		fclose(f);
 	if (jr_audit_cpulist(a->isolcpus, iso))
 		memset(iso, 0, sizeof(iso));
 	if (jr_audit_cpulist(a->nohz_full, nohz))

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jr_parse.h"
 #include "kernel/jr_advise.h"
 
 #define HOUSEKEEPING " (housekeeping CPUs: {hk})"
@@ -171,9 +172,9 @@ static bool jr_in_list(const char *list, const char *name)
 /* jr_fifo_sampler - the report's jitmod ran at a FIFO priority. */
 static bool jr_fifo_sampler(const struct jr_rdoc *d)
 {
-	const char *p = d->params ? strstr(d->params, "prio=") : NULL;
+	char v[16];
 
-	return p && (p == d->params || p[-1] == ' ') && atoi(p + 5) > 0;
+	return jr_param_value(d->params, "prio", v, sizeof(v)) && atoi(v) > 0;
 }
 
 /*

@@ -42,6 +42,7 @@ int main(void)
 	const uint64_t day = 86400ULL * JR_S, khz = 2300000;
 	unsigned char set[JR_MAX_CPUS];
 	struct jr_err e;
+	char pv[32];
 
 	CHECK(time_of("500ns", JR_US) == 500);
 	CHECK(time_of("2us", JR_NS) == 2000);
@@ -62,6 +63,15 @@ int main(void)
 	CHECK(!jr_parse_cpus("1-3,5", set, &e) && set[1] && set[3] && set[5] &&
 	      !set[4]);
 	CHECK(jr_parse_cpus("3-1", set, &e) && strstr(e.msg, "bad CPU list"));
+	/* a "k=v k=v" line: whole keys only */
+	CHECK(!strcmp(jr_param_value("cpus=1 prio=5 details=work,tick", "prio",
+				     pv, sizeof(pv)),
+		      "5"));
+	CHECK(!strcmp(jr_param_value("details=work,tick", "details", pv,
+				     sizeof(pv)),
+		      "work,tick"));
+	CHECK(!jr_param_value("xprio=5 prio_x=1", "prio", pv, sizeof(pv)));
+	CHECK(!jr_param_value(NULL, "prio", pv, sizeof(pv)));
 	/* names from the machine: escapes shown, UTF-8 kept */
 	CHECK(!strcmp(safe("kworker/1:1"), "kworker/1:1"));
 	CHECK(!strcmp(safe("x\033[2Jy"), "x\\x1b[2Jy"));
