@@ -24,6 +24,7 @@ Then:
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -39,23 +40,28 @@ RUN_S = 10
 
 
 def hist(jr, path, inject):
-    """jitread hist for RUN_S into path; with inject, N NMIs during it."""
+    """jitread hist for about RUN_S into path; with inject, N NMIs during
+    it.  -d only bounds the run: SIGINT ends it once the injections are
+    in, however long TCG took over them."""
     ready = f"{path}.ready"
-    p = subprocess.Popen([jr, "hist", "-c", str(CPU), "-d", f"{RUN_S}s",
+    p = subprocess.Popen([jr, "hist", "-c", str(CPU), "-d", f"{RUN_S * 6}s",
                           "-q", "--json", path, "--ready-file", ready],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          text=True)
     if not sysio.wait_for(lambda: os.path.exists(ready), 30):
         p.kill()
         raise Fail("jitread hist never began sampling")
+    end = time.monotonic() + RUN_S
     if inject:
         step = (RUN_S - 2) / N
         for _ in range(N):
             injector.fire("nmi", D_US)
             time.sleep(step)
-    rc = p.wait(timeout=RUN_S + 60)
-    if rc:
-        raise Fail(f"jitread hist exit {rc}: {p.stderr.read()[-400:]}")
+    time.sleep(max(1.0, end - time.monotonic()))
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    if p.returncode:
+        raise Fail(f"jitread hist exit {p.returncode}: {err[-400:]}")
     with open(path) as f:
         return json.load(f)
 

@@ -14,6 +14,8 @@ counted as an anomaly (and was a WARN).  So:
    so the NMIs' time is not also charged to the thread they interrupted.
 """
 
+import glob
+import signal
 import subprocess
 import sys
 import time
@@ -39,6 +41,21 @@ def storm():
     return n
 
 
+def fifo_thread_on(pid, cpu):
+    """Whether a SCHED_FIFO thread of pid last ran on cpu: cyclictest's
+    measuring thread is at work there."""
+    for stat in glob.glob(f"/proc/{pid}/task/*/stat"):
+        try:
+            with open(stat) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # fields[0] is stat's field 3; processor is 39, policy 41
+        if int(fields[36]) == cpu and int(fields[38]) == 1:
+            return True
+    return False
+
+
 def body():
     kmod.insmod("jitmod", cpus=CPU, threshold_ns=5000, period_us=200000,
                 runtime_us=190000)
@@ -50,14 +67,26 @@ def body():
         if not sysio.wait_for(lambda: "summary:" in inst.text(), 30):
             jt.diagnose(CPU)
             raise Fail("no summary within 30 s of enabling the events")
+        # -D only bounds cyclictest: it is stopped once the storm is over,
+        # and the storm starts once its thread runs on CPU, however long
+        # a loaded TCG host took to start it
+        t0 = time.monotonic()
         cyc = subprocess.Popen(
             ["cyclictest", "-q", "-m", "-t", "1", "-a", str(CPU), "-p", "50",
-             "-i", str(INTERVAL_US), "-D", str(STORM_S + 2)],
+             "-i", str(INTERVAL_US), "-D", str(STORM_S * 10)],
             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         try:
-            time.sleep(0.5)
+            if not sysio.wait_for(lambda: fifo_thread_on(cyc.pid, CPU), 30):
+                raise Fail(f"cyclictest's thread is not on CPU {CPU} "
+                           "within 30 s")
+            log(f"cyclictest on CPU {CPU} after "
+                f"{time.monotonic() - t0:.1f} s")
             sent = storm()
+            if cyc.poll() is not None:
+                raise Fail(f"cyclictest ended during the storm: exit "
+                           f"{cyc.returncode}")
         finally:
+            cyc.send_signal(signal.SIGINT)
             cyc.wait(sysio.CMD_TIMEOUT_S)
         time.sleep(0.5)
         evs = trace.parse(inst.text())
