@@ -88,6 +88,22 @@
 	}
 
 /*
+ * The tracepoints each detail needs, hooked by jitmod and the BPF
+ * classifier: X(ENUM_SUFFIX of JIT_DETAILS, tracepoint).  A kind is
+ * named on a kernel that has all of its tracepoints.
+ */
+#define JIT_DETAIL_TPS(X)				\
+	{						\
+		X(WORK, workqueue_execute_start),	\
+		X(WORK, workqueue_execute_end),		\
+		X(TIMER, timer_expire_entry),		\
+		X(TIMER, timer_expire_exit),		\
+		X(HRTIMER, hrtimer_expire_entry),	\
+		X(HRTIMER, hrtimer_expire_exit),	\
+		X(TICK, tick_stop),			\
+	}
+
+/*
  * The tick's dependencies, by bit, in the kernel's order (enum
  * tick_dep_bits in linux/tick.h): X(NAME)
  */
@@ -107,6 +123,8 @@
 #define JIT_X_SOFTIRQ_ENUM(n) JIT_SOFTIRQ_##n
 #define JIT_X_VECTOR_ENUM(n) JIT_VEC_##n
 #define JIT_X_NAME2(n, s) s
+#define JIT_X_DETAIL_TP_KIND(k, tp) JIT_DETAIL_##k
+#define JIT_X_DETAIL_TP_NAME(k, tp) #tp
 #define JIT_X_NAME(n) #n
 
 /* the number of entries in a table */
@@ -128,6 +146,7 @@ JIT_DECLARE_ENUM(jit_vector, JIT_VECTORS, JIT_X_VECTOR_ENUM);
 #define JIT_TICK_DEP_NR JIT_NR(JIT_TICK_DEPS, JIT_X_NAME)
 #define JIT_SOFTIRQ_NR JIT_NR(JIT_SOFTIRQS, JIT_X_NAME)
 #define JIT_VEC_NR JIT_NR(JIT_VECTORS, JIT_X_NAME)
+#define JIT_DETAIL_TP_NR JIT_NR(JIT_DETAIL_TPS, JIT_X_DETAIL_TP_NAME)
 
 /* Why sampling stopped (jitmod:stop). */
 enum jit_stop_reason {

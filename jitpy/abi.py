@@ -6,6 +6,9 @@ CLASSES    the noise classes' names, in enum order ("irq", ...)
 SOFTIRQS   the softirq vectors' names, in the kernel's order ("HI", ...)
 VECTORS    the x86 system vectors jitmod hooks ("local_timer", ...)
 ANOMALIES  the anomaly kinds, by bit ("window", "tsc_back")
+DETAILS    what jitmod:detail names ("work", ...)
+DETAIL_TPS (detail, tracepoint) for each tracepoint a detail needs
+TICK_DEPS  the tick's dependencies, by bit ("POSIX_TIMER", ...)
 """
 
 import os
@@ -28,8 +31,8 @@ def table(text, name):
 
 
 def load(path=HEADER):
-    """{CLASSES, SOFTIRQS, VECTORS, ANOMALIES, DETAILS, TICK_DEPS} from
-    the header at path."""
+    """{CLASSES, SOFTIRQS, VECTORS, ANOMALIES, DETAILS, DETAIL_TPS,
+    TICK_DEPS} from the header at path."""
     with open(path) as f:
         text = f.read()
     return {"CLASSES": [e[1] for e in table(text, "JIT_NOISE_CLASSES")],
@@ -38,6 +41,8 @@ def load(path=HEADER):
             "VECTORS": [e[0] for e in table(text, "JIT_VECTORS")],
             "ANOMALIES": [e[1] for e in table(text, "JIT_ANOMALIES")],
             "DETAILS": [e[1] for e in table(text, "JIT_DETAILS")],
+            "DETAIL_TPS": [(e[0].lower(), e[1])
+                           for e in table(text, "JIT_DETAIL_TPS")],
             "TICK_DEPS": [e[0] for e in table(text, "JIT_TICK_DEPS")]}
 
 
@@ -47,4 +52,5 @@ SOFTIRQS = tuple(_T["SOFTIRQS"])
 VECTORS = tuple(_T["VECTORS"])
 ANOMALIES = tuple(_T["ANOMALIES"])
 DETAILS = tuple(_T["DETAILS"])
+DETAIL_TPS = tuple(_T["DETAIL_TPS"])
 TICK_DEPS = tuple(_T["TICK_DEPS"])

@@ -34,7 +34,7 @@ static void jit_detail_emit(int kind, int cls, void *fn, u64 start)
 
 /* Work items: they run in a kworker's thread window. */
 
-static void hook_work_start(void *data, struct work_struct *work)
+static void hook_workqueue_execute_start(void *data, struct work_struct *work)
 {
 	struct jit_cpu *jc = jit_this_cpu();
 
@@ -46,7 +46,8 @@ static void hook_work_start(void *data, struct work_struct *work)
 }
 
 /* The work item may be freed by now: only what the start saved is used. */
-static void hook_work_end(void *data, struct work_struct *work, void *fn)
+static void hook_workqueue_execute_end(void *data, struct work_struct *work,
+				       void *fn)
 {
 	struct jit_cpu *jc = jit_this_cpu();
 
@@ -60,8 +61,8 @@ static void hook_work_end(void *data, struct work_struct *work, void *fn)
 
 /* timer_list callbacks: they run in the TIMER softirq's window. */
 
-static void hook_timer_entry(void *data, struct timer_list *timer,
-			     unsigned long baseclk)
+static void hook_timer_expire_entry(void *data, struct timer_list *timer,
+				    unsigned long baseclk)
 {
 	struct jit_cpu *jc = jit_this_cpu();
 
@@ -71,7 +72,7 @@ static void hook_timer_entry(void *data, struct timer_list *timer,
 	jc->timer_start = rdtsc();
 }
 
-static void hook_timer_exit(void *data, struct timer_list *timer)
+static void hook_timer_expire_exit(void *data, struct timer_list *timer)
 {
 	struct jit_cpu *jc = jit_this_cpu();
 
@@ -99,7 +100,8 @@ static struct jit_window *jit_hrt_window(struct jit_cpu *jc, int *slot,
 	return hard ? &jc->irq : &jc->softirq;
 }
 
-static void hook_hrtimer_entry(void *data, struct hrtimer *t, ktime_t *now)
+static void hook_hrtimer_expire_entry(void *data, struct hrtimer *t,
+				      ktime_t *now)
 {
 	struct jit_cpu *jc = jit_this_cpu();
 	int slot, cls;
@@ -110,7 +112,7 @@ static void hook_hrtimer_entry(void *data, struct hrtimer *t, ktime_t *now)
 	jc->hrt_start[slot] = rdtsc();
 }
 
-static void hook_hrtimer_exit(void *data, struct hrtimer *t)
+static void hook_hrtimer_expire_exit(void *data, struct hrtimer *t)
 {
 	struct jit_cpu *jc = jit_this_cpu();
 	struct jit_window *w;
@@ -152,22 +154,12 @@ void jit_detail_tick(struct jit_cpu *jc)
 	jc->tick_dep = 0;
 }
 
-/* detail names per tracepoint, for the "details" parameter */
-static struct jit_tp jit_detail_tps[] = {
-	{ "workqueue_execute_start", hook_work_start, NULL, false },
-	{ "workqueue_execute_end", hook_work_end, NULL, false },
-	{ "timer_expire_entry", hook_timer_entry, NULL, false },
-	{ "timer_expire_exit", hook_timer_exit, NULL, false },
-	{ "hrtimer_expire_entry", hook_hrtimer_entry, NULL, false },
-	{ "hrtimer_expire_exit", hook_hrtimer_exit, NULL, false },
-	{ "tick_stop", hook_tick_stop, NULL, false },
-};
+/* the tracepoints of JIT_DETAIL_TPS, each with its hook_<tracepoint> */
+#define JIT_X_DETAIL_TP(k, tp) { #tp, hook_##tp, NULL, false }
+static struct jit_tp jit_detail_tps[] = JIT_DETAIL_TPS(JIT_X_DETAIL_TP);
 
-/* which detail each tracepoint above serves, and whether it is an exit */
-static const int jit_detail_kind[ARRAY_SIZE(jit_detail_tps)] = {
-	JIT_DETAIL_WORK, JIT_DETAIL_WORK, JIT_DETAIL_TIMER, JIT_DETAIL_TIMER,
-	JIT_DETAIL_HRTIMER, JIT_DETAIL_HRTIMER, JIT_DETAIL_TICK,
-};
+/* which detail each tracepoint above serves */
+static const int jit_detail_kind[] = JIT_DETAIL_TPS(JIT_X_DETAIL_TP_KIND);
 
 static const char *const jit_detail_name[JIT_DETAIL_NR] =
 	JIT_DETAILS(JIT_X_NAME2);

@@ -11,6 +11,9 @@ detail's count and time stay within its row's, and jitmod's "details"
 parameter lists all four kinds, as 6.1 has every tracepoint they need.
 Each source also has a rate and, when it came twice, a dominant period,
 and the live report carries the audit of the CPU it measured.
+Then jitmod is unloaded and jitread's user sampler takes its place on
+CPU 1: its BPF classifier must name the same callbacks under the same
+rows, and say it named all four kinds.
 """
 
 import json
@@ -32,11 +35,12 @@ WANT = {"work:jinj_work_fn": "thread:kworker/1:",
         "hrtimer:jinj_hrtimer_fn": "irq:local_timer"}
 
 
-def run_jitread(out, ready):
-    """A live jitread while the injector fires N of each class."""
-    p = subprocess.Popen([kmod.jitread(), "hist", "-q", "-c", str(CPU),
+def run_jitread(mode, out, ready):
+    """A live jitread mode while the injector fires N of each class."""
+    extra = ["--no-pipeline"] if mode == "user" else []
+    p = subprocess.Popen([kmod.jitread(), mode, "-q", "-c", str(CPU),
                           "-d", "120s", "--json", out, "--ready-file",
-                          ready], stderr=subprocess.PIPE, text=True)
+                          ready, *extra], stderr=subprocess.PIPE, text=True)
     if not sysio.wait_for(lambda: os.path.exists(ready) or
                           p.poll() is not None, 30):
         p.kill()
@@ -78,7 +82,7 @@ def body():
     if have != "work,timer,hrtimer,tick":
         raise Fail(f"details on 6.1: '{have}'")
     out, ready = "/tmp/detail.json", "/tmp/detail.ready"
-    run_jitread(out, ready)
+    run_jitread("hist", out, ready)
     with open(out) as f:
         d = json.load(f)
     if d["system"]["details"] != have:
@@ -102,6 +106,25 @@ def body():
         f"{timer[0]['period_ns'] / 1e6:.2f} ms "
         f"({100 * timer[0]['period_share']:.0f}%), kept by {ticks}; "
         f"orphans {cpu['detail_orphans']}")
+    user_side(have)
+
+
+def user_side(have):
+    """The same injections under jitread's user sampler and BPF."""
+    kmod.rmmod("jitmod")
+    out, ready = "/tmp/detail-user.json", "/tmp/detail-user.ready"
+    run_jitread("user", out, ready)
+    with open(out) as f:
+        d = json.load(f)
+    bpf = d["sampler"]["bpf"]
+    if not bpf["ok"] or bpf["details"] != have or \
+            d["system"]["details"] != have:
+        raise Fail(f"user side: BPF {bpf}, report's details "
+                   f"'{d['system']['details']}'")
+    cpu = [c for c in d["cpus"] if c["cpu"] == CPU][0]
+    log("user side, BPF:")
+    check(cpu)
+    log(f"user side orphans {cpu['detail_orphans']}")
 
 
 if __name__ == "__main__":

@@ -70,6 +70,16 @@ class Abi(unittest.TestCase):
                          read(BPF_C), re.M)
         self.assertEqual(got, [(v, v) for v in jitabi.VECTORS])
 
+    def test_bpf_hooks_every_detail_tracepoint(self):
+        text = read(BPF_C)
+        got = re.findall(r'^SEC\("tp_btf/(\w+)"\)$', text, re.M)
+        want = [tp for _, tp in jitabi.DETAIL_TPS]
+        self.assertEqual([tp for tp in got if tp in want], want)
+        self.assertEqual(jitabi.DETAIL_TPS[0],
+                         ("work", "workqueue_execute_start"))
+        self.assertEqual({k for k, _ in jitabi.DETAIL_TPS},
+                         set(jitabi.DETAILS))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -127,6 +127,11 @@ void jr_prepare(struct jr_udoc *d, struct jr_ubpf *b, struct jr_sysinfo *sys)
 			 b->why);
 	}
 	d->info.bpf_ok = b->ok;
+	if (b->ok)
+		snprintf(d->info.bpf_details, sizeof(d->info.bpf_details), "%s",
+			 b->details);
+	d->uro = d->ro;
+	d->uro.details = d->info.bpf_details;
 }
 
 /* jr_sample_phase - one run of the user samplers into d->user. */
@@ -234,7 +239,7 @@ static int jr_write_json(struct jr_udoc *d, const struct jr_sysinfo *sys)
 					 &d->ro, jr_udoc_json_extra, d);
 	else
 		ret = jr_report_json_doc(f, "user", d->user, "user", sys,
-					 &d->ro, jr_udoc_json_extra, d);
+					 &d->uro, jr_udoc_json_extra, d);
 	return jr_json_close(&d->outs, d->o->out.json, ret);
 }
 
@@ -252,8 +257,8 @@ int jr_udoc_finish(struct jr_udoc *d, const struct jr_sysinfo *sys)
 			jr_report_text(stdout, d->kernel, sys, &d->ro);
 			printf("\n");
 		}
-		d->ro.title = "user side: jitread's sampler thread per CPU";
-		jr_report_text(stdout, d->user, sys, &d->ro);
+		d->uro.title = "user side: jitread's sampler thread per CPU";
+		jr_report_text(stdout, d->user, sys, &d->uro);
 		jr_udoc_text(stdout, d);
 		if (d->kernel)
 			jr_compare_text(stdout, d);

@@ -19,6 +19,7 @@
 struct jr_udoc {
 	const struct jr_opts *o;
 	struct jr_report_opts ro;
+	struct jr_report_opts uro; /* the user side's: ro, BPF's details */
 	struct jr_model *kernel; /* compare only */
 	struct jr_model *user;
 	struct jr_user_info info;

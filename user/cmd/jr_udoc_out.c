@@ -109,11 +109,11 @@ static void jr_json_sampler(FILE *out, const struct jr_udoc *d)
 	jr_json_str(out, in->bpf_why);
 	fprintf(out,
 		", \"records\": %" PRIu64 ", \"read\": %" PRIu64
-		", \"drops\": %" PRIu64
+		", \"drops\": %" PRIu64 ", \"details\": \"%s\""
 		"},\n    \"align\": {\"ns_per_cyc\": %.9f, \"err_ns\": %.1f"
 		", \"pair_ms\": %d, \"blind_ns\": %" PRIu64 "}",
-		in->bpf_records, in->bpf_seen, in->bpf_drops, in->ns_per_cyc,
-		in->align_err_ns, JR_PAIR_MS, in->blind_ns);
+		in->bpf_records, in->bpf_seen, in->bpf_drops, in->bpf_details,
+		in->ns_per_cyc, in->align_err_ns, JR_PAIR_MS, in->blind_ns);
 	if (in->work != JR_WORK_NONE) {
 		fprintf(out, ",\n    \"work_hist\": ");
 		jr_json_hist(out, &in->work_hist);

@@ -314,6 +314,20 @@ const char *jr_sys_details(const struct jr_sysinfo *sys, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * jr_report_details - the details a report's side named: the BPF
+ * classifier's for the user side (o->details), else jitmod's.
+ */
+const char *jr_report_details(const struct jr_sysinfo *sys,
+			      const struct jr_report_opts *o, char *buf,
+			      size_t len)
+{
+	if (!o->details)
+		return jr_sys_details(sys, buf, len);
+	snprintf(buf, len, "%s", o->details);
+	return buf;
+}
+
 void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 		    const struct jr_report_opts *o)
 {
@@ -338,7 +352,7 @@ void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 			sys->params[0] ? jr_text_safe(sys->params, params,
 						      sizeof(params)) :
 					 "not loaded");
-		jr_sys_details(sys, det, sizeof(det));
+		jr_report_details(sys, o, det, sizeof(det));
 		fprintf(out, "# details named: %s; IPI senders are not named\n",
 			det[0] ? jr_text_safe(det, params, sizeof(params)) :
 				 "none");

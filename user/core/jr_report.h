@@ -21,6 +21,7 @@ struct jr_report_opts {
 	bool with_zeros;
 	const unsigned char *cpu_set; /* NULL: every CPU seen */
 	const char *title; /* a header line naming the side, or NULL */
+	const char *details; /* what this side named; NULL: jitmod's */
 };
 
 extern const double jr_pcts[7];
@@ -32,6 +33,9 @@ struct jr_out_dir {
 };
 
 const char *jr_sys_details(const struct jr_sysinfo *sys, char *buf, size_t len);
+const char *jr_report_details(const struct jr_sysinfo *sys,
+			      const struct jr_report_opts *o, char *buf,
+			      size_t len);
 void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 		    const struct jr_report_opts *o);
 int jr_report_json(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,

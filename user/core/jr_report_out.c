@@ -212,7 +212,7 @@ int jr_report_json_doc(FILE *out, const char *mode, struct jr_model *m,
 		sys->tsc_khz);
 	jr_json_str(out, sys->params);
 	fprintf(out, ", \"details\": ");
-	jr_json_str(out, jr_sys_details(sys, det, sizeof(det)));
+	jr_json_str(out, jr_report_details(sys, o, det, sizeof(det)));
 	fprintf(out, ", \"jitread_argv\": ");
 	jr_json_str(out, sys->argv);
 	fprintf(out, "},\n  \"precision\": %d, ", m->precision);

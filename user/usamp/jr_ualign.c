@@ -16,6 +16,9 @@
  * just after.  A gap's class is the class with the most net time among
  * its records, as in jitmod; a gap without records is hw:unknown, because
  * a user thread cannot read the SMI counter or the steal clock per gap.
+ * A detail record carries its window's arrival and was written before the
+ * window's record, so the stable sort keeps it just before that record,
+ * where the model looks for it (core/jr_detail.c); it adds no time.
  *
  * Streaming.  A record is in the BPF ring once its window closes, which
  * is before the sampler runs again and so before it publishes its next
@@ -113,6 +116,17 @@ static void jr_bpf_to_rec(const struct jr_ubpf_rec *b, struct jr_rec *r)
 	r->id = b->id;
 	r->id2 = -1;
 	switch (b->cls) {
+	case JR_UBPF_DETAIL:
+		r->type = JR_DETAIL;
+		r->cls = b->vec;
+		r->id2 = b->wcls;
+		if (b->vec == JIT_DETAIL_WORK)
+			r->v[1] = b->id;
+		else
+			r->id = b->vec == JIT_DETAIL_TICK ? b->id : 0;
+		if (b->addr)
+			jr_ksym(b->addr, r->name, sizeof(r->name));
+		break;
 	case JIT_NOISE_IRQ:
 		r->type = JR_IRQ;
 		if (b->vec != JR_UBPF_NO_VEC && b->vec < JIT_VEC_NR) {
@@ -171,7 +185,9 @@ static int jr_emit_gap(struct jr_ualign *a, const struct jr_ugap *gp,
 	while (*cur < a->nr && (int64_t)a->q[*cur].start_ns < g0)
 		(*cur)++;
 	for (i = *cur; i < a->nr && (int64_t)a->q[i].start_ns <= g1; i++) {
-		net[a->q[i].cls & 3] += a->q[i].net_ns;
+		if (a->q[i].cls >= JIT_NOISE_HW_SMI)
+			continue; /* a detail: its window's record counts */
+		net[a->q[i].cls] += a->q[i].net_ns;
 		explained += a->q[i].net_ns;
 	}
 	for (c = 0; c < JIT_NOISE_HW_SMI; c++)

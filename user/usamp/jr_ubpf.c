@@ -74,6 +74,38 @@ static void jr_skip_missing(struct jr_ubpf *b, struct btf *vmlinux)
 	}
 }
 
+/*
+ * jr_name_details - the details this kernel lets the probes name, as
+ * jitmod's "details" parameter lists them: a kind whose tracepoints
+ * (JIT_DETAIL_TPS) all exist.
+ */
+static void jr_name_details(struct jr_ubpf *b, struct btf *vmlinux)
+{
+	static const char *const kinds[JIT_DETAIL_NR] =
+		JIT_DETAILS(JIT_X_NAME2);
+	static const char *const tps[JIT_DETAIL_TP_NR] =
+		JIT_DETAIL_TPS(JIT_X_DETAIL_TP_NAME);
+	static const int kind[JIT_DETAIL_TP_NR] =
+		JIT_DETAIL_TPS(JIT_X_DETAIL_TP_KIND);
+	bool ok[JIT_DETAIL_NR];
+	char type[128];
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < JIT_DETAIL_NR; i++)
+		ok[i] = true;
+	for (i = 0; i < JIT_DETAIL_TP_NR; i++) {
+		snprintf(type, sizeof(type), "btf_trace_%s", tps[i]);
+		if (btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) < 0)
+			ok[kind[i]] = false;
+	}
+	b->details[0] = 0;
+	for (i = 0; i < JIT_DETAIL_NR; i++)
+		if (ok[i] && n < sizeof(b->details))
+			n += snprintf(b->details + n, sizeof(b->details) - n,
+				      "%s%s", n ? "," : "", kinds[i]);
+}
+
 int jr_ubpf_open(struct jr_ubpf *b)
 {
 	struct btf *vmlinux;
@@ -96,6 +128,7 @@ int jr_ubpf_open(struct jr_ubpf *b)
 		return -EINVAL;
 	}
 	jr_skip_missing(b, vmlinux);
+	jr_name_details(b, vmlinux);
 	btf__free(vmlinux);
 	ret = jr_ubpf_bpf__load(b->skel);
 	if (ret) {

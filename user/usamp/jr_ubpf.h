@@ -26,6 +26,7 @@ struct jr_ubpf {
 	bool ok;
 	bool oom;
 	char why[200]; /* when !ok: the one line saying why */
+	char details[40]; /* the details the probes name: "work,timer,..." */
 };
 
 extern const char *const jr_ubpf_vectors[JIT_VEC_NR];

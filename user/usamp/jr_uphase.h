@@ -49,6 +49,7 @@ struct jr_user_info {
 	double ns_per_cyc;
 	bool bpf_ok;
 	char bpf_why[200];
+	char bpf_details[40]; /* what BPF names inside windows, as jitmod's */
 };
 
 void jr_user_info_init(struct jr_user_info *in, enum jr_work work);

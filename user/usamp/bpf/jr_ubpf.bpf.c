@@ -14,6 +14,10 @@
  *
  * A thread window opens when the sampler is switched out and closes when
  * anything else is switched in; it is charged to the task that ran.
+ *
+ * Details, as jitmod's: a work item, timer_list or hrtimer callback that
+ * ran inside a window of its class, and what kept the tick, each written
+ * just before its window's record and stamped with that window's arrival.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -38,6 +42,12 @@ struct jr_bpf_cpu {
 	__u32 softirq_owner;
 	__u64 softirq_paused; /* when the owner was switched out */
 	__u64 softirq_pushed; /* softirq time already taken off threads */
+	/* the callbacks running in open windows: start 0 when none */
+	__u64 work_fn, work_start;
+	__s32 work_pid;
+	__u64 timer_fn, timer_start;
+	__u64 hrt_fn[2], hrt_start[2]; /* [0] hard, in an irq; [1] soft */
+	__u32 tick_dep; /* what kept the tick since the last local_timer */
 };
 
 struct {
@@ -102,6 +112,24 @@ static __always_inline struct jr_ubpf_rec *jr_emit(int cls, __u64 start,
 	return r;
 }
 
+/* jr_detail - one detail of window win, whose callback fn began at start. */
+static __always_inline void jr_detail(struct jr_bpf_cpu *c, int kind, int win,
+				      __u64 fn, __u64 start, __s32 id)
+{
+	struct jr_ubpf_rec *r = jr_emit(JR_UBPF_DETAIL, c->w[win].arrival,
+					start ? bpf_ktime_get_ns() - start : 0);
+
+	if (!r)
+		return;
+	r->vec = kind;
+	r->wcls = win == JR_W_IRQ     ? JIT_NOISE_IRQ :
+		  win == JR_W_SOFTIRQ ? JIT_NOISE_SOFTIRQ :
+					JIT_NOISE_THREAD;
+	r->addr = fn;
+	r->id = id;
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
 static __always_inline void jr_enter(int win)
 {
 	struct jr_bpf_cpu *c = jr_cpu(NULL);
@@ -140,6 +168,10 @@ static __always_inline int jr_irq_exit(int irq, int vec,
 	net = jr_exit(c, JR_W_IRQ);
 	if (!net)
 		return 0;
+	if (vec == JIT_VEC_local_timer && c->tick_dep) {
+		jr_detail(c, JIT_DETAIL_TICK, JR_W_IRQ, 0, 0, c->tick_dep);
+		c->tick_dep = 0;
+	}
 	r = jr_emit(JIT_NOISE_IRQ, c->w[JR_W_IRQ].arrival, net);
 	if (!r)
 		return 0;
@@ -308,5 +340,118 @@ int BPF_PROG(jr_switch, bool preempt, struct task_struct *prev,
 	c->thread_pid = next->pid;
 	bpf_probe_read_kernel_str(c->thread_comm, sizeof(c->thread_comm),
 				  next->comm);
+	return 0;
+}
+
+/* Work items: they run in a kworker's thread window. */
+SEC("tp_btf/workqueue_execute_start")
+int BPF_PROG(jr_work_start, struct work_struct *work)
+{
+	struct jr_bpf_cpu *c = jr_cpu(NULL);
+
+	if (!c || !c->w[JR_W_THREAD].depth)
+		return 0;
+	c->work_fn = (__u64)work->func;
+	c->work_pid = (__u32)bpf_get_current_pid_tgid();
+	c->work_start = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* The work item may be freed by now: only what the start saved is used. */
+SEC("tp_btf/workqueue_execute_end")
+int BPF_PROG(jr_work_end, struct work_struct *work, void *fn)
+{
+	struct jr_bpf_cpu *c = jr_cpu(NULL);
+
+	if (!c || !c->work_start)
+		return 0;
+	if (c->w[JR_W_THREAD].depth &&
+	    c->work_pid == (__s32)bpf_get_current_pid_tgid())
+		jr_detail(c, JIT_DETAIL_WORK, JR_W_THREAD, c->work_fn,
+			  c->work_start, c->work_pid);
+	c->work_start = 0;
+	return 0;
+}
+
+/* timer_list callbacks: they run in the TIMER softirq's window. */
+SEC("tp_btf/timer_expire_entry")
+int BPF_PROG(jr_timer_entry, struct timer_list *timer)
+{
+	struct jr_bpf_cpu *c = jr_cpu(NULL);
+
+	if (!c || !c->w[JR_W_SOFTIRQ].depth)
+		return 0;
+	c->timer_fn = (__u64)timer->function;
+	c->timer_start = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/timer_expire_exit")
+int BPF_PROG(jr_timer_exit, struct timer_list *timer)
+{
+	struct jr_bpf_cpu *c = jr_cpu(NULL);
+
+	if (!c || !c->timer_start)
+		return 0;
+	if (c->w[JR_W_SOFTIRQ].depth)
+		jr_detail(c, JIT_DETAIL_TIMER, JR_W_SOFTIRQ, c->timer_fn,
+			  c->timer_start, 0);
+	c->timer_start = 0;
+	return 0;
+}
+
+/*
+ * hrtimer callbacks: hard ones in the local_timer interrupt's window, soft
+ * ones in the HRTIMER softirq's.  An open irq window means hard irq
+ * context: the irq window is the innermost but the NMI's.
+ */
+SEC("tp_btf/hrtimer_expire_entry")
+int BPF_PROG(jr_hrtimer_entry, struct hrtimer *t)
+{
+	struct jr_bpf_cpu *c = jr_cpu(NULL);
+	int hard;
+
+	if (!c)
+		return 0;
+	hard = c->w[JR_W_IRQ].depth ? 1 : 0;
+	if (!hard && !c->w[JR_W_SOFTIRQ].depth)
+		return 0;
+	c->hrt_fn[!hard] = (__u64)t->function;
+	c->hrt_start[!hard] = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/hrtimer_expire_exit")
+int BPF_PROG(jr_hrtimer_exit, struct hrtimer *t)
+{
+	struct jr_bpf_cpu *c = jr_cpu(NULL);
+	int hard, win;
+
+	if (!c)
+		return 0;
+	hard = c->w[JR_W_IRQ].depth ? 1 : 0;
+	win = hard ? JR_W_IRQ : JR_W_SOFTIRQ;
+	if (!c->hrt_start[!hard])
+		return 0;
+	if (c->w[win].depth)
+		jr_detail(c, JIT_DETAIL_HRTIMER, win, c->hrt_fn[!hard],
+			  c->hrt_start[!hard], 0);
+	c->hrt_start[!hard] = 0;
+	return 0;
+}
+
+/*
+ * The tick: on a nohz_full CPU each interrupt exit tries to stop it, and
+ * a failed try says which dependency kept it; the next local_timer
+ * interrupt's record carries them.
+ */
+SEC("tp_btf/tick_stop")
+int BPF_PROG(jr_tick_stop, int success, int dependency)
+{
+	struct jr_bpf_cpu *c = jr_cpu(NULL);
+
+	if (!c)
+		return 0;
+	c->tick_dep = success ? 0 : c->tick_dep | (__u32)dependency;
 	return 0;
 }

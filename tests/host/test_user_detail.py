@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The BPF classifier names what ran inside the user sampler's windows,
+as jitmod does for its own: work items, timer_list and hrtimer callbacks.
+
+A helper pinned to the sampled CPU waits on a UDP socket with a receive
+timeout (schedule_timeout(): a timer_list, process_timeout, expiring in
+the TIMER softirq) and sleeps with nanosleep (an hrtimer, hrtimer_wakeup,
+expiring in the local_timer interrupt), while the test writes
+/proc/sys/vm/stat_refresh, which runs refresh_vm_stats as a work item on
+every CPU's kworker.  Each must come out under its window's source.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+from jitpy import abi
+from jitpy.formats import report as jrjson
+from tests.host import jrcli
+
+CPU = 1
+RUN_S = 3
+REFRESH = "/proc/sys/vm/stat_refresh"
+
+HELPER = (
+    "import os, socket, struct, time\n"
+    "open('/proc/self/comm', 'w').write('jrdetail')\n"
+    f"os.sched_setaffinity(0, {{{CPU}}})\n"
+    "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+    "s.bind(('127.0.0.1', 0))\n"
+    "s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,\n"
+    "             struct.pack('ll', 0, 3000))\n"
+    "while True:\n"
+    "    try:\n"
+    "        s.recv(1)\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "    time.sleep(0.002)\n")
+
+
+def unusable():
+    if not os.access(jrcli.JITREAD, os.X_OK):
+        return "user/jitread not built (make user)"
+    if os.cpu_count() < 2:
+        return "needs CPU 1"
+    if os.geteuid() != 0:
+        return "BPF needs root"
+    if not os.access(REFRESH, os.W_OK):
+        return f"cannot write {REFRESH}"
+    return None
+
+
+def btf_has(tp):
+    """Whether the kernel's BTF has tracepoint tp's type, as the loader
+    checks; None when the BTF cannot be read here."""
+    try:
+        with open("/sys/kernel/btf/vmlinux", "rb") as f:
+            return f"btf_trace_{tp}".encode() + b"\0" in f.read()
+    except OSError:
+        return None
+
+
+@unittest.skipIf(unusable(), unusable())
+class UserDetail(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        out = os.path.join(cls.tmp.name, "u.json")
+        ready = os.path.join(cls.tmp.name, "ready")
+        helper = subprocess.Popen([sys.executable, "-c", HELPER])
+        try:
+            jr = subprocess.Popen(
+                [jrcli.JITREAD, "user", "-c", str(CPU), "-d", f"{RUN_S}s",
+                 "--no-pipeline", "-q", "--json", out, "--ready-file",
+                 ready], stderr=subprocess.PIPE, text=True)
+            end = time.monotonic() + 30
+            while not os.path.exists(ready) and jr.poll() is None and \
+                    time.monotonic() < end:
+                time.sleep(0.05)
+            while jr.poll() is None:
+                with open(REFRESH, "w") as f:
+                    f.write("1")
+                time.sleep(0.3)
+            _, cls.err = jr.communicate()
+            cls.rc = jr.returncode
+        finally:
+            helper.kill()
+            helper.wait()
+        cls.data = jrjson.load(out) if cls.rc == 0 else None
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def setUp(self):
+        self.assertEqual(self.rc, 0, self.err)
+        self.cpu = self.data["cpus"][0]
+
+    def rows(self, pred):
+        """{detail name: count} over the sources whose name passes pred."""
+        got = {}
+        for s in self.cpu["sources"]:
+            if pred(s["source"]):
+                for r in s["detail"]:
+                    got[r["name"]] = got.get(r["name"], 0) + r["count"]
+        return got
+
+    def test_details_named_are_the_kernels(self):
+        want = [k for k in abi.DETAILS
+                if all(btf_has(tp) for kind, tp in abi.DETAIL_TPS
+                       if kind == k)]
+        bpf = self.data["sampler"]["bpf"]
+        self.assertEqual(bpf["details"], ",".join(want))
+        self.assertEqual(self.data["system"]["details"], ",".join(want))
+
+    def test_timer_callback_in_timer_softirq(self):
+        got = self.rows(lambda s: s == "softirq:TIMER")
+        self.assertGreaterEqual(got.get("timer:process_timeout", 0), 5, got)
+
+    def test_hrtimer_callback_in_local_timer(self):
+        got = self.rows(lambda s: s == "irq:local_timer")
+        self.assertGreaterEqual(got.get("hrtimer:hrtimer_wakeup", 0), 5, got)
+
+    def test_work_item_in_its_kworker(self):
+        got = self.rows(lambda s: s.startswith(f"thread:kworker/{CPU}:"))
+        self.assertGreaterEqual(got.get("work:refresh_vm_stats", 0), 2, got)
+        other = self.rows(lambda s: not s.startswith("thread:kworker/"))
+        self.assertNotIn("work:refresh_vm_stats", other)
+
+    def test_callbacks_share_no_more_than_the_window(self):
+        for s in self.cpu["sources"]:
+            cb = [r for r in s["detail"] if not r["name"].startswith("tick:")]
+            self.assertLessEqual(sum(r["total_ns"] for r in cb),
+                                 s["total_ns"] + len(cb), s)
+
+
+if __name__ == "__main__":
+    unittest.main()
