@@ -166,7 +166,9 @@ static const char *const jit_detail_name[JIT_DETAIL_NR] =
 
 /*
  * jit_detail_names - the details this kernel gives, comma-separated: a
- * kind is listed when the kernel has every tracepoint it needs.
+ * kind is listed when jitmod hooks it and the kernel has every tracepoint
+ * it needs.  jitmod does not name IPIs (JIT_DETAIL_IPI): no tracepoint
+ * of JIT_DETAIL_TPS serves that kind.
  */
 int jit_detail_names(char *buf, size_t len)
 {
@@ -174,7 +176,9 @@ int jit_detail_names(char *buf, size_t len)
 	int i, n = 0;
 
 	for (i = 0; i < JIT_DETAIL_NR; i++)
-		ok[i] = true;
+		ok[i] = false;
+	for (i = 0; i < ARRAY_SIZE(jit_detail_tps); i++)
+		ok[jit_detail_kind[i]] = true;
 	for (i = 0; i < ARRAY_SIZE(jit_detail_tps); i++)
 		if (!jit_detail_tps[i].tp)
 			ok[jit_detail_kind[i]] = false;

@@ -58,8 +58,9 @@ def softirq(cpu, ns, vec, ts=0):
 
 
 def detail(cpu, kind, fn, window, wall_ns=0, pid=0, dep=0, ts=0):
-    """A jitmod:detail: kind "work", "timer", "hrtimer" or "tick", in a
-    window of class window ("irq", "softirq" or "thread")."""
+    """A jitmod:detail: kind "work", "timer", "hrtimer", "tick" or "ipi",
+    in a window of class window ("irq", "softirq" or "thread"); dep is
+    the tick's mask, or the IPI's sender CPU (-1: not seen)."""
     return rec(DETAIL, cpu, (wall_ns, pid), cls=DETAILS[kind], ident=dep,
                ident2=CLS[window], name=fn, ts=ts)
 

@@ -39,7 +39,8 @@ class Abi(unittest.TestCase):
         self.assertEqual(len(jitabi.SOFTIRQS), 10)
         self.assertIn("call_function_single", jitabi.VECTORS)
         self.assertEqual(jitabi.ANOMALIES, ("window", "tsc_back"))
-        self.assertEqual(jitabi.DETAILS, ("work", "timer", "hrtimer", "tick"))
+        self.assertEqual(jitabi.DETAILS,
+                         ("work", "timer", "hrtimer", "tick", "ipi"))
         self.assertEqual(jitabi.TICK_DEPS[2], "SCHED")
 
     def test_reader_refuses_a_missing_table(self):
@@ -77,8 +78,10 @@ class Abi(unittest.TestCase):
         self.assertEqual([tp for tp in got if tp in want], want)
         self.assertEqual(jitabi.DETAIL_TPS[0],
                          ("work", "workqueue_execute_start"))
-        self.assertEqual({k for k, _ in jitabi.DETAIL_TPS},
+        self.assertEqual({k for k, _ in jitabi.DETAIL_TPS + jitabi.IPI_TPS},
                          set(jitabi.DETAILS))
+        raw = re.findall(r'^SEC\("raw_tp/(\w+)"\)$', text, re.M)
+        self.assertEqual(raw, [tp for _, tp in jitabi.IPI_TPS])
 
 
 if __name__ == "__main__":

@@ -129,6 +129,33 @@ class Advise(unittest.TestCase):
         self.assertNotIn("work-item", rules)
         self.assertNotIn("timer-callback", rules)
 
+    def test_ipi_names_its_function_and_sender(self):
+        """An IPI detail (jitread user's BPF) gives its function and the
+        CPU that asked; one whose sender was not seen says so."""
+        recs, t = [], 10 * MS
+        for i in range(20):
+            t += 100 * MS
+            recs += [jrrec.detail(1, "ipi",
+                                  "remote_function@generic_exec_single",
+                                  "irq", wall_ns=5000, dep=0, ts=t),
+                     jrrec.irq(1, 6000, "call_function_single", vector=251,
+                               ts=t + 1),
+                     jrrec.detail(1, "ipi", "flush_tlb_func", "irq",
+                                  wall_ns=1000, dep=-1, ts=t + 2),
+                     jrrec.irq(1, 2000, "call_function", vector=252,
+                               ts=t + 3)]
+        recs.append(jrrec.summary(1, RUNTIME, 20 * 8000, 6000))
+        v = self.advise(self.report(recs), audit())
+        got = [(a["rule"], a["what"]) for a in v["advice"]]
+        self.assertEqual(got, [
+            ("ipi-function", "CPU 0 makes CPU 1 run remote_function by IPI"),
+            ("ipi-function",
+             "another CPU makes CPU 1 run flush_tlb_func by IPI")])
+        self.assertIn("csd:csd_queue_cpu -f 'cpu == 1'",
+                      v["advice"][0]["fix"])
+        self.assertEqual(v["advice"][0]["verify"],
+                         "a new run has no ipi:remote_function row")
+
     def test_quiet_cpu_gets_nothing_to_do(self):
         """A nohz_full CPU whose only rows are the hardware's and a
         rare tick: no advice, and --fail-advice passes."""

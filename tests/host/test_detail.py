@@ -98,6 +98,32 @@ class Detail(unittest.TestCase):
         self.assertEqual(by["irq:call_function_single"]["detail"], [])
         self.assertEqual(cpu["detail_orphans"], 1)
 
+    def test_ipi_goes_to_the_call_function_vectors(self):
+        """An IPI's function belongs to the call_function(_single)
+        interrupt, named with the CPU that asked when it was seen; the
+        local_timer makes one stale.  Two functions in one interrupt
+        split it by their own times."""
+        recs = [jrrec.detail(1, "ipi", "stale_fn", "irq", wall_ns=100,
+                             dep=0),
+                jrrec.irq(1, 1000, "local_timer"),
+                jrrec.detail(1, "ipi", "remote_function@generic_exec_single",
+                             "irq", wall_ns=300, dep=0),
+                jrrec.detail(1, "ipi", "flush_tlb_func", "irq", wall_ns=100,
+                             dep=-1),
+                jrrec.irq(1, 2000, "call_function_single", vector=251),
+                jrrec.detail(1, "ipi", "do_sync_core", "irq", wall_ns=50,
+                             dep=3),
+                jrrec.irq(1, 500, "call_function", vector=252)]
+        by, cpu = self.sources(recs)
+        self.assertEqual(
+            self.detail(by["irq:call_function_single"]),
+            {"ipi:remote_function@generic_exec_single from CPU 0":
+             (1, 1500), "ipi:flush_tlb_func": (1, 500)})
+        self.assertEqual(self.detail(by["irq:call_function"]),
+                         {"ipi:do_sync_core from CPU 3": (1, 500)})
+        self.assertEqual(by["irq:local_timer"]["detail"], [])
+        self.assertEqual(cpu["detail_orphans"], 1)
+
     def test_period_end_drops_what_no_window_claimed(self):
         recs = [jrrec.detail(1, "work", "lost_fn", "thread", pid=70),
                 jrrec.summary(1, 10 * MS, 0, 0),

@@ -7,7 +7,10 @@ timeout (schedule_timeout(): a timer_list, process_timeout, expiring in
 the TIMER softirq) and sleeps with nanosleep (an hrtimer, hrtimer_wakeup,
 expiring in the local_timer interrupt), while the test writes
 /proc/sys/vm/stat_refresh, which runs refresh_vm_stats as a work item on
-every CPU's kworker.  Each must come out under its window's source.
+every CPU's kworker, and, from CPU 0, enables and disables a perf event
+bound to the sampled CPU, which runs remote_function there by IPI
+(smp_call_function_single).  Each must come out under its window's
+source; the IPI with the CPU that asked.
 """
 
 import os
@@ -39,6 +42,26 @@ HELPER = (
     "    except OSError:\n"
     "        pass\n"
     "    time.sleep(0.002)\n")
+
+
+# perf_event_open(2) of a software event on CPU, from CPU 0: each enable
+# and disable runs remote_function on CPU by IPI
+PERF = (
+    "import ctypes, fcntl, os, struct, sys, time\n"
+    "libc = ctypes.CDLL(None, use_errno=True)\n"
+    "os.sched_setaffinity(0, {0})\n"
+    "attr = bytearray(128)\n"
+    "struct.pack_into('IIQ', attr, 0, 1, 128, 0)\n"
+    "struct.pack_into('Q', attr, 40, 1)\n"
+    "buf = (ctypes.c_char * 128).from_buffer(attr)\n"
+    f"fd = libc.syscall(298, buf, -1, {CPU}, -1, 0)\n"
+    "if fd < 0:\n"
+    "    sys.exit(f'perf_event_open: errno {ctypes.get_errno()}')\n"
+    "for _ in range(int(sys.argv[1])):\n"
+    "    fcntl.ioctl(fd, 0x2400)\n"
+    "    fcntl.ioctl(fd, 0x2401)\n"
+    "    time.sleep(0.01)\n")
+PERF_N = 50
 
 
 def unusable():
@@ -80,6 +103,9 @@ class UserDetail(unittest.TestCase):
             while not os.path.exists(ready) and jr.poll() is None and \
                     time.monotonic() < end:
                 time.sleep(0.05)
+            cls.perf = subprocess.run([sys.executable, "-c", PERF,
+                                       str(PERF_N)], capture_output=True,
+                                      text=True)
             while jr.poll() is None:
                 with open(REFRESH, "w") as f:
                     f.write("1")
@@ -110,8 +136,8 @@ class UserDetail(unittest.TestCase):
 
     def test_details_named_are_the_kernels(self):
         want = [k for k in abi.DETAILS
-                if all(btf_has(tp) for kind, tp in abi.DETAIL_TPS
-                       if kind == k)]
+                if all(btf_has(tp) for kind, tp in
+                       abi.DETAIL_TPS + abi.IPI_TPS if kind == k)]
         bpf = self.data["sampler"]["bpf"]
         self.assertEqual(bpf["details"], ",".join(want))
         self.assertEqual(self.data["system"]["details"], ",".join(want))
@@ -129,6 +155,21 @@ class UserDetail(unittest.TestCase):
         self.assertGreaterEqual(got.get("work:refresh_vm_stats", 0), 2, got)
         other = self.rows(lambda s: not s.startswith("thread:kworker/"))
         self.assertNotIn("work:refresh_vm_stats", other)
+
+    def test_ipi_with_its_sender(self):
+        if not btf_has("csd_queue_cpu"):
+            self.skipTest("this kernel has no csd tracepoints")
+        self.assertEqual(self.perf.returncode, 0, self.perf.stderr)
+        got = self.rows(lambda s: s == "irq:call_function_single")
+        rf = {k: n for k, n in got.items()
+              if k.startswith("ipi:remote_function")}
+        self.assertGreaterEqual(sum(rf.values()), PERF_N, got)
+        # each enable and each disable is one IPI: PERF_N is half of them
+        sent = sum(n for k, n in rf.items() if k.endswith(" from CPU 0"))
+        self.assertGreaterEqual(sent, PERF_N, rf)
+        other = self.rows(lambda s: s not in ("irq:call_function_single",
+                                              "irq:call_function"))
+        self.assertFalse([k for k in other if k.startswith("ipi:")], other)
 
     def test_callbacks_share_no_more_than_the_window(self):
         for s in self.cpu["sources"]:

@@ -7,14 +7,16 @@
  * so the detail comes before that window's own event on its CPU.  A
  * detail waits here until the next event of its window's class claims
  * it: a thread event of the same pid for work items, a softirq event of
- * the vector the callback runs in, an irq event for hard hrtimers, and a
- * local_timer irq event for the tick's dependencies.  A window whose net
+ * the vector the callback runs in, a local_timer irq event for hard
+ * hrtimers and the tick's dependencies, and a call_function(_single) irq
+ * event for IPIs (which only the BPF classifier names).  A window whose net
  * time came to nothing writes no event; its details are dropped at the
  * period's summary, or when a later window of the class makes them stale,
  * and counted as orphans.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +29,10 @@ static const char *const jr_detail_kinds[JIT_DETAIL_NR] =
 static const char *const jr_tick_deps[JIT_TICK_DEP_NR] =
 	JIT_TICK_DEPS(JIT_X_NAME);
 
-/* jr_detail_name - "work:fn", "timer:fn", "hrtimer:fn" or "tick:A+B". */
+/*
+ * jr_detail_name - "work:fn", "timer:fn", "hrtimer:fn", "tick:A+B" or
+ * "ipi:fn from CPU n" (n: the CPU that asked, when it was seen).
+ */
 int jr_detail_name(const struct jr_rec *r, char *buf, size_t len)
 {
 	size_t n;
@@ -35,6 +40,8 @@ int jr_detail_name(const struct jr_rec *r, char *buf, size_t len)
 
 	if (r->cls < 0 || r->cls >= JIT_DETAIL_NR)
 		return snprintf(buf, len, "detail:%d", r->cls);
+	if (r->cls == JIT_DETAIL_IPI && r->id >= 0)
+		return snprintf(buf, len, "ipi:%s from CPU %d", r->name, r->id);
 	if (r->cls != JIT_DETAIL_TICK)
 		return snprintf(buf, len, "%s:%s", jr_detail_kinds[r->cls],
 				r->name);
@@ -72,6 +79,27 @@ void jr_pend_flush(struct jr_pend *p)
 }
 
 /*
+ * jr_irq_claims - jr_claims() for an irq event: the local_timer vector
+ * claims hard hrtimers and the tick, the call_function vectors claim
+ * IPIs.  A tick waits through other interrupts for its local_timer.
+ */
+static int jr_irq_claims(const struct jr_rec *w, const struct jr_rec *d)
+{
+	bool vec = w->id < 0, local = vec && !strcmp(w->name, "local_timer");
+	bool csd = vec && (!strcmp(w->name, "call_function") ||
+			   !strcmp(w->name, "call_function_single"));
+
+	switch (d->cls) {
+	case JIT_DETAIL_TICK:
+		return local ? 1 : 0;
+	case JIT_DETAIL_IPI:
+		return csd ? 1 : -1;
+	default:
+		return local ? 1 : -1;
+	}
+}
+
+/*
  * jr_claims - whether window event w claims detail d (1), leaves it
  * waiting (0), or makes it stale (-1): a later window of d's class that
  * could have held it has closed without it.
@@ -92,9 +120,7 @@ static int jr_claims(const struct jr_rec *w, const struct jr_rec *d)
 	case JR_IRQ:
 		if (d->id2 != JIT_NOISE_IRQ)
 			return 0;
-		if (w->id >= 0 || strcmp(w->name, "local_timer"))
-			return d->cls == JIT_DETAIL_TICK ? 0 : -1;
-		return 1;
+		return jr_irq_claims(w, d);
 	default:
 		return 0;
 	}

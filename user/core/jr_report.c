@@ -314,6 +314,18 @@ const char *jr_sys_details(const struct jr_sysinfo *sys, char *buf, size_t len)
 	return buf;
 }
 
+/* jr_has_word - whether the comma-separated list has word. */
+static bool jr_has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ',') && (!p[n] || p[n] == ','))
+			return true;
+	return false;
+}
+
 /*
  * jr_report_details - the details a report's side named: the BPF
  * classifier's for the user side (o->details), else jitmod's.
@@ -353,9 +365,12 @@ void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
 						      sizeof(params)) :
 					 "not loaded");
 		jr_report_details(sys, o, det, sizeof(det));
-		fprintf(out, "# details named: %s; IPI senders are not named\n",
+		fprintf(out, "# details named: %s%s\n",
 			det[0] ? jr_text_safe(det, params, sizeof(params)) :
-				 "none");
+				 "none",
+			jr_has_word(det, "ipi") ?
+				"" :
+				"; IPI senders are not named");
 		fprintf(out, "# events %" PRIu64 ", lost %" PRIu64 "%s\n",
 			m->events, lost,
 			lost ? " (the ring buffer overflowed: raise its size)" :

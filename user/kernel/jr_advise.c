@@ -25,6 +25,7 @@ struct jr_fill {
 	char comm[64];
 	char fn[64];
 	char sib[16];
+	char from[24]; /* an IPI's sender: "CPU 0", or "another CPU" */
 	const char *hk;
 	const char *hkmask;
 };
@@ -54,6 +55,7 @@ static void jr_expand(const char *tmpl, const struct jr_fill *f, char *buf,
 			    !strncmp(tmpl + 1, "comm", k) && k == 4 ? f->comm :
 			    !strncmp(tmpl + 1, "fn", k) && k == 2   ? f->fn :
 			    !strncmp(tmpl + 1, "sib", k) && k == 3  ? f->sib :
+			    !strncmp(tmpl + 1, "from", k) && k == 4 ? f->from :
 								      NULL;
 		}
 		if (v) {
@@ -68,7 +70,10 @@ static void jr_expand(const char *tmpl, const struct jr_fill *f, char *buf,
 		buf[len - 1] = '\0';
 }
 
-/* jr_fill_row - what a row's name tells: IRQ, task, pid, function. */
+/*
+ * jr_fill_row - what a row's name tells: IRQ, task, pid, function, and an
+ * IPI's sender.
+ */
 static void jr_fill_row(struct jr_fill *f, const char *src, const char *det)
 {
 	const char *b;
@@ -85,7 +90,10 @@ static void jr_fill_row(struct jr_fill *f, const char *src, const char *det)
 			 (int)strcspn(b + 1, "]"), b + 1);
 	}
 	if (det && (b = strchr(det, ':')))
-		snprintf(f->fn, sizeof(f->fn), "%s", b + 1);
+		snprintf(f->fn, sizeof(f->fn), "%.*s",
+			 (int)strcspn(b + 1, "@ "), b + 1);
+	b = det ? strstr(det, " from CPU ") : NULL;
+	snprintf(f->from, sizeof(f->from), "%s", b ? b + 6 : "another CPU");
 }
 
 static const struct jr_audit_cpu *jr_audit_cpu_of(const struct jr_audit *a,

@@ -106,6 +106,27 @@ int jr_ualign_add(struct jr_ualign *a, const struct jr_ubpf_rec *r)
 	return 0;
 }
 
+/*
+ * jr_detail_fn - a detail's function; for an IPI, "FN@CALLSITE" when
+ * the sender was seen (CALLSITE: the function that queued it).
+ */
+static void jr_detail_fn(const struct jr_ubpf_rec *b, char *buf, size_t len)
+{
+	char fn[JR_NAME_LEN], site[JR_NAME_LEN];
+
+	buf[0] = 0;
+	if (!b->addr)
+		return;
+	jr_ksym(b->addr, fn, sizeof(fn));
+	if (b->vec != JIT_DETAIL_IPI || !b->callsite) {
+		snprintf(buf, len, "%s", fn);
+		return;
+	}
+	jr_ksym(b->callsite, site, sizeof(site));
+	if ((size_t)snprintf(buf, len, "%s@%s", fn, site) >= len)
+		snprintf(buf, len, "%s", fn);
+}
+
 /* jr_bpf_to_rec - a BPF record as the kernel side would have emitted it. */
 static void jr_bpf_to_rec(const struct jr_ubpf_rec *b, struct jr_rec *r)
 {
@@ -122,10 +143,9 @@ static void jr_bpf_to_rec(const struct jr_ubpf_rec *b, struct jr_rec *r)
 		r->id2 = b->wcls;
 		if (b->vec == JIT_DETAIL_WORK)
 			r->v[1] = b->id;
-		else
-			r->id = b->vec == JIT_DETAIL_TICK ? b->id : 0;
-		if (b->addr)
-			jr_ksym(b->addr, r->name, sizeof(r->name));
+		else if (b->vec != JIT_DETAIL_TICK && b->vec != JIT_DETAIL_IPI)
+			r->id = 0;
+		jr_detail_fn(b, r->name, sizeof(r->name));
 		break;
 	case JIT_NOISE_IRQ:
 		r->type = JR_IRQ;

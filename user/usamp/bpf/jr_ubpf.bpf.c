@@ -48,6 +48,13 @@ struct jr_bpf_cpu {
 	__u64 timer_fn, timer_start;
 	__u64 hrt_fn[2], hrt_start[2]; /* [0] hard, in an irq; [1] soft */
 	__u32 tick_dep; /* what kept the tick since the last local_timer */
+	__u64 csd_fn, csd, csd_start; /* the IPI function running, its csd */
+};
+
+/* who queued a csd for a watched CPU: by csd address */
+struct jr_csd_from {
+	__u64 callsite;
+	__s32 cpu;
 };
 
 struct {
@@ -68,6 +75,13 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct jr_csd_from);
+} csd_from SEC(".maps");
 
 __u64 drops;
 
@@ -453,5 +467,71 @@ int BPF_PROG(jr_tick_stop, int success, int dependency)
 	if (!c)
 		return 0;
 	c->tick_dep = success ? 0 : c->tick_dep | (__u32)dependency;
+	return 0;
+}
+
+/*
+ * IPIs: the CPU that queues a function for a watched CPU is seen here, on
+ * its own CPU, and kept by csd until the watched CPU runs it inside its
+ * call_function(_single) interrupt's window.  Raw tracepoints: a
+ * BTF-typed one refuses to read an argument that points to a function.
+ */
+SEC("raw_tp/csd_queue_cpu")
+int BPF_PROG(jr_csd_queue, unsigned int cpu, unsigned long callsite, void *func,
+	     void *csd)
+{
+	struct jr_csd_from from = {
+		.callsite = callsite,
+		.cpu = bpf_get_smp_processor_id(),
+	};
+	__u32 k = cpu;
+	__u64 key = (__u64)csd;
+	__u32 *t = bpf_map_lookup_elem(&watch, &k);
+
+	if (t && *t)
+		bpf_map_update_elem(&csd_from, &key, &from, BPF_ANY);
+	return 0;
+}
+
+SEC("raw_tp/csd_function_entry")
+int BPF_PROG(jr_csd_entry, void *func, void *csd)
+{
+	struct jr_bpf_cpu *c = jr_cpu(NULL);
+
+	if (!c || !c->w[JR_W_IRQ].depth)
+		return 0;
+	c->csd_fn = (__u64)func;
+	c->csd = (__u64)csd;
+	c->csd_start = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("raw_tp/csd_function_exit")
+int BPF_PROG(jr_csd_exit, void *func, void *csd)
+{
+	struct jr_bpf_cpu *c = jr_cpu(NULL);
+	struct jr_csd_from *from;
+	struct jr_ubpf_rec *r;
+	__u64 key;
+
+	if (!c || !c->csd_start)
+		return 0;
+	key = c->csd;
+	from = key ? bpf_map_lookup_elem(&csd_from, &key) : NULL;
+	if (c->w[JR_W_IRQ].depth) {
+		r = jr_emit(JR_UBPF_DETAIL, c->w[JR_W_IRQ].arrival,
+			    bpf_ktime_get_ns() - c->csd_start);
+		if (r) {
+			r->vec = JIT_DETAIL_IPI;
+			r->wcls = JIT_NOISE_IRQ;
+			r->addr = c->csd_fn;
+			r->id = from ? from->cpu : -1;
+			r->callsite = from ? from->callsite : 0;
+			bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+		}
+	}
+	if (from)
+		bpf_map_delete_elem(&csd_from, &key);
+	c->csd_start = 0;
 	return 0;
 }

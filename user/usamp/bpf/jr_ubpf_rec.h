@@ -26,7 +26,8 @@ enum jr_ubpf_win {
  * A detail record has cls JR_UBPF_DETAIL, vec its kind (enum jit_detail),
  * wcls its window's class, start_ns its window's arrival, net_ns the
  * callback's own time, addr the callback, and id the kworker's pid
- * (work) or the tick's dependency mask (tick).
+ * (work), the tick's dependency mask (tick) or the CPU that asked (ipi,
+ * -1 when not seen), with callsite where it asked from.
  */
 struct jr_ubpf_rec {
 	__u64 start_ns; /* arrival, bpf_ktime_get_ns(): CLOCK_MONOTONIC */
@@ -38,6 +39,7 @@ struct jr_ubpf_rec {
 	__s32 id; /* IRQ: line, -1 for a vector; thread: pid */
 	char name[JR_UBPF_NAME_LEN]; /* IRQ: action name; thread: comm */
 	__u32 wcls; /* detail: its window's class */
+	__u64 callsite; /* ipi detail: the sender's callsite, or 0 */
 };
 
 #endif /* JR_UBPF_H */
