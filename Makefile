@@ -18,14 +18,14 @@ else
 KDIR ?= $(NEWEST_KDIR)
 KDIR_NOTE := no build tree for the running kernel $(shell uname -r); using $(NEWEST_KDIR)
 endif
-ALL_KDIRS := $(sort $(wildcard /lib/modules/*/build))
 
 all: module user
 
 help:
 	@echo "make deps         install build and test dependencies (root)"
 	@echo "make              build jitmod.ko (running kernel, else newest headers) and jitread"
-	@echo "make modules-all  build jitmod.ko for every installed headers tree"
+	@echo "make modules-all  build the modules for every kernel tree (installed and make kernels)"
+	@echo "make kernels      fetch the kernel matrix's build trees into build/kernels"
 	@echo "make check        host unit tests + selftests in QEMU on generic and rt kernels"
 	@echo "make demo         boot the rt kernel in QEMU, sample CPUs 1-3, print the report"
 	@echo "make checkpatch   run the kernel's checkpatch.pl --strict on module/"
@@ -38,6 +38,10 @@ help:
 deps:
 	@bash scripts/deps.sh
 	@bash scripts/pydeps.sh $(BUILD)/pyvenv
+	@bash scripts/kernels.sh $(BUILD)
+
+kernels:
+	@bash scripts/kernels.sh $(BUILD)
 
 module:
 	@if [ -z "$(KDIR)" ]; then \
@@ -51,22 +55,7 @@ user:
 # One copy of the module sources per kernel, so each build keeps its .ko;
 # the selftests' injector (never installed) is built beside it.
 modules-all:
-	@if [ -z "$(ALL_KDIRS)" ]; then \
-		echo "make: no kernel build trees installed; run 'make deps'" >&2; exit 1; fi
-	@set -e; for kd in $(ALL_KDIRS); do \
-		rel=$$(basename $$(dirname $$kd)); out=$(BUILD)/modules/$$rel; \
-		mkdir -p $$out; \
-		rsync -a --exclude='*.mod.c' --include='*/' --include='*.[ch]' --include=Kbuild \
-			--include=Makefile --exclude='*' module include $$out/; \
-		rsync -a --include='*.[ch]' --include=Kbuild --include=Makefile --exclude='*' \
-			selftests/jitmod/jitinject/ $$out/jitinject/; \
-		rsync -a --include='*.[ch]' --include=Kbuild --include=Makefile --exclude='*' \
-			bench/jitbench/ $$out/jitbench/; \
-		echo "  MODULE  $$rel"; \
-		$(MAKE) -s -C $$out/module KDIR=$$kd; \
-		$(MAKE) -s -C $$out/jitinject KDIR=$$kd 2>&1 | grep -v 'Skipping BTF' || true; \
-		$(MAKE) -s -C $$out/jitbench KDIR=$$kd 2>&1 | grep -v 'Skipping BTF' || true; \
-	done
+	@bash scripts/modules-all.sh $(BUILD)
 
 # The kselftest harness comes from Debian's kernel source, never the repo.
 # The Python selftests import jitpy, staged beside them.
@@ -107,7 +96,7 @@ $(CHECKPATCH): | $(KSRC_TAR)
 # macro layout, which the kernel's own trace headers draw just the same.
 checkpatch: $(CHECKPATCH)
 	@$(CHECKPATCH) --no-tree --strict --terse --show-types \
-		-f $(filter-out %.mod.c,$(wildcard module/*.[ch] selftests/jitmod/jitinject/*.c bench/jitbench/*.c)) \
+		-f $(filter-out %.mod.c %_gen.h,$(wildcard module/*.[ch] selftests/jitmod/jitinject/*.c bench/jitbench/*.c)) \
 		include/*.h \
 		| tee $(BUILD)/checkpatch.log
 	@! grep -qE ': (ERROR|WARNING):' $(BUILD)/checkpatch.log
@@ -138,4 +127,4 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all help deps module user modules-all ksft check demo checkpatch man fuzz bench-reader bench-user bench clean
+.PHONY: all help deps kernels module user modules-all ksft check demo checkpatch man fuzz bench-reader bench-user bench clean

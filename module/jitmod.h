@@ -11,6 +11,7 @@
 #include <linux/sched.h>
 #include <linux/types.h>
 #include "jitmod_abi.h"
+#include "jitmod_kcompat.h"
 
 struct kvm_steal_time;
 

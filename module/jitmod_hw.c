@@ -21,6 +21,7 @@
 #include <linux/kvm_para.h>
 #include <asm/msr.h>
 #include "jitmod_hw.h"
+#include "jitmod_kcompat.h"
 
 /* jit_hw_steal_ns - the hypervisor's steal total for this CPU, or 0. */
 static u64 jit_hw_steal_ns(struct jit_cpu *jc)
@@ -46,7 +47,7 @@ void jit_hw_init_cpu(struct jit_cpu *jc)
 {
 	u64 val;
 
-	jc->smi_ok = !rdmsrl_safe_on_cpu(jc->cpu, MSR_SMI_COUNT, &val);
+	jc->smi_ok = !jit_rdmsr_safe_on_cpu(jc->cpu, MSR_SMI_COUNT, &val);
 	jc->last_smi = jc->smi_ok ? val : 0;
 	jc->steal_st = NULL;
 	/*
@@ -55,7 +56,7 @@ void jit_hw_init_cpu(struct jit_cpu *jc)
 	 * kernel registered the record.
 	 */
 	if (boot_cpu_has(X86_FEATURE_HYPERVISOR) &&
-	    !rdmsrl_safe_on_cpu(jc->cpu, MSR_KVM_STEAL_TIME, &val) &&
+	    !jit_rdmsr_safe_on_cpu(jc->cpu, MSR_KVM_STEAL_TIME, &val) &&
 	    (val & KVM_MSR_ENABLED))
 		jc->steal_st = phys_to_virt(val & KVM_STEAL_VALID_BITS);
 	jc->last_steal_ns = jit_hw_steal_ns(jc);
@@ -72,7 +73,7 @@ void jit_hw_read_delta(struct jit_cpu *jc, u32 *smi, u64 *steal_ns)
 {
 	u64 val, steal;
 
-	if (jc->smi_ok && !rdmsrl_safe(MSR_SMI_COUNT, &val)) {
+	if (jc->smi_ok && !jit_rdmsr_safe(MSR_SMI_COUNT, &val)) {
 		if (smi)
 			*smi = (u32)(val - jc->last_smi);
 		jc->last_smi = val;

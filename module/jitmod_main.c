@@ -17,7 +17,6 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sched/isolation.h>
-#include <uapi/linux/sched/types.h>
 #include <asm/tsc.h>
 #include "jitmod.h"
 #include "jitmod_hw.h"
@@ -61,26 +60,21 @@ struct jit_cpu *jit_cpu_get(unsigned int cpu)
 static int jit_cpu_online(unsigned int cpu)
 {
 	struct jit_cpu *jc = jit_cpu_get(cpu);
-	struct sched_attr attr = { .size = sizeof(attr) };
 	struct task_struct *t;
 
 	if (!cpumask_test_cpu(cpu, &jit_mask))
 		return 0;
 	jc->cpu = cpu;
 	jit_hw_init_cpu(jc);
-	t = kthread_create_on_cpu(jit_sampler_fn, jc, cpu, "jitmod/%u");
+	t = jit_kthread_on_cpu(jit_sampler_fn, jc, cpu, "jitmod/%u");
 	if (IS_ERR(t)) {
 		pr_err("cpu %u: cannot create the sampler: %ld\n", cpu,
 		       PTR_ERR(t));
 		return PTR_ERR(t);
 	}
-	if (jit_params.prio) {
-		attr.sched_policy = SCHED_FIFO;
-		attr.sched_priority = jit_params.prio;
-		if (sched_setattr_nocheck(t, &attr))
-			pr_warn("cpu %u: cannot set SCHED_FIFO %u\n", cpu,
-				jit_params.prio);
-	}
+	if (jit_params.prio && jit_set_fifo(t, jit_params.prio))
+		pr_warn("cpu %u: cannot set SCHED_FIFO %u\n", cpu,
+			jit_params.prio);
 	jc->task = t;
 	/*
 	 * This runs in the CPU's hotplug thread, on that CPU.  Under full
@@ -368,6 +362,11 @@ static int jit_set_prio(const char *val, const struct kernel_param *kp)
 		       strim((char *)val), JIT_MAX_PRIO);
 		return -EINVAL;
 	}
+	if (!jit_fifo_prio_ok(prio)) {
+		pr_err("prio: %u needs sched_setattr_nocheck(), which this kernel does not export: use 1 or %d\n",
+		       prio, MAX_RT_PRIO / 2);
+		return -EINVAL;
+	}
 	return jit_restart(jit_apply_prio, &prio);
 }
 
@@ -464,7 +463,7 @@ MODULE_PARM_DESC(details, "Details jitmod:detail names here: work,timer,hrtimer,
 static void jit_default_cpus(void)
 {
 	cpumask_andnot(&jit_mask, cpu_online_mask,
-		       housekeeping_cpumask(HK_TYPE_DOMAIN));
+		       housekeeping_cpumask(JIT_HK_DOMAIN));
 	if (cpumask_empty(&jit_mask)) {
 		cpumask_copy(&jit_mask, cpu_online_mask);
 		cpumask_clear_cpu(0, &jit_mask);

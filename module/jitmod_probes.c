@@ -265,10 +265,7 @@ static void jit_thread_open(struct jit_cpu *jc, struct task_struct *next,
  * NMI during that write pushes the new window instead of landing in it;
  * the write itself is jitmod's own time and stays in the gap's rest.
  */
-static void hook_sched_switch(void *data, bool preempt,
-			      struct task_struct *prev,
-			      struct task_struct *next,
-			      unsigned int prev_state)
+static void hook_sched_switch(JIT_SWITCH_ARGS)
 {
 	struct jit_cpu *jc = jit_this_cpu();
 	u64 c, now, thread_start, softirq_start, thread_net, so_far, held;

@@ -227,7 +227,7 @@ static void jit_rcu_qs(void)
 {
 	if (IS_ENABLED(CONFIG_PREEMPT_RCU)) {
 		local_irq_disable();
-		rcu_momentary_eqs();
+		jit_rcu_momentary_eqs();
 		local_irq_enable();
 	} else {
 		cond_resched();

@@ -14,6 +14,7 @@
 
 #include <linux/tracepoint.h>
 #include "jitmod_abi.h"
+#include "jitmod_kcompat.h"
 
 TRACE_DEFINE_ENUM(JIT_NOISE_IRQ);
 TRACE_DEFINE_ENUM(JIT_NOISE_SOFTIRQ);
@@ -123,7 +124,7 @@ TRACE_EVENT(irq_noise,
 		__entry->duration_ns = duration_ns;
 		__entry->irq = irq;
 		__entry->vector = vector;
-		__assign_str(name, name);
+		jit_assign_str(name, name);
 	),
 	TP_printk("irq=%d vector=%d name=%s duration_ns=%llu",
 		  __entry->irq, __entry->vector, __get_str(name),

@@ -9,8 +9,8 @@ PKGS=(
 	linux-image-rt-amd64 linux-headers-rt-amd64
 	# the QEMU harness
 	qemu-system-x86 busybox-static kmod
-	# module and reader builds
-	build-essential pkg-config libtracefs-dev libtraceevent-dev
+	# module and reader builds; pahole for the BTF of 6.12 and later
+	build-essential dwarves pkg-config libtracefs-dev libtraceevent-dev
 	libbpf-dev bpftool clang llvm zlib1g-dev libjansson-dev
 	# scripts/pydeps.sh: a venv, and HdrHistogram's C extension
 	python3-venv python3-dev

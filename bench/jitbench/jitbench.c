@@ -42,6 +42,7 @@
 #include <linux/smp.h>
 #include <linux/sort.h>
 #include <asm/tsc.h>
+#include "jitmod_kcompat.h"
 
 #define JB_MAX_MS	5000U	/* a spinning kthread must not trip lockup checks */
 #define JB_MAX_IPIS	100000U
@@ -76,7 +77,7 @@ static int jb_loop_fn(void *arg)
 		if (l->probed) {
 			/* one turn of osnoise's loop on PREEMPT_RCU kernels */
 			local_irq_disable();
-			rcu_momentary_eqs();
+			jit_rcu_momentary_eqs();
 			local_irq_enable();
 		}
 		t = rdtsc();
@@ -115,7 +116,7 @@ static struct task_struct *jb_start(struct jb_loop *l, unsigned int cpu,
 
 	l->run_cyc = (u64)ms * tsc_khz;
 	init_completion(&l->done);
-	t = kthread_create_on_cpu(jb_loop_fn, l, cpu, "jitbench/%u");
+	t = jit_kthread_on_cpu(jb_loop_fn, l, cpu, "jitbench/%u");
 	if (IS_ERR(t))
 		return t;
 	get_task_struct(t);

@@ -57,6 +57,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/smp.h>
 #include <linux/rcupdate.h>
 #include <linux/timekeeping.h>
@@ -65,6 +66,7 @@
 #include <asm/apic.h>
 #include <asm/hardirq.h>
 #include <asm/nmi.h>
+#include "jitmod_kcompat.h"
 
 #define JINJ_MAX_US		1000000U
 #define JINJ_ARM_DELAY_US	50
@@ -97,19 +99,7 @@ enum jinj_thread_mode { JINJ_SPIN, JINJ_NEST, JINJ_WAIT };
  */
 static unsigned long jinj_irq_events(void)
 {
-	unsigned long n = this_cpu_read(kstat.irqs_sum);
-
-	n += this_cpu_read(irq_stat.__nmi_count);
-	n += this_cpu_read(irq_stat.apic_irq_work_irqs);
-	n += this_cpu_read(irq_stat.irq_tlb_count);
-#ifdef CONFIG_X86_LOCAL_APIC
-	n += this_cpu_read(irq_stat.apic_timer_irqs);
-#endif
-#ifdef CONFIG_SMP
-	n += this_cpu_read(irq_stat.irq_resched_count);
-	n += this_cpu_read(irq_stat.irq_call_count);
-#endif
-	return n;
+	return this_cpu_read(kstat.irqs_sum) + jit_irq_counts();
 }
 
 /*
@@ -260,8 +250,8 @@ static struct task_struct *jinj_start_thread(unsigned int cpu,
 {
 	struct task_struct *t;
 
-	t = kthread_create_on_cpu(jinj_thread_fn, (void *)(long)mode, cpu,
-				  "jitinject/%u");
+	t = jit_kthread_on_cpu(jinj_thread_fn, (void *)(long)mode, cpu,
+			       "jitinject/%u");
 	if (IS_ERR(t))
 		return t;
 	sched_set_fifo(t);
@@ -309,8 +299,8 @@ static int jinj_fire_softlock(unsigned int cpu, u64 ns)
 	WRITE_ONCE(jinj_softlock, true);
 	migrate_disable();
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		t = kthread_create_on_cpu(jinj_preempt_fn, NULL,
-					  smp_processor_id(), "jitinject/%u");
+		t = jit_kthread_on_cpu(jinj_preempt_fn, NULL,
+				       smp_processor_id(), "jitinject/%u");
 		if (IS_ERR(t)) {
 			ret = PTR_ERR(t);
 			goto out;
@@ -333,7 +323,7 @@ static int jinj_fire_softlock(unsigned int cpu, u64 ns)
 		jinj_spin(ns, false);
 	spin_unlock(&jinj_slock);
 	if (ret)
-		del_timer_sync(&jinj_timer);
+		jit_timer_delete_sync(&jinj_timer);
 	else
 		ret = jinj_wait(1, ns);
 	if (t)
@@ -398,7 +388,7 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 		ret = jinj_wait(want, ns * 2);
 	if (t) {
 		if (t == jinj_waiter)
-			del_timer_sync(&jinj_timer);
+			jit_timer_delete_sync(&jinj_timer);
 		WRITE_ONCE(jinj_waiter, NULL);
 		kthread_stop(t);
 		put_task_struct(t);
@@ -499,9 +489,8 @@ static int __init jinj_init(void)
 {
 	int ret;
 
-	hrtimer_init(&jinj_hrtimer, CLOCK_MONOTONIC,
-		     HRTIMER_MODE_REL_PINNED_HARD);
-	jinj_hrtimer.function = jinj_hrtimer_fn;
+	jit_hrtimer_setup(&jinj_hrtimer, jinj_hrtimer_fn, CLOCK_MONOTONIC,
+			  HRTIMER_MODE_REL_PINNED_HARD);
 	timer_setup(&jinj_timer, jinj_timer_fn, TIMER_PINNED);
 	INIT_WORK(&jinj_work, jinj_work_fn);
 	ret = register_nmi_handler(NMI_LOCAL, jinj_nmi, 0, "jitinject");
@@ -514,7 +503,7 @@ static void __exit jinj_exit(void)
 {
 	unregister_nmi_handler(NMI_LOCAL, "jitinject");
 	hrtimer_cancel(&jinj_hrtimer);
-	del_timer_sync(&jinj_timer);
+	jit_timer_delete_sync(&jinj_timer);
 	cancel_work_sync(&jinj_work);
 }
 
