@@ -79,7 +79,8 @@
  * window; TICK, what kept the tick on a nohz_full CPU, given with the
  * local_timer interrupt that followed; IPI, a function another CPU asked
  * this one to run (smp_call_function*), in the call_function or
- * call_function_single interrupt's window, with the CPU that asked.
+ * call_function_single interrupt's window, with the CPU that asked (dep;
+ * U32_MAX when its queueing was not seen).
  */
 #define JIT_DETAILS(X)			\
 	{				\
@@ -104,18 +105,11 @@
 		X(HRTIMER, hrtimer_expire_entry),	\
 		X(HRTIMER, hrtimer_expire_exit),	\
 		X(TICK, tick_stop),			\
-	}
-
-/*
- * The tracepoints the IPI detail needs (csd:*), hooked by the BPF
- * classifier only: X(ENUM_SUFFIX of JIT_DETAILS, tracepoint).
- */
-#define JIT_IPI_TPS(X)					\
-	{						\
 		X(IPI, csd_queue_cpu),			\
 		X(IPI, csd_function_entry),		\
 		X(IPI, csd_function_exit),		\
 	}
+
 
 /*
  * The tick's dependencies, by bit, in the kernel's order (enum
@@ -161,7 +155,6 @@ JIT_DECLARE_ENUM(jit_vector, JIT_VECTORS, JIT_X_VECTOR_ENUM);
 #define JIT_SOFTIRQ_NR JIT_NR(JIT_SOFTIRQS, JIT_X_NAME)
 #define JIT_VEC_NR JIT_NR(JIT_VECTORS, JIT_X_NAME)
 #define JIT_DETAIL_TP_NR JIT_NR(JIT_DETAIL_TPS, JIT_X_DETAIL_TP_NAME)
-#define JIT_IPI_TP_NR JIT_NR(JIT_IPI_TPS, JIT_X_DETAIL_TP_NAME)
 
 /* Why sampling stopped (jitmod:stop). */
 enum jit_stop_reason {

@@ -8,7 +8,6 @@ VECTORS    the x86 system vectors jitmod hooks ("local_timer", ...)
 ANOMALIES  the anomaly kinds, by bit ("window", "tsc_back")
 DETAILS    what jitmod:detail names ("work", ...)
 DETAIL_TPS (detail, tracepoint) for each tracepoint a detail needs
-IPI_TPS    the same for the IPI detail, which only BPF names
 TICK_DEPS  the tick's dependencies, by bit ("POSIX_TIMER", ...)
 """
 
@@ -33,7 +32,7 @@ def table(text, name):
 
 def load(path=HEADER):
     """{CLASSES, SOFTIRQS, VECTORS, ANOMALIES, DETAILS, DETAIL_TPS,
-    IPI_TPS, TICK_DEPS} from the header at path."""
+    TICK_DEPS} from the header at path."""
     with open(path) as f:
         text = f.read()
     return {"CLASSES": [e[1] for e in table(text, "JIT_NOISE_CLASSES")],
@@ -44,8 +43,6 @@ def load(path=HEADER):
             "DETAILS": [e[1] for e in table(text, "JIT_DETAILS")],
             "DETAIL_TPS": [(e[0].lower(), e[1])
                            for e in table(text, "JIT_DETAIL_TPS")],
-            "IPI_TPS": [(e[0].lower(), e[1])
-                        for e in table(text, "JIT_IPI_TPS")],
             "TICK_DEPS": [e[0] for e in table(text, "JIT_TICK_DEPS")]}
 
 
@@ -56,5 +53,4 @@ VECTORS = tuple(_T["VECTORS"])
 ANOMALIES = tuple(_T["ANOMALIES"])
 DETAILS = tuple(_T["DETAILS"])
 DETAIL_TPS = tuple(_T["DETAIL_TPS"])
-IPI_TPS = tuple(_T["IPI_TPS"])
 TICK_DEPS = tuple(_T["TICK_DEPS"])

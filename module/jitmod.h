@@ -5,6 +5,7 @@
 #ifndef JITMOD_H
 #define JITMOD_H
 
+#include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/cpumask.h>
 #include <linux/percpu.h>
@@ -25,6 +26,9 @@ struct kvm_steal_time;
  *               that the duration on exit is net of nesting.
  * @depth:       entries not yet exited (a window opens at depth 0 only).
  */
+/* IPI senders remembered per sampled CPU: queued but not yet run */
+#define JIT_CSD_Q 8
+
 struct jit_window {
 	u64 delta_start;
 	int depth;
@@ -36,7 +40,9 @@ struct jit_window {
  * The probes write the interference fields only on their own CPU, in
  * interrupt, NMI or scheduler context; the sampler kthread pinned to that
  * CPU reads them.  Hence no locks: READ_ONCE/WRITE_ONCE and compiler
- * barriers are enough, because writer and reader share one CPU.
+ * barriers are enough, because writer and reader share one CPU.  The one
+ * exception is csd_q, which the CPUs that queue IPI functions for this
+ * one write (jitmod_detail.c).
  */
 struct jit_cpu {
 	struct task_struct *task;
@@ -74,6 +80,15 @@ struct jit_cpu {
 	void *hrt_fn[2];
 	u32 tick_dep;			/* what kept the tick since the last */
 					/* local_timer interrupt, TICK_DEP_MASK_* */
+	u64 csd_start;			/* the IPI function running, or 0 */
+	void *csd_fn;
+	u32 csd_from;			/* the CPU that asked, or U32_MAX */
+	/* who queued csds for this CPU, written by the queueing CPUs */
+	struct jit_csd_from {
+		void *csd;
+		u32 cpu;
+	} csd_q[JIT_CSD_Q];
+	atomic_t csd_seq;
 };
 
 DECLARE_PER_CPU(struct jit_cpu, jit_cpus);

@@ -12,13 +12,15 @@
  * class, is not named.
  *
  * The tracepoints are optional: where a kernel lacks one, that detail is
- * missing and the read-only parameter "details" does not list it.
+ * missing and the read-only parameter "details" does not list it (6.1 has
+ * no csd tracepoints, so no IPI detail).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hrtimer.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/smp.h>
 #include <linux/timer.h>
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
@@ -130,6 +132,68 @@ static void hook_hrtimer_expire_exit(void *data, struct hrtimer *t)
 }
 
 /*
+ * IPIs: a CPU that queues a function for a sampled CPU leaves the csd and
+ * its own number in that CPU's csd_q; the sampled CPU looks the csd up
+ * when it runs the function inside its call_function(_single) window.  A
+ * slot overwritten before its function ran leaves that sender unnamed.
+ */
+
+static void hook_csd_queue_cpu(void *data, unsigned int cpu,
+			       unsigned long callsite, smp_call_func_t func,
+			       call_single_data_t *csd)
+{
+	struct jit_cpu *jc;
+	struct jit_csd_from *q;
+
+	if (cpu >= nr_cpu_ids)
+		return;
+	jc = jit_cpu_get(cpu);
+	if (!READ_ONCE(jc->sampling))
+		return;
+	q = &jc->csd_q[(u32)atomic_inc_return(&jc->csd_seq) % JIT_CSD_Q];
+	WRITE_ONCE(q->csd, NULL);
+	smp_wmb();	/* no reader pairs the old csd with the new sender */
+	WRITE_ONCE(q->cpu, raw_smp_processor_id());
+	smp_wmb();	/* a reader that sees the csd sees its sender */
+	WRITE_ONCE(q->csd, csd);
+}
+
+static void hook_csd_function_entry(void *data, smp_call_func_t func,
+				    call_single_data_t *csd)
+{
+	struct jit_cpu *jc = jit_this_cpu();
+	int i;
+
+	if (!READ_ONCE(jc->sampling) || !jc->irq.depth)
+		return;
+	jc->csd_fn = func;
+	jc->csd_from = U32_MAX;
+	for (i = 0; csd && i < JIT_CSD_Q; i++) {
+		if (READ_ONCE(jc->csd_q[i].csd) != csd)
+			continue;
+		smp_rmb();	/* pairs with hook_csd_queue_cpu() */
+		jc->csd_from = READ_ONCE(jc->csd_q[i].cpu);
+		WRITE_ONCE(jc->csd_q[i].csd, NULL);
+		break;
+	}
+	jc->csd_start = rdtsc();
+}
+
+static void hook_csd_function_exit(void *data, smp_call_func_t func,
+				   call_single_data_t *csd)
+{
+	struct jit_cpu *jc = jit_this_cpu();
+
+	if (!READ_ONCE(jc->sampling) || !jc->csd_start)
+		return;
+	if (jc->irq.depth)
+		trace_detail(JIT_DETAIL_IPI, JIT_NOISE_IRQ, jc->csd_fn,
+			     jc->csd_from,
+			     jit_cyc_to_ns(rdtsc() - jc->csd_start));
+	jc->csd_start = 0;
+}
+
+/*
  * The tick: on a nohz_full CPU each interrupt exit tries to stop it, and
  * a failed try says which dependency kept it.  That try comes after the
  * local_timer interrupt's window closed, so the dependencies are kept and
@@ -166,9 +230,7 @@ static const char *const jit_detail_name[JIT_DETAIL_NR] =
 
 /*
  * jit_detail_names - the details this kernel gives, comma-separated: a
- * kind is listed when jitmod hooks it and the kernel has every tracepoint
- * it needs.  jitmod does not name IPIs (JIT_DETAIL_IPI): no tracepoint
- * of JIT_DETAIL_TPS serves that kind.
+ * kind is listed when the kernel has every tracepoint it needs.
  */
 int jit_detail_names(char *buf, size_t len)
 {
@@ -176,9 +238,7 @@ int jit_detail_names(char *buf, size_t len)
 	int i, n = 0;
 
 	for (i = 0; i < JIT_DETAIL_NR; i++)
-		ok[i] = false;
-	for (i = 0; i < ARRAY_SIZE(jit_detail_tps); i++)
-		ok[jit_detail_kind[i]] = true;
+		ok[i] = true;
 	for (i = 0; i < ARRAY_SIZE(jit_detail_tps); i++)
 		if (!jit_detail_tps[i].tp)
 			ok[jit_detail_kind[i]] = false;

@@ -91,7 +91,7 @@ static void jr_tps_missing(struct btf *vmlinux, const char *const *tps,
 /*
  * jr_name_details - the details this kernel lets the probes name, as
  * jitmod's "details" parameter lists them: a kind whose tracepoints
- * (JIT_DETAIL_TPS, JIT_IPI_TPS) all exist.
+ * (JIT_DETAIL_TPS) all exist.
  */
 static void jr_name_details(struct jr_ubpf *b, struct btf *vmlinux)
 {
@@ -101,10 +101,6 @@ static void jr_name_details(struct jr_ubpf *b, struct btf *vmlinux)
 		JIT_DETAIL_TPS(JIT_X_DETAIL_TP_NAME);
 	static const int kind[JIT_DETAIL_TP_NR] =
 		JIT_DETAIL_TPS(JIT_X_DETAIL_TP_KIND);
-	static const char *const ipi_tps[JIT_IPI_TP_NR] =
-		JIT_IPI_TPS(JIT_X_DETAIL_TP_NAME);
-	static const int ipi_kind[JIT_IPI_TP_NR] =
-		JIT_IPI_TPS(JIT_X_DETAIL_TP_KIND);
 	bool ok[JIT_DETAIL_NR];
 	size_t n = 0;
 	int i;
@@ -112,7 +108,6 @@ static void jr_name_details(struct jr_ubpf *b, struct btf *vmlinux)
 	for (i = 0; i < JIT_DETAIL_NR; i++)
 		ok[i] = true;
 	jr_tps_missing(vmlinux, tps, kind, JIT_DETAIL_TP_NR, ok);
-	jr_tps_missing(vmlinux, ipi_tps, ipi_kind, JIT_IPI_TP_NR, ok);
 	b->details[0] = 0;
 	for (i = 0; i < JIT_DETAIL_NR; i++)
 		if (ok[i] && n < sizeof(b->details))
