@@ -8,14 +8,18 @@
 #
 # For each suite below and each flavour (generic amd64, rt-amd64), the
 # version of the linux-headers-FLAVOUR meta package in that suite names
-# the kernel; its headers tree, the tree's -common part and its kbuild
-# tools are downloaded and unpacked with dpkg -x under build/kernels/root.
+# the kernel; its headers tree, the tree's -common part, its kbuild tools
+# and its image (vmlinuz and modules, for QEMU) are downloaded and
+# unpacked with dpkg -x under build/kernels/root.
 # Debian 12's own 6.1 comes from the system (make deps installs it).
 #
 # apt runs with a private configuration (APT_CONFIG): its own sources,
 # lists and cache, and an empty apt.conf.d, so none of the system's apt
 # hooks run (this image has one that deletes downloaded packages after an
 # update, which would break an install running at the same time).
+#
+# The runner boots build/kernels/boot/vmlinuz-REL with the modules of
+# build/kernels/lib/modules/REL (links into the unpacked packages).
 #
 # Idempotent: a package already unpacked is not fetched again.  A kernel
 # that cannot be fetched is recorded as skipped, with the reason, in
@@ -149,6 +153,18 @@ for s in "${SUITES[@]}"; do
 			skip "$s" "$f" "$rel" "$hdr lacks a -common or kbuild dependency"
 			continue
 		fi
+		# the image: one -unsigned package (5.10, 6.12), or a meta
+		# package whose binary and modules are packages of their own
+		img=linux-image-$rel-unsigned
+		if apt-cache show "$img" >/dev/null 2>&1; then
+			pkgs+=("$img")
+		else
+			while read -r d; do
+				case $d in
+				linux-binary-* | linux-modules-*) pkgs+=("$d") ;;
+				esac
+			done < <(deps "linux-image-$rel")
+		fi
 		if ! fetch "${pkgs[@]}"; then
 			skip "$s" "$f" "$rel" "cannot download or unpack ${pkgs[*]}"
 			continue
@@ -162,6 +178,19 @@ for s in "${SUITES[@]}"; do
 			skip "$s" "$f" "$rel" "cannot fetch a C library for its kbuild tools"
 			continue
 		fi
+		# one layout for the QEMU runner, whichever the packages
+		# used (trixie's kernels live in /usr/lib/modules/REL)
+		vml=$ROOT/boot/vmlinuz-$rel
+		mods=$ROOT/lib/modules/$rel
+		[ -f "$vml" ] || vml=$ROOT/usr/lib/modules/$rel/vmlinuz
+		[ -d "$mods/kernel" ] || mods=$ROOT/usr/lib/modules/$rel
+		if [ ! -f "$vml" ] || [ ! -d "$mods/kernel" ]; then
+			skip "$s" "$f" "$rel" "no image or modules in ${pkgs[*]}"
+			continue
+		fi
+		mkdir -p "$K/boot" "$K/lib/modules"
+		ln -sfn "$vml" "$K/boot/vmlinuz-$rel"
+		ln -sfn "$mods" "$K/lib/modules/$rel"
 		if [ ! -f "$tree/Module.symvers" ] ||
 			! grep -q "^include $ROOT/" "$tree/Makefile"; then
 			skip "$s" "$f" "$rel" "unexpected layout of $tree"

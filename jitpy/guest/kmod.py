@@ -2,9 +2,11 @@
 """This checkout's modules and jitread, loaded and run in the guest."""
 
 import os
+import signal
+import subprocess
 
 import jitpy
-from jitpy.guest.sysio import Fail, Skip, sh
+from jitpy.guest.sysio import Fail, Skip, sh, wait_for
 from jitpy.guest.tracefs import ROOT
 
 JIT_PARAMS = "/sys/module/jitmod/parameters"
@@ -66,3 +68,26 @@ def require(min_cpus=2):
     ko("jitmod")
     rmmod("jitinject")
     rmmod("jitmod")
+
+
+def jitread_live(mode, out, ready, *extra):
+    """jitread MODE on CPU 1's report into out, started and ready (its
+    --ready-file exists); the caller ends it with jitread_stop()."""
+    p = subprocess.Popen([jitread(), mode, "-q", "-c", "1", "-d", "120s",
+                          "--json", out, "--ready-file", ready, *extra],
+                         stderr=subprocess.PIPE, text=True)
+    if not wait_for(lambda: os.path.exists(ready) or p.poll() is not None,
+                    30):
+        p.kill()
+        raise Fail(f"jitread {mode} never became ready")
+    if p.poll() is not None:
+        raise Fail(f"jitread {mode} ended early: {p.communicate()[1]}")
+    return p
+
+
+def jitread_stop(p):
+    """End a jitread_live() run with SIGINT; Fail unless it exits 0."""
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    if p.returncode:
+        raise Fail(f"jitread exit {p.returncode}: {err}")

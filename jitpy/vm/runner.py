@@ -13,6 +13,7 @@ report a status (it crashed or panicked).
 
 import argparse
 import glob
+import lzma
 import os
 import re
 import shlex
@@ -23,6 +24,7 @@ import sys
 import tempfile
 import time
 
+import jitpy
 from jitpy.vm import unstick as jitvm_unstick
 
 DEFAULT_VCPUS = 4
@@ -34,11 +36,17 @@ EXIT_MISSING = 3
 EXIT_TIMEOUT = 124
 EXIT_NO_STATUS = 125
 DEPS_HINT = "run 'make deps' as root"
+# the kernel matrix that scripts/kernels.sh fetched: boot/vmlinuz-REL and
+# lib/modules/REL
+KERNEL_CACHE = os.path.join(jitpy.TOP, "build", "kernels")
 # The guest asks for a whole-VM pause (hardware-noise tests) through these
 # files in the output share, /run/jitvm in the guest.
 PAUSE_REQUEST = "pause-request"
 PAUSE_DONE = "pause-done"
 PAUSE_MAX_MS = 5000
+# A guest that dies before its init starts the command is booted again,
+# this many times in all: nothing of the command's can have caused it.
+BOOT_TRIES = 2
 # Under TCG the runner watches the vCPUs through this QMP socket in the
 # output directory (see jitvm_unstick).
 WATCH_QMP = "watch.qmp"
@@ -143,7 +151,9 @@ def build_parser():
         description="Boot an installed kernel in QEMU and run one command "
                     "in it, with the host root visible read-only.")
     p.add_argument("-k", "--kernel", default="rt",
-                   help="generic, rt, or a path to a vmlinuz (default rt)")
+                   help="generic, rt (the installed 6.1 kernels), a release "
+                        "that make kernels fetched (5.10.0-32-amd64), or a "
+                        "path to a vmlinuz-RELEASE (default rt)")
     p.add_argument("-s", "--vcpus", type=int, default=DEFAULT_VCPUS,
                    help=f"guest vCPUs (default {DEFAULT_VCPUS})")
     p.add_argument("-m", "--mem-mb", type=int, default=DEFAULT_MEM_MB,
@@ -157,6 +167,11 @@ def build_parser():
     p.add_argument("--accel", choices=["auto", "kvm", "tcg"],
                    default=os.environ.get("JITVM_ACCEL", "auto"),
                    help="accelerator (default auto: probe KVM, else TCG)")
+    p.add_argument("--tcg-thread", choices=["multi", "single"],
+                   default="multi",
+                   help="under TCG, one host thread per vCPU (multi, the "
+                        "default) or one for all (single: no vCPU runs a "
+                        "translation another has made stale)")
     p.add_argument("--dmesg", metavar="FILE",
                    help="save the guest's full dmesg here")
     p.add_argument("--qmp", metavar="SOCKET",
@@ -209,8 +224,20 @@ def _version_key(path):
             for x in re.split(r"(\d+)", os.path.basename(path))]
 
 
-def resolve_kernel(spec, boot="/boot"):
-    """Map 'generic', 'rt' or a path to (vmlinuz, release)."""
+def module_dir(vmlinuz):
+    """Where the modules of vmlinuz live: lib/modules beside the boot
+    directory that holds it (/boot: /lib/modules; the kernel cache's
+    boot: its lib/modules)."""
+    top = os.path.dirname(os.path.dirname(os.path.abspath(vmlinuz)))
+    return os.path.join(top, "lib", "modules")
+
+
+def resolve_kernel(spec, boot="/boot", cache=KERNEL_CACHE):
+    """Map 'generic', 'rt', a cached release or a path to (vmlinuz,
+    release)."""
+    cached = os.path.join(cache, "boot", f"vmlinuz-{spec}")
+    if "/" not in spec and os.path.isfile(cached):
+        return cached, spec
     if spec in ("generic", "rt"):
         found = []
         for path in glob.glob(os.path.join(boot, "vmlinuz-*")):
@@ -262,12 +289,16 @@ def build_initramfs(release, busybox, out_path, moddir="/lib/modules"):
         raise MissingError(f"no modules for {release} in {moddir}; "
                            f"{DEPS_HINT}")
     wanted = set(GUEST_MODULES)
-    for root, _dirs, files in os.walk(kdir):
+    for root, _dirs, files in os.walk(kdir, followlinks=True):
         for fn in files:
-            stem = fn[:-3] if fn.endswith(".ko") else None
+            stem = fn[:-len(".ko")] if fn.endswith(".ko") else \
+                fn[:-len(".ko.xz")] if fn.endswith(".ko.xz") else None
             if stem in wanted:
                 with open(os.path.join(root, fn), "rb") as f:
-                    entries.append((f"mods/{stem}.ko", 0o100644, f.read()))
+                    data = f.read()
+                if fn.endswith(".xz"):
+                    data = lzma.decompress(data)
+                entries.append((f"mods/{stem}.ko", 0o100644, data))
     entries.append(("modules.list", 0o100644,
                     "\n".join(GUEST_MODULES).encode() + b"\n"))
     entries.append(("init", 0o100755, INIT_SCRIPT.encode()))
@@ -328,7 +359,7 @@ def qemu_command(args, qemu, vmlinuz, initrd, outdir, accel):
     if accel == "kvm":
         cmd += ["-accel", "kvm", "-cpu", "host"]
     else:
-        cmd += ["-accel", "tcg", "-cpu", "max"]
+        cmd += ["-accel", f"tcg,thread={args.tcg_thread}", "-cpu", "max"]
     if args.qmp:
         cmd += ["-qmp", f"unix:{args.qmp},server=on,wait=off"]
     if accel == "tcg":
@@ -362,7 +393,7 @@ def run(args):
     outdir = tempfile.mkdtemp(prefix="jitvm-")
     try:
         initrd = os.path.join(outdir, "initramfs.cpio")
-        build_initramfs(release, busybox, initrd)
+        build_initramfs(release, busybox, initrd, module_dir(vmlinuz))
         accel = args.accel
         if accel == "auto":
             accel = "kvm" if probe_kvm(qemu, vmlinuz) else "tcg"
@@ -376,9 +407,18 @@ def run(args):
         say(f"booting {release} ({args.vcpus} vCPUs, {accel.upper()}), "
             f"limit {args.timeout_s}s")
         os.makedirs(os.path.join(outdir, "save"), mode=0o700)
-        watch = jitvm_unstick.Unsticker(
-            os.path.join(outdir, WATCH_QMP), say) if accel == "tcg" else None
-        rc = _boot(cmd, outdir, args.timeout_s, say, watch)
+        for boot in range(BOOT_TRIES):
+            watch = jitvm_unstick.Unsticker(
+                os.path.join(outdir, WATCH_QMP), say) \
+                if accel == "tcg" else None
+            rc = _boot(cmd, outdir, args.timeout_s, say, watch)
+            if rc != EXIT_NO_STATUS or command_started(outdir) or \
+                    boot + 1 == BOOT_TRIES:
+                break
+            say("the guest died before the command started, so nothing "
+                "the command does is to blame (under TCG, QEMU's stale "
+                "translations after the kernel patched its text); "
+                "booting again")
         _save_dmesg(args.dmesg, outdir)
         if args.save:
             shutil.copytree(os.path.join(outdir, "save"), args.save,
@@ -386,6 +426,15 @@ def run(args):
         return rc
     finally:
         shutil.rmtree(outdir, ignore_errors=True)
+
+
+def command_started(outdir):
+    """Whether the guest's init got as far as starting the command."""
+    try:
+        with open(os.path.join(outdir, "console.log"), errors="replace") as f:
+            return "jitvm-init: running command" in f.read()
+    except OSError:
+        return False
 
 
 def _boot(cmd, outdir, timeout_s, say, watch):

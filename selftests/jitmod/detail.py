@@ -17,9 +17,6 @@ rows, and say it named all four kinds.
 """
 
 import json
-import os
-import signal
-import subprocess
 import sys
 import time
 
@@ -38,23 +35,12 @@ WANT = {"work:jinj_work_fn": "thread:kworker/1:",
 def run_jitread(mode, out, ready):
     """A live jitread mode while the injector fires N of each class."""
     extra = ["--no-pipeline"] if mode == "user" else []
-    p = subprocess.Popen([kmod.jitread(), mode, "-q", "-c", str(CPU),
-                          "-d", "120s", "--json", out, "--ready-file",
-                          ready, *extra], stderr=subprocess.PIPE, text=True)
-    if not sysio.wait_for(lambda: os.path.exists(ready) or
-                          p.poll() is not None, 30):
-        p.kill()
-        raise Fail("jitread never became ready")
-    if p.poll() is not None:
-        raise Fail(f"jitread ended early: {p.communicate()[1]}")
+    p = kmod.jitread_live(mode, out, ready, *extra)
     for _ in range(N):
         for cls in ("work", "softirq", "hrtimer"):
             injector.fire(cls, D_US)
     time.sleep(2.5)     # a period's summary or two: the sampled time
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=60)
-    if p.returncode:
-        raise Fail(f"jitread exit {p.returncode}: {err}")
+    kmod.jitread_stop(p)
 
 
 def check(cpu):

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The QEMU runner's argument handling, kernel lookup and initramfs."""
 
+import lzma
 import os
 import stat
 import tempfile
@@ -61,7 +62,7 @@ class Isolation(unittest.TestCase):
                                  "tcg")
         self.assertIn("-smp", cmd)
         self.assertEqual(cmd[cmd.index("-smp") + 1], "3")
-        self.assertIn("tcg", cmd)
+        self.assertIn("tcg,thread=multi", cmd)
         self.assertNotIn("isolcpus", " ".join(cmd))
         # under TCG only, the vCPU watch gets a QMP socket of its own
         watch = f"unix:/o/{jitvm.WATCH_QMP},server=on,wait=off"
@@ -122,6 +123,35 @@ class Kernels(unittest.TestCase):
             self.assertIn(name, data)
         self.assertEqual(len(data) % 4, 0)
 
+    def test_cached_kernel_and_compressed_modules(self):
+        """A release that make kernels fetched boots from the cache, with
+        the cache's modules, which may be xz-compressed."""
+        cache = os.path.join(self.boot, "kernels")
+        rel = "7.3.4+deb13-amd64"
+        os.makedirs(os.path.join(cache, "boot"))
+        vml = os.path.join(cache, "boot", f"vmlinuz-{rel}")
+        open(vml, "w").close()
+        self.assertEqual(jitvm.resolve_kernel(rel, self.boot, cache),
+                         (vml, rel))
+        self.assertEqual(jitvm.module_dir(vml),
+                         os.path.join(cache, "lib", "modules"))
+        self.assertEqual(jitvm.module_dir("/boot/vmlinuz-6.1.0-1-amd64"),
+                         "/lib/modules")
+        with self.assertRaises(jitvm.MissingError):
+            jitvm.resolve_kernel("7.3.4+deb13-rt-amd64", self.boot, cache)
+        kdir = os.path.join(cache, "lib", "modules", rel, "kernel", "fs")
+        os.makedirs(kdir)
+        with open(os.path.join(kdir, "9p.ko.xz"), "wb") as f:
+            f.write(lzma.compress(b"\x7fELFnine"))
+        bb = os.path.join(self.boot, "busybox")
+        with open(bb, "wb") as f:
+            f.write(b"bb")
+        out = os.path.join(self.boot, "initrd")
+        jitvm.build_initramfs(rel, bb, out, jitvm.module_dir(vml))
+        data = open(out, "rb").read()
+        self.assertIn(b"mods/9p.ko\0", data)
+        self.assertIn(b"\x7fELFnine", data)
+
 
 class Exchange(unittest.TestCase):
     def test_exchange_dir_is_ours_alone(self):
@@ -146,6 +176,41 @@ class Exchange(unittest.TestCase):
         for name, (uid, mode) in seen.items():
             self.assertEqual(uid, os.geteuid(), name)
             self.assertEqual(mode & 0o022, 0, f"{name!r} mode {mode:o}")
+
+
+class Retry(unittest.TestCase):
+    def boots(self, consoles):
+        """run() with one _boot per console text, each reporting no
+        status; the consoles it reached and run()'s exit code."""
+        seen = []
+
+        def boot(cmd, outdir, timeout_s, say, watch):
+            text = consoles[len(seen)]
+            seen.append(text)
+            with open(os.path.join(outdir, "console.log"), "w") as f:
+                f.write(text)
+            return 0 if text == "ok" else jitvm.EXIT_NO_STATUS
+
+        args = jitvm.parse_args(["-q", "--accel", "kvm", "--", "true"])
+        with mock.patch.object(jitvm, "resolve_kernel",
+                               return_value=("/boot/vmlinuz-6.1.0-1-amd64",
+                                             "6.1.0-1-amd64")), \
+                mock.patch.object(jitvm, "find_tool", return_value="/x"), \
+                mock.patch.object(jitvm, "build_initramfs"), \
+                mock.patch.object(jitvm, "_boot", boot):
+            return seen, jitvm.run(args)
+
+    def test_died_before_the_command_boots_again(self):
+        seen, rc = self.boots(["Kernel panic - not syncing", "ok"])
+        self.assertEqual((len(seen), rc), (2, 0))
+
+    def test_died_in_the_command_is_not_retried(self):
+        seen, rc = self.boots(["jitvm-init: running command\nOops", "ok"])
+        self.assertEqual((len(seen), rc), (1, jitvm.EXIT_NO_STATUS))
+
+    def test_retried_once_only(self):
+        seen, rc = self.boots(["panic", "panic", "ok"])
+        self.assertEqual((len(seen), rc), (2, jitvm.EXIT_NO_STATUS))
 
 
 if __name__ == "__main__":
