@@ -153,6 +153,18 @@ class Kernels(unittest.TestCase):
         self.assertIn(b"\x7fELFnine", data)
 
 
+def run_with(args, boot):
+    """jitvm.run(args) with a made-up kernel and tools, and boot in place
+    of booting QEMU."""
+    with mock.patch.object(jitvm, "resolve_kernel",
+                           return_value=("/boot/vmlinuz-6.1.0-1-amd64",
+                                         "6.1.0-1-amd64")), \
+            mock.patch.object(jitvm, "find_tool", return_value="/x"), \
+            mock.patch.object(jitvm, "build_initramfs"), \
+            mock.patch.object(jitvm, "_boot", boot):
+        return jitvm.run(args)
+
+
 class Exchange(unittest.TestCase):
     def test_exchange_dir_is_ours_alone(self):
         """The share the guest's root reads its script from, and writes
@@ -166,13 +178,7 @@ class Exchange(unittest.TestCase):
             return 0
 
         args = jitvm.parse_args(["--accel", "tcg", "--", "true"])
-        with mock.patch.object(jitvm, "resolve_kernel",
-                               return_value=("/boot/vmlinuz-6.1.0-1-amd64",
-                                             "6.1.0-1-amd64")), \
-                mock.patch.object(jitvm, "find_tool", return_value="/x"), \
-                mock.patch.object(jitvm, "build_initramfs"), \
-                mock.patch.object(jitvm, "_boot", boot):
-            self.assertEqual(jitvm.run(args), 0)
+        self.assertEqual(run_with(args, boot), 0)
         for name, (uid, mode) in seen.items():
             self.assertEqual(uid, os.geteuid(), name)
             self.assertEqual(mode & 0o022, 0, f"{name!r} mode {mode:o}")
@@ -192,13 +198,7 @@ class Retry(unittest.TestCase):
             return 0 if text == "ok" else jitvm.EXIT_NO_STATUS
 
         args = jitvm.parse_args(["-q", "--accel", "kvm", "--", "true"])
-        with mock.patch.object(jitvm, "resolve_kernel",
-                               return_value=("/boot/vmlinuz-6.1.0-1-amd64",
-                                             "6.1.0-1-amd64")), \
-                mock.patch.object(jitvm, "find_tool", return_value="/x"), \
-                mock.patch.object(jitvm, "build_initramfs"), \
-                mock.patch.object(jitvm, "_boot", boot):
-            return seen, jitvm.run(args)
+        return seen, run_with(args, boot)
 
     def test_died_before_the_command_boots_again(self):
         seen, rc = self.boots(["Kernel panic - not syncing", "ok"])
