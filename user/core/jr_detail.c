@@ -9,7 +9,7 @@
  * it: a thread event of the same pid for work items, a softirq event of
  * the vector the callback runs in, a local_timer irq event for hard
  * hrtimers and the tick's dependencies, and a call_function(_single) irq
- * event for IPIs (which only the BPF classifier names).  A window whose net
+ * event for IPIs.  A window whose net
  * time came to nothing writes no event; its details are dropped at the
  * period's summary, or when a later window of the class makes them stale,
  * and counted as orphans.

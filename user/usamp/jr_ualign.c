@@ -141,9 +141,10 @@ static void jr_bpf_to_rec(const struct jr_ubpf_rec *b, struct jr_rec *r)
 		r->type = JR_DETAIL;
 		r->cls = b->vec;
 		r->id2 = b->wcls;
-		if (b->vec == JIT_DETAIL_WORK)
-			r->v[1] = b->id;
-		else if (b->vec != JIT_DETAIL_TICK && b->vec != JIT_DETAIL_IPI)
+		/* as jitmod's: the pid in v[1], the tick's mask or the
+		 * IPI's sender in id */
+		r->v[1] = b->vec == JIT_DETAIL_WORK ? (uint32_t)b->id : 0;
+		if (b->vec != JIT_DETAIL_TICK && b->vec != JIT_DETAIL_IPI)
 			r->id = 0;
 		jr_detail_fn(b, r->name, sizeof(r->name));
 		break;

@@ -126,9 +126,13 @@ static __always_inline struct jr_ubpf_rec *jr_emit(int cls, __u64 start,
 	return r;
 }
 
-/* jr_detail - one detail of window win, whose callback fn began at start. */
+/*
+ * jr_detail - one detail of window win, whose callback fn began at start
+ * (0: no time of its own); id and callsite as struct jr_ubpf_rec says.
+ */
 static __always_inline void jr_detail(struct jr_bpf_cpu *c, int kind, int win,
-				      __u64 fn, __u64 start, __s32 id)
+				      __u64 fn, __u64 start, __s32 id,
+				      __u64 callsite)
 {
 	struct jr_ubpf_rec *r = jr_emit(JR_UBPF_DETAIL, c->w[win].arrival,
 					start ? bpf_ktime_get_ns() - start : 0);
@@ -141,6 +145,7 @@ static __always_inline void jr_detail(struct jr_bpf_cpu *c, int kind, int win,
 					JIT_NOISE_THREAD;
 	r->addr = fn;
 	r->id = id;
+	r->callsite = callsite;
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 }
 
@@ -183,7 +188,7 @@ static __always_inline int jr_irq_exit(int irq, int vec,
 	if (!net)
 		return 0;
 	if (vec == JIT_VEC_local_timer && c->tick_dep) {
-		jr_detail(c, JIT_DETAIL_TICK, JR_W_IRQ, 0, 0, c->tick_dep);
+		jr_detail(c, JIT_DETAIL_TICK, JR_W_IRQ, 0, 0, c->tick_dep, 0);
 		c->tick_dep = 0;
 	}
 	r = jr_emit(JIT_NOISE_IRQ, c->w[JR_W_IRQ].arrival, net);
@@ -382,7 +387,7 @@ int BPF_PROG(jr_work_end, struct work_struct *work, void *fn)
 	if (c->w[JR_W_THREAD].depth &&
 	    c->work_pid == (__s32)bpf_get_current_pid_tgid())
 		jr_detail(c, JIT_DETAIL_WORK, JR_W_THREAD, c->work_fn,
-			  c->work_start, c->work_pid);
+			  c->work_start, c->work_pid, 0);
 	c->work_start = 0;
 	return 0;
 }
@@ -409,7 +414,7 @@ int BPF_PROG(jr_timer_exit, struct timer_list *timer)
 		return 0;
 	if (c->w[JR_W_SOFTIRQ].depth)
 		jr_detail(c, JIT_DETAIL_TIMER, JR_W_SOFTIRQ, c->timer_fn,
-			  c->timer_start, 0);
+			  c->timer_start, 0, 0);
 	c->timer_start = 0;
 	return 0;
 }
@@ -449,7 +454,7 @@ int BPF_PROG(jr_hrtimer_exit, struct hrtimer *t)
 		return 0;
 	if (c->w[win].depth)
 		jr_detail(c, JIT_DETAIL_HRTIMER, win, c->hrt_fn[!hard],
-			  c->hrt_start[!hard], 0);
+			  c->hrt_start[!hard], 0, 0);
 	c->hrt_start[!hard] = 0;
 	return 0;
 }
@@ -511,25 +516,15 @@ int BPF_PROG(jr_csd_exit, void *func, void *csd)
 {
 	struct jr_bpf_cpu *c = jr_cpu(NULL);
 	struct jr_csd_from *from;
-	struct jr_ubpf_rec *r;
 	__u64 key;
 
 	if (!c || !c->csd_start)
 		return 0;
 	key = c->csd;
 	from = key ? bpf_map_lookup_elem(&csd_from, &key) : NULL;
-	if (c->w[JR_W_IRQ].depth) {
-		r = jr_emit(JR_UBPF_DETAIL, c->w[JR_W_IRQ].arrival,
-			    bpf_ktime_get_ns() - c->csd_start);
-		if (r) {
-			r->vec = JIT_DETAIL_IPI;
-			r->wcls = JIT_NOISE_IRQ;
-			r->addr = c->csd_fn;
-			r->id = from ? from->cpu : -1;
-			r->callsite = from ? from->callsite : 0;
-			bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
-		}
-	}
+	if (c->w[JR_W_IRQ].depth)
+		jr_detail(c, JIT_DETAIL_IPI, JR_W_IRQ, c->csd_fn, c->csd_start,
+			  from ? from->cpu : -1, from ? from->callsite : 0);
 	if (from)
 		bpf_map_delete_elem(&csd_from, &key);
 	c->csd_start = 0;
