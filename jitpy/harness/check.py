@@ -99,20 +99,15 @@ SMOKE_GEN = "jitmod_events"
 # 3 vCPUs (CPUs 1-2 isolated): 6.12 refuses to offline an isolated CPU
 # that is alone in its set, which would leave the hotplug cycle untested
 SMOKE_VCPUS = 3
-MATRIX = os.path.join(TOP, "build", "kernels", "status.tsv")
 
 
 def matrix():
     """(release, None) per fetched kernel, (name, reason) per skipped."""
-    if not os.path.exists(MATRIX):
+    rows = jitvm.kernel_matrix()
+    if rows is None:
         return [("matrix", "no build/kernels/status.tsv: run make kernels")]
-    out = []
-    with open(MATRIX) as f:
-        for ln in f:
-            suite, flavour, rel, state, what = ln.rstrip("\n").split("\t", 4)
-            out.append((rel, None) if state == "ok" else
-                       (f"{suite}-{flavour}", what))
-    return out
+    return [(rel, None) if state == "ok" else (f"{suite}-{flavour}", what)
+            for suite, flavour, rel, state, what in rows]
 
 
 def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen=""):

@@ -224,6 +224,17 @@ def _version_key(path):
             for x in re.split(r"(\d+)", os.path.basename(path))]
 
 
+def kernel_matrix(cache=KERNEL_CACHE):
+    """What scripts/kernels.sh wrote to status.tsv: (suite, flavour,
+    release, "ok" or "skip", tree or reason) per kernel; None when it has
+    not run."""
+    try:
+        with open(os.path.join(cache, "status.tsv")) as f:
+            return [tuple(ln.rstrip("\n").split("\t", 4)) for ln in f]
+    except FileNotFoundError:
+        return None
+
+
 def module_dir(vmlinuz):
     """Where the modules of vmlinuz live: lib/modules beside the boot
     directory that holds it (/boot: /lib/modules; the kernel cache's

@@ -15,11 +15,11 @@ import tempfile
 import unittest
 
 import jitpy
+from jitpy.vm import runner as jitvm
 
 TOP = jitpy.TOP
 PROBE = os.path.join(TOP, "include", "jitmod_kcompat.sh")
 BUILD = os.path.join(TOP, "build")
-STATUS = os.path.join(BUILD, "kernels", "status.tsv")
 
 ALL = {"JIT_HAVE_SWITCH_PREV_STATE", "JIT_HAVE_ASSIGN_STR_DST",
        "JIT_HAVE_HRTIMER_SETUP", "JIT_HAVE_TIMER_DELETE_SYNC",
@@ -64,10 +64,7 @@ def probe(src, obj, out):
 
 def matrix():
     """(suite, flavour, release, state, tree or reason) per kernel."""
-    if not os.path.exists(STATUS):
-        return []
-    with open(STATUS) as f:
-        return [tuple(ln.rstrip("\n").split("\t", 4)) for ln in f]
+    return jitvm.kernel_matrix() or []
 
 
 class Probe(unittest.TestCase):

@@ -22,7 +22,7 @@ import unittest
 
 from jitpy import abi
 from jitpy.formats import report as jrjson
-from tests.host import jrcli
+from tests.host import jrcli, test_user
 
 CPU = 1
 RUN_S = 3
@@ -65,12 +65,10 @@ PERF_N = 50
 
 
 def unusable():
-    if not os.access(jrcli.JITREAD, os.X_OK):
-        return "user/jitread not built (make user)"
-    if os.cpu_count() < 2:
-        return "needs CPU 1"
-    if os.geteuid() != 0:
-        return "BPF needs root"
+    """test_user's reasons to skip (no jitread, no CPU 1, no root), or
+    that the work item's trigger is not ours to write."""
+    if test_user.usable():
+        return test_user.usable()
     if not os.access(REFRESH, os.W_OK):
         return f"cannot write {REFRESH}"
     return None

@@ -53,38 +53,28 @@ static int jr_on_rec(void *ctx, void *data, size_t len)
 }
 
 /*
- * jr_skip_missing - do not load probes for tracepoints this kernel lacks.
- * A tp_btf program attaches to the btf_trace_<name> type, so that type's
+ * jr_btf_has_tp - whether the kernel has tracepoint tp.  A tp_btf or
+ * raw_tp program attaches to the btf_trace_<name> type, so that type's
  * presence in the kernel's BTF is the exact test.
  */
+static bool jr_btf_has_tp(struct btf *vmlinux, const char *tp)
+{
+	char type[128];
+
+	snprintf(type, sizeof(type), "btf_trace_%s", tp);
+	return btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) >= 0;
+}
+
+/* jr_skip_missing - do not load probes for tracepoints this kernel lacks. */
 static void jr_skip_missing(struct jr_ubpf *b, struct btf *vmlinux)
 {
 	struct bpf_program *p;
-	char type[128];
 
 	bpf_object__for_each_program(p, b->skel->obj) {
-		const char *sec = bpf_program__section_name(p);
-		const char *tp = strchr(sec, '/');
+		const char *tp = strchr(bpf_program__section_name(p), '/');
 
-		if (!tp)
-			continue;
-		snprintf(type, sizeof(type), "btf_trace_%s", tp + 1);
-		if (btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) < 0)
+		if (tp && !jr_btf_has_tp(vmlinux, tp + 1))
 			bpf_program__set_autoload(p, false);
-	}
-}
-
-/* jr_tps_missing - mark the kinds of tracepoints tps[] that BTF lacks. */
-static void jr_tps_missing(struct btf *vmlinux, const char *const *tps,
-			   const int *kind, int n, bool *ok)
-{
-	char type[128];
-	int i;
-
-	for (i = 0; i < n; i++) {
-		snprintf(type, sizeof(type), "btf_trace_%s", tps[i]);
-		if (btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) < 0)
-			ok[kind[i]] = false;
 	}
 }
 
@@ -107,7 +97,9 @@ static void jr_name_details(struct jr_ubpf *b, struct btf *vmlinux)
 
 	for (i = 0; i < JIT_DETAIL_NR; i++)
 		ok[i] = true;
-	jr_tps_missing(vmlinux, tps, kind, JIT_DETAIL_TP_NR, ok);
+	for (i = 0; i < JIT_DETAIL_TP_NR; i++)
+		if (!jr_btf_has_tp(vmlinux, tps[i]))
+			ok[kind[i]] = false;
 	b->details[0] = 0;
 	for (i = 0; i < JIT_DETAIL_NR; i++)
 		if (ok[i] && n < sizeof(b->details))
