@@ -1,0 +1,61 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# While jitmod samples, its events' enable file is flipped on and off 50
+# times, 10 ms apart.  Each flip patches the static branches of the
+# trace_jitmod_*() sites in the sampling loop while the sampled CPU runs
+# them.  Events must be recorded from the sampled CPU during the flips;
+# afterwards the sampler still runs, its summaries arrive again and report
+# no measurement anomaly, rmmod works and the kernel log is clean.
+#
+# The sampler runs 5 of every 10 ms, so each flip lands in or near a
+# sampling window.  Under QEMU, run it with single-threaded TCG
+# (Documentation/testing.rst says why); there a text patch waits for the
+# sampled vCPU's turn, which a shorter runtime keeps short.
+. "$(dirname "$0")/lib.sh"
+jit_require
+
+FLIPS=50
+ncpu=$(nproc --all)
+[ "$ncpu" -ge 2 ] || jit_skip "needs 2 CPUs, have $ncpu"
+cpu=$((ncpu - 1))
+stats=$TRACEFS/per_cpu/cpu$cpu/stats
+
+insmod "$JIT_KO" cpus=$cpu period_us=10000 runtime_us=5000 ||
+	jit_fail "insmod cpus=$cpu failed"
+echo 0 > $TRACEFS/tracing_on
+echo > $TRACEFS/trace
+echo 1 > $TRACEFS/tracing_on
+
+slowest=0
+i=0
+while [ $i -lt $FLIPS ]; do
+	t0=$(date +%s%N)
+	echo 1 > $JIT_EVENTS/enable || jit_fail "flip $i: enable failed"
+	sleep 0.01
+	echo 0 > $JIT_EVENTS/enable || jit_fail "flip $i: disable failed"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	[ $ms -gt $slowest ] && slowest=$ms
+	sleep 0.01
+	i=$((i + 1))
+done
+during=$(sed -n 's/^entries: //p' $stats)
+jit_log "$FLIPS flips, the slowest $slowest ms; CPU $cpu recorded $during events"
+ps -eo comm | grep -qx "jitmod/$cpu" || jit_fail "sampler jitmod/$cpu died"
+[ "${during:-0}" -gt 0 ] ||
+	jit_fail "no event recorded from CPU $cpu while the events flipped"
+
+# Sampling goes on: summaries arrive again, from the sampled CPU alone.
+echo > $TRACEFS/trace
+echo 1 > $JIT_EVENTS/summary/enable
+jit_wait_for "[ \$(grep -c 'summary: ' $TRACEFS/trace) -ge 5 ]" 30 ||
+	jit_fail "fewer than 5 jitmod:summary within 30 s after the flips"
+echo 0 > $JIT_EVENTS/summary/enable
+lines=$(grep 'summary: ' $TRACEFS/trace)
+jit_log "$(echo "$lines" | tail -1)"
+echo "$lines" | grep -vq "\[00$cpu\]" && jit_fail "a summary not from CPU $cpu"
+echo "$lines" | grep -vq ' anomalies=0 ' &&
+	jit_fail "anomalies after the flips: $(echo "$lines" | grep -v ' anomalies=0 ' | head -1)"
+
+rmmod jitmod || jit_fail "rmmod failed"
+jit_check_dmesg
+exit $KSFT_PASS
