@@ -12,7 +12,7 @@
 # jitinject,jitbench}; RELEASE_GLOB (default *) picks the kernels.  The
 # sources are staged there, so a build never writes into the repo.  A tree
 # made with tools this machine lacks (5.10's gcc-10, 7.x's gcc-14 and
-# pahole 1.30) is built with the system's (see tree_args).  Exit 1 on the
+# pahole 1.30) is built with the system's (see tree-args.sh).  Exit 1 on the
 # first module that fails to build.
 
 set -euo pipefail
@@ -35,33 +35,6 @@ if [ ${#trees[@]} -eq 0 ]; then
 	exit 1
 fi
 
-# tree_args TREE - make arguments for tools the tree was made with but
-# this machine lacks:
-#   - a compiler it names: the system gcc, without the options of a newer
-#     gcc that the tree's .config says its own had (-fmin-function-
-#     alignment, 7.x);
-#   - a newer pahole than ours (its options differ): no BTF for the
-#     modules, which only BPF programs that trace them would use.
-tree_args() {
-	local want have need
-	want=$(sed -n 's/^CC = .*)\(gcc-[0-9]*\)$/\1/p' "$1/.kernelvariables" \
-		2>/dev/null)
-	if [ -n "$want" ] && ! command -v "$want" >/dev/null &&
-		! command -v "x86_64-linux-gnu-$want" >/dev/null; then
-		echo "CC=gcc"
-		if grep -q '^CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT=y' "$1/.config" &&
-			! gcc -fmin-function-alignment=16 -E -x c /dev/null \
-				>/dev/null 2>&1; then
-			echo "CONFIG_CC_HAS_MIN_FUNCTION_ALIGNMENT="
-		fi
-	fi
-	need=$(sed -n 's/^CONFIG_PAHOLE_VERSION=//p' "$1/.config")
-	have=$(pahole --version 2>/dev/null | tr -dc '0-9')
-	if [ "${need:-0}" -gt "${have:-0}" ]; then
-		echo "CONFIG_DEBUG_INFO_BTF_MODULES="
-	fi
-}
-
 for t in "${trees[@]}"; do
 	rel=${t%%=*}
 	kd=${t#*=}
@@ -79,7 +52,7 @@ for t in "${trees[@]}"; do
 	echo "  MODULE  $rel"
 	for m in module jitinject jitbench; do
 		# shellcheck disable=SC2046
-		if ! make -s -C "$out/$m" KDIR="$kd" $(tree_args "$kd") \
+		if ! make -s -C "$out/$m" KDIR="$kd" $(bash "$TOP/scripts/tree-args.sh" "$kd") \
 			>"$out/$m.log" 2>&1; then
 			grep -v 'Skipping BTF' "$out/$m.log" >&2 || true
 			echo "modules-all: $m failed for $rel" >&2
