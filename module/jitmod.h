@@ -95,11 +95,30 @@ DECLARE_PER_CPU(struct jit_cpu, jit_cpus);
 
 struct jit_cpu *jit_cpu_get(unsigned int cpu);
 
-/* jit_this_cpu - this CPU's state, for probes (preemption is off there). */
+/*
+ * jit_this_cpu - this CPU's state, for probes, which must not be preempted
+ * or migrated while they use it.  Up to 6.x a tracepoint disables
+ * preemption around its probes; from 7.x (tracepoint.h's
+ * guard(srcu_fast_notrace)) it does not, so a probe that can be called
+ * from task context (a work item's kworker, and on PREEMPT_RT a softirq or
+ * timer callback in its thread) disables preemption itself.
+ */
 static __always_inline struct jit_cpu *jit_this_cpu(void)
 {
 	return this_cpu_ptr(&jit_cpus);
 }
+
+/*
+ * JIT_PINNED_HOOK - define hook_NAME(PROTO), which calls jit_NAME(ARGS)
+ * with preemption disabled, for a tracepoint that may call it preemptible.
+ */
+#define JIT_PINNED_HOOK(name, proto, args)	\
+	static void hook_##name proto		\
+	{					\
+		preempt_disable_notrace();	\
+		jit_##name args;		\
+		preempt_enable_notrace();	\
+	}
 
 /* Parameters, in their units; read by the sampler at period start. */
 struct jit_params {

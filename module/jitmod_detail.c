@@ -36,7 +36,7 @@ static void jit_detail_emit(int kind, int cls, void *fn, u64 start)
 
 /* Work items: they run in a kworker's thread window. */
 
-static void hook_workqueue_execute_start(void *data, struct work_struct *work)
+static void jit_workqueue_execute_start(void *data, struct work_struct *work)
 {
 	struct jit_cpu *jc = jit_this_cpu();
 
@@ -48,8 +48,8 @@ static void hook_workqueue_execute_start(void *data, struct work_struct *work)
 }
 
 /* The work item may be freed by now: only what the start saved is used. */
-static void hook_workqueue_execute_end(void *data, struct work_struct *work,
-				       void *fn)
+static void jit_workqueue_execute_end(void *data, struct work_struct *work,
+				      void *fn)
 {
 	struct jit_cpu *jc = jit_this_cpu();
 
@@ -63,8 +63,8 @@ static void hook_workqueue_execute_end(void *data, struct work_struct *work,
 
 /* timer_list callbacks: they run in the TIMER softirq's window. */
 
-static void hook_timer_expire_entry(void *data, struct timer_list *timer,
-				    unsigned long baseclk)
+static void jit_timer_expire_entry(void *data, struct timer_list *timer,
+				   unsigned long baseclk)
 {
 	struct jit_cpu *jc = jit_this_cpu();
 
@@ -74,7 +74,7 @@ static void hook_timer_expire_entry(void *data, struct timer_list *timer,
 	jc->timer_start = rdtsc();
 }
 
-static void hook_timer_expire_exit(void *data, struct timer_list *timer)
+static void jit_timer_expire_exit(void *data, struct timer_list *timer)
 {
 	struct jit_cpu *jc = jit_this_cpu();
 
@@ -102,8 +102,8 @@ static struct jit_window *jit_hrt_window(struct jit_cpu *jc, int *slot,
 	return hard ? &jc->irq : &jc->softirq;
 }
 
-static void hook_hrtimer_expire_entry(void *data, struct hrtimer *t,
-				      ktime_t *now)
+static void jit_hrtimer_expire_entry(void *data, struct hrtimer *t,
+				     ktime_t *now)
 {
 	struct jit_cpu *jc = jit_this_cpu();
 	int slot, cls;
@@ -114,7 +114,7 @@ static void hook_hrtimer_expire_entry(void *data, struct hrtimer *t,
 	jc->hrt_start[slot] = rdtsc();
 }
 
-static void hook_hrtimer_expire_exit(void *data, struct hrtimer *t)
+static void jit_hrtimer_expire_exit(void *data, struct hrtimer *t)
 {
 	struct jit_cpu *jc = jit_this_cpu();
 	struct jit_window *w;
@@ -130,6 +130,26 @@ static void hook_hrtimer_expire_exit(void *data, struct hrtimer *t)
 				jc->hrt_start[slot]);
 	jc->hrt_start[slot] = 0;
 }
+
+/* These may be called preemptible: see jit_this_cpu(). */
+JIT_PINNED_HOOK(workqueue_execute_start,
+		(void *data, struct work_struct *work),
+		(data, work))
+JIT_PINNED_HOOK(workqueue_execute_end,
+		(void *data, struct work_struct *work, void *fn),
+		(data, work, fn))
+JIT_PINNED_HOOK(timer_expire_entry,
+		(void *data, struct timer_list *timer, unsigned long baseclk),
+		(data, timer, baseclk))
+JIT_PINNED_HOOK(timer_expire_exit,
+		(void *data, struct timer_list *timer),
+		(data, timer))
+JIT_PINNED_HOOK(hrtimer_expire_entry,
+		(void *data, struct hrtimer *t, ktime_t *now),
+		(data, t, now))
+JIT_PINNED_HOOK(hrtimer_expire_exit,
+		(void *data, struct hrtimer *t),
+		(data, t))
 
 /*
  * IPIs: a CPU that queues a function for a sampled CPU leaves the csd and

@@ -207,7 +207,7 @@ static void hook_vector_exit(void *data, int vector)
  * that the thread window opened on resume loses only the rest.
  */
 
-static void hook_softirq_entry(void *data, unsigned int vec_nr)
+static void jit_softirq_entry(unsigned int vec_nr)
 {
 	struct jit_cpu *jc = jit_this_cpu();
 
@@ -221,7 +221,7 @@ static void hook_softirq_entry(void *data, unsigned int vec_nr)
 	jit_enter(jc, &jc->softirq, JIT_NOISE_SOFTIRQ);
 }
 
-static void hook_softirq_exit(void *data, unsigned int vec_nr)
+static void jit_softirq_exit(unsigned int vec_nr)
 {
 	struct jit_cpu *jc = jit_this_cpu();
 	u64 net;
@@ -236,6 +236,10 @@ static void hook_softirq_exit(void *data, unsigned int vec_nr)
 	jc->softirq_pushed = 0;
 	trace_softirq_noise(vec_nr, jit_cyc_to_ns(net));
 }
+
+/* On PREEMPT_RT these may be called preemptible: see jit_this_cpu(). */
+JIT_PINNED_HOOK(softirq_entry, (void *data, unsigned int vec_nr), (vec_nr))
+JIT_PINNED_HOOK(softirq_exit, (void *data, unsigned int vec_nr), (vec_nr))
 
 /* Threads: any task other than the sampler that holds the CPU. */
 
