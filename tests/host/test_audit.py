@@ -177,6 +177,21 @@ class Audit(unittest.TestCase):
                             code=VERDICT)
         self.assertEqual(err.strip(), "jitread: audit: 15 warning(s)")
 
+    def test_kernel_without_nohz_full(self):
+        """A kernel built without NO_HZ_FULL (Debian's 5.10) has no
+        sysfs nohz_full file and ignores nohz_full=: the check says so."""
+        files = mistuned()
+        del files["sys/devices/system/cpu/nohz_full"]
+        d, _ = self.audit(self.root(files))
+        self.assertFalse(d["system"]["kernel_nohz_full"])
+        self.assertEqual(d["system"]["nohz_full"], "2-3")
+        k = self.check(d, 2, "nohz_full")
+        self.assertEqual(k["status"], "warn")
+        self.assertIn("built without NO_HZ_FULL", k["text"])
+        d, _ = self.audit(self.root(mistuned()))
+        self.assertTrue(d["system"]["kernel_nohz_full"])
+        self.assertNotIn("NO_HZ_FULL", self.check(d, 2, "nohz_full")["text"])
+
     def test_text_is_a_checklist(self):
         rc, out, _ = jrcli.jitread("audit", "--sysroot",
                                    self.root(mistuned()), "-c", "3")

@@ -54,6 +54,7 @@ struct jr_audit {
 	bool managed_irq; /* isolcpus=managed_irq,... */
 	bool skew_tick;
 	bool tsc_reliable;
+	bool no_nohz_full; /* no sysfs nohz_full: built without NO_HZ_FULL */
 	char clocksource[32];
 	int irqbalance_pid; /* 0: not running */
 	char wq_mask[160]; /* unbound workqueues' cpumask, "" unknown */

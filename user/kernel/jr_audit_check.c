@@ -79,7 +79,8 @@ static void jr_check_system(const struct jr_audit *a, struct jr_checks *c)
 	jr_say(k, "kernel.timer_migration %ld", a->timer_migration);
 }
 
-static void jr_check_boot(const struct jr_audit_cpu *x, struct jr_checks *c)
+static void jr_check_boot(const struct jr_audit *a,
+			  const struct jr_audit_cpu *x, struct jr_checks *c)
 {
 	struct jr_check *k;
 
@@ -91,9 +92,13 @@ static void jr_check_boot(const struct jr_audit_cpu *x, struct jr_checks *c)
 		       "not isolated: the scheduler may place any task here");
 	k = jr_add(c, x->cpu, "nohz_full",
 		   x->nohz_full ? JR_CHECK_OK : JR_CHECK_WARN);
-	jr_say(k, "%s",
-	       x->nohz_full ? "nohz_full: the tick stops while one task runs" :
-			      "not nohz_full: the tick runs every jiffy");
+	if (x->nohz_full)
+		jr_say(k, "nohz_full: the tick stops while one task runs");
+	else if (a->no_nohz_full)
+		jr_say(k,
+		       "not nohz_full: this kernel is built without NO_HZ_FULL, so nohz_full= does nothing; the tick runs every jiffy");
+	else
+		jr_say(k, "not nohz_full: the tick runs every jiffy");
 	k = jr_add(c, x->cpu, "rcu_nocbs",
 		   x->rcu_nocb ? JR_CHECK_OK : JR_CHECK_WARN);
 	jr_say(k, "%s",
@@ -196,7 +201,7 @@ int jr_audit_checks(const struct jr_audit *a, struct jr_checks *c)
 		return -1;
 	jr_check_system(a, c);
 	for (i = 0; i < a->nr_cpu; i++) {
-		jr_check_boot(&a->cpu[i], c);
+		jr_check_boot(a, &a->cpu[i], c);
 		jr_check_irqs(&a->cpu[i], c);
 		jr_check_tasks(&a->cpu[i], c);
 		jr_check_power(&a->cpu[i], c);

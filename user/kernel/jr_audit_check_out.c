@@ -62,10 +62,11 @@ static void jr_json_system(FILE *out, const struct jr_audit *a)
 	jr_json_kv(out, "workqueue_cpumask", a->wq_mask, 1);
 	jr_json_kv(out, "thp", a->thp, 1);
 	fprintf(out,
-		"\"managed_irq\": %s, \"skew_tick\": %s, \"tsc_reliable\": %s, \"irqbalance_pid\": %d, \"vm.stat_interval\": %ld, \"kernel.timer_migration\": %ld, \"kernel.nmi_watchdog\": %ld, \"sched_rt_runtime_us\": %ld, \"sched_rt_period_us\": %ld},\n",
+		"\"managed_irq\": %s, \"skew_tick\": %s, \"tsc_reliable\": %s, \"kernel_nohz_full\": %s, \"irqbalance_pid\": %d, \"vm.stat_interval\": %ld, \"kernel.timer_migration\": %ld, \"kernel.nmi_watchdog\": %ld, \"sched_rt_runtime_us\": %ld, \"sched_rt_period_us\": %ld},\n",
 		a->managed_irq ? "true" : "false",
 		a->skew_tick ? "true" : "false",
-		a->tsc_reliable ? "true" : "false", a->irqbalance_pid,
+		a->tsc_reliable ? "true" : "false",
+		a->no_nohz_full ? "false" : "true", a->irqbalance_pid,
 		a->stat_interval, a->timer_migration, a->nmi_watchdog,
 		a->rt_runtime_us, a->rt_period_us);
 }

@@ -280,9 +280,9 @@ int jr_audit_cpus(struct jr_audit *a)
 	if (!jr_audit_file(a, "/sys/devices/system/cpu/isolated", buf,
 			   sizeof(buf)))
 		jr_audit_cpulist(buf, iso);
-	if (!jr_audit_file(a, "/sys/devices/system/cpu/nohz_full", buf,
-			   sizeof(buf)) &&
-	    strcmp(buf, "(null)"))
+	a->no_nohz_full = jr_audit_file(a, "/sys/devices/system/cpu/nohz_full",
+					buf, sizeof(buf)) != 0;
+	if (!a->no_nohz_full && strcmp(buf, "(null)"))
 		jr_audit_cpulist(buf, nohz);
 	jr_audit_cpulist(a->rcu_nocbs, nocb);
 	jr_wq_cpus(a->wq_mask, wq);

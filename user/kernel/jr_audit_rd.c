@@ -45,6 +45,8 @@ static void jr_audit_sys_of(json_t *sys, struct jr_audit *a)
 	jr_str_of(sys, "thp", a->thp, sizeof(a->thp));
 	a->managed_irq = jr_bool_of(sys, "managed_irq");
 	a->skew_tick = jr_bool_of(sys, "skew_tick");
+	a->no_nohz_full =
+		json_is_false(json_object_get(sys, "kernel_nohz_full"));
 	a->tsc_reliable = jr_bool_of(sys, "tsc_reliable");
 	a->irqbalance_pid = (int)jr_long_of(sys, "irqbalance_pid", 0);
 	a->stat_interval = jr_long_of(sys, "vm.stat_interval", -1);
