@@ -28,6 +28,19 @@ struct kvm_steal_time;
  */
 /* IPI senders remembered per sampled CPU: queued but not yet run */
 #define JIT_CSD_Q 8
+#define JIT_SOFTIRQ_PARK 4
+
+/*
+ * struct jit_softirq_park - a softirq window of a task switched out in
+ * the middle of it (PREEMPT_RT), kept aside while other tasks run.
+ */
+struct jit_softirq_park {
+	struct task_struct *owner;	/* NULL: free */
+	u64 delta_start;
+	int depth;
+	u64 paused;
+	u64 pushed;
+};
 
 struct jit_window {
 	u64 delta_start;
@@ -62,6 +75,8 @@ struct jit_cpu {
 	struct task_struct *softirq_owner;
 	u64 softirq_paused;		/* TSC when that task was switched out */
 	u64 softirq_pushed;		/* its time already taken off threads */
+	/* the softirqs of other tasks switched out inside theirs */
+	struct jit_softirq_park softirq_park[JIT_SOFTIRQ_PARK];
 	u64 anomalies;			/* impossible states seen, jit_anomaly() */
 	u32 anomaly_mask;		/* their kinds, BIT(enum jit_anomaly) */
 	u64 nmi_mark;			/* TSC up to which NMI time is counted */

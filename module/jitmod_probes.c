@@ -205,6 +205,12 @@ static void hook_vector_exit(void *data, int vector)
  * close before the softirq does, so the softirq's time so far is taken off
  * that window as it closes, and softirq_pushed remembers how much was, so
  * that the thread window opened on resume loses only the rest.
+ *
+ * Without a BH lock (PREEMPT_RT_NEEDS_BH_LOCK unset, as on 7.x) another
+ * task may enter softirq processing on the CPU while the first is switched
+ * out inside its own.  So a switched-out owner's window is parked in
+ * softirq_park, and the CPU's softirq window is free for the next task;
+ * the owner gets its window back when it is switched in again.
  */
 
 static void jit_softirq_entry(unsigned int vec_nr)
@@ -240,6 +246,58 @@ static void jit_softirq_exit(unsigned int vec_nr)
 /* On PREEMPT_RT these may be called preemptible: see jit_this_cpu(). */
 JIT_PINNED_HOOK(softirq_entry, (void *data, unsigned int vec_nr), (vec_nr))
 JIT_PINNED_HOOK(softirq_exit, (void *data, unsigned int vec_nr), (vec_nr))
+
+/*
+ * jit_softirq_park_prev - park the paused softirq window of @prev, which
+ * owns it, so that the window is free for other tasks.  With every slot
+ * taken it stays where it is, as with a BH lock: a second task's softirq
+ * then nests in it and is counted with it.
+ */
+static void jit_softirq_park_prev(struct jit_cpu *jc, struct task_struct *prev)
+{
+	struct jit_softirq_park *p;
+	int i;
+
+	for (i = 0; i < JIT_SOFTIRQ_PARK; i++) {
+		p = &jc->softirq_park[i];
+		if (p->owner)
+			continue;
+		p->owner = prev;
+		p->delta_start = jc->softirq.delta_start;
+		p->depth = jc->softirq.depth;
+		p->paused = jc->softirq_paused;
+		p->pushed = jc->softirq_pushed;
+		jc->softirq.depth = 0;
+		jc->softirq_owner = NULL;
+		jc->softirq_paused = 0;
+		jc->softirq_pushed = 0;
+		return;
+	}
+}
+
+/*
+ * jit_softirq_unpark - give @next its parked softirq window back, still
+ * paused; return whether it had one.  The CPU's window is free here.
+ */
+static bool jit_softirq_unpark(struct jit_cpu *jc, struct task_struct *next)
+{
+	struct jit_softirq_park *p;
+	int i;
+
+	for (i = 0; i < JIT_SOFTIRQ_PARK; i++) {
+		p = &jc->softirq_park[i];
+		if (p->owner != next)
+			continue;
+		jc->softirq.delta_start = p->delta_start;
+		jc->softirq.depth = p->depth;
+		jc->softirq_owner = next;
+		jc->softirq_paused = p->paused;
+		jc->softirq_pushed = p->pushed;
+		p->owner = NULL;
+		return true;
+	}
+	return false;
+}
 
 /* Threads: any task other than the sampler that holds the CPU. */
 
@@ -301,10 +359,13 @@ static void hook_sched_switch(JIT_SWITCH_ARGS)
 			thread_net -= min(held, thread_net);
 			jc->softirq_pushed = so_far;
 			jc->softirq_paused = now;
+			jit_softirq_park_prev(jc, prev);
 		} else if (next == jc->softirq_owner && jc->softirq_paused) {
 			resume = true;
 		}
 	}
+	if (!jc->softirq.depth)
+		resume = jit_softirq_unpark(jc, next);
 	if (prev != jc->task && jc->thread.depth) {
 		jc->thread.depth = 0;
 		WRITE_ONCE(jc->net_cyc[JIT_NOISE_THREAD],

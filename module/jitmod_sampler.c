@@ -268,6 +268,7 @@ static void jit_reset_windows(struct jit_cpu *jc)
 	jc->softirq_owner = NULL;
 	jc->softirq_paused = 0;
 	jc->softirq_pushed = 0;
+	memset(jc->softirq_park, 0, sizeof(jc->softirq_park));
 	jc->nmi_mark = 0;
 	jc->work_start = 0;
 	jc->timer_start = 0;

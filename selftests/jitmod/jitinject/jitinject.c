@@ -22,6 +22,15 @@
  *            thread preempts the softirq in the middle (ktimers/N is
  *            preemptible); elsewhere it runs after it.  Either way each
  *            has D/2 of its own.
+ *   softnest as softpre, but the thread spins nothing itself: it queues
+ *            a tasklet (jinj_tasklet_fn) that spins D/2 and runs it at
+ *            its local_bh_enable(), so its TASKLET softirq runs in its own
+ *            context.  On a PREEMPT_RT kernel without a BH lock
+ *            (PREEMPT_RT_NEEDS_BH_LOCK unset, as 7.x) that is while the
+ *            preempted TIMER softirq of ktimers/N is still open: two tasks
+ *            in softirq on one CPU.  With a BH lock the thread waits for
+ *            the TIMER softirq to end; elsewhere it runs after it.  Each
+ *            softirq has D/2 of its own, the thread none.
  *   softlock the writer takes a spinlock_t and queues the TIMER softirq
  *            on the CPU, whose callback takes the lock and returns.  The
  *            writer holds the lock for D from the moment the callback
@@ -51,6 +60,7 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/interrupt.h>
 #include <linux/kernel_stat.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -91,7 +101,7 @@ static atomic_t jinj_at_lock;		/* softlock: the callback reached it */
 static bool jinj_softlock;		/* the timer runs softlock's callback */
 static int jinj_go;			/* softpre: the timer has woken it */
 
-enum jinj_thread_mode { JINJ_SPIN, JINJ_NEST, JINJ_WAIT };
+enum jinj_thread_mode { JINJ_SPIN, JINJ_NEST, JINJ_WAIT, JINJ_SOFTNEST };
 
 /*
  * jinj_irq_events - this CPU's count of interrupts taken: device irqs,
@@ -183,6 +193,14 @@ static void jinj_timer_fn(struct timer_list *t)
 	atomic_inc(&jinj_done);
 }
 
+static void jinj_tasklet_fn(struct tasklet_struct *t)
+{
+	jinj_spin(READ_ONCE(jinj_irq_ns), true);
+	atomic_inc(&jinj_done);
+}
+
+static DECLARE_TASKLET(jinj_tasklet, jinj_tasklet_fn);
+
 static void jinj_work_fn(struct work_struct *w)
 {
 	jinj_spin(READ_ONCE(jinj_spin_ns), true);
@@ -216,7 +234,8 @@ static int jinj_park(void)
  * jinj_thread_fn - spin, then park until stopped.  In nest mode it arms the
  * hrtimer on its own CPU first and spins the hrtimer's time on top of its
  * own, so that its net time is still jinj_spin_ns.  In wait mode it sleeps
- * until the softpre timer wakes it, then spins jinj_irq_ns.
+ * until the softpre timer wakes it, then spins jinj_irq_ns; in softnest
+ * mode it waits the same way, then runs jinj_tasklet in its own context.
  */
 static int jinj_thread_fn(void *arg)
 {
@@ -228,7 +247,7 @@ static int jinj_thread_fn(void *arg)
 
 		jinj_arm_hrtimer(&delay);
 		spin += READ_ONCE(jinj_irq_ns);
-	} else if (mode == JINJ_WAIT) {
+	} else if (mode == JINJ_WAIT || mode == JINJ_SOFTNEST) {
 		set_current_state(TASK_INTERRUPTIBLE);
 		while (!READ_ONCE(jinj_go) && !kthread_should_stop()) {
 			schedule();
@@ -238,6 +257,12 @@ static int jinj_thread_fn(void *arg)
 		if (!READ_ONCE(jinj_go))
 			return 0;
 		spin = READ_ONCE(jinj_irq_ns);
+	}
+	if (mode == JINJ_SOFTNEST) {
+		local_bh_disable();
+		tasklet_schedule(&jinj_tasklet);
+		local_bh_enable();	/* runs it here */
+		return jinj_park();
 	}
 	jinj_spin(spin, true);
 	atomic_inc(&jinj_done);
@@ -340,12 +365,14 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 	u64 delay = JINJ_ARM_DELAY_US * NSEC_PER_USEC;
 	struct task_struct *t = NULL;
 	int want = 1, ret = 0;
+	bool softnest;
 
 	atomic_set(&jinj_done, 0);
 	atomic64_set(&jinj_late_ns, 0);
 	atomic64_set(&jinj_nested_ns, 0);
 	WRITE_ONCE(jinj_has_thread, !strcmp(cls, "thread") ||
 		   !strcmp(cls, "nest") || !strcmp(cls, "softpre"));
+	softnest = !strcmp(cls, "softnest");
 	WRITE_ONCE(jinj_spin_ns, ns);
 	WRITE_ONCE(jinj_irq_ns, ns);
 	if (!strcmp(cls, "hrtimer")) {
@@ -362,8 +389,9 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 	} else if (!strcmp(cls, "nmi")) {
 		atomic_set(&jinj_nmi_pending, 1);
 		apic->send_IPI(cpu, NMI_VECTOR);
-	} else if (jinj_has_thread) {
-		enum jinj_thread_mode mode = cls[0] == 't' ? JINJ_SPIN :
+	} else if (jinj_has_thread || softnest) {
+		enum jinj_thread_mode mode = softnest ? JINJ_SOFTNEST :
+					     cls[0] == 't' ? JINJ_SPIN :
 					     cls[0] == 'n' ? JINJ_NEST :
 							     JINJ_WAIT;
 
@@ -374,13 +402,13 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 		if (IS_ERR(t)) {
 			ret = PTR_ERR(t);
 			t = NULL;
-		} else if (mode == JINJ_WAIT) {
+		} else if (mode == JINJ_WAIT || mode == JINJ_SOFTNEST) {
 			WRITE_ONCE(jinj_waiter, t);
 			jinj_timer.expires = jiffies + 1;
 			add_timer_on(&jinj_timer, cpu);
 		}
 	} else {
-		pr_err("inject: unknown class '%s' (hrtimer ipi softirq softlock nmi work thread nest softpre)\n",
+		pr_err("inject: unknown class '%s' (hrtimer ipi softirq softlock nmi work thread nest softpre softnest)\n",
 		       cls);
 		return -EINVAL;
 	}
@@ -505,6 +533,7 @@ static void __exit jinj_exit(void)
 	hrtimer_cancel(&jinj_hrtimer);
 	jit_timer_delete_sync(&jinj_timer);
 	cancel_work_sync(&jinj_work);
+	tasklet_kill(&jinj_tasklet);
 }
 
 module_init(jinj_init);

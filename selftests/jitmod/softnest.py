@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Two tasks in softirq processing on one CPU, each charged its own.
+
+The injector's softnest class (D = 4000 us) runs a TIMER softirq that
+spins D/4, wakes a SCHED_FIFO thread on the sampled CPU and spins D/4
+more; the thread queues a tasklet that spins D/2 and runs it at its own
+local_bh_enable().  On a PREEMPT_RT kernel without a BH lock (7.x) the
+thread preempts ktimers/N inside the TIMER softirq and runs the TASKLET
+softirq while that one is still open; with a BH lock (6.1-rt) it waits
+for the TIMER softirq to end; elsewhere it runs after it.
+
+Either way jitmod must write a TIMER and a TASKLET softirq_noise event on
+the CPU, each at least D/4, and charge the thread at most D/4 of its own.
+A TASKLET softirq counted inside the paused TIMER window leaves no
+TASKLET event and its time on the thread.  A rep whose thread was
+charged more is made again (up to 3 times) when the TASKLET event is
+there: under TCG a host stall can land in the thread's short run.
+"""
+
+import os
+import sys
+
+import jittest as jt
+from jitpy.guest import injector, kmod, sysio, trace, tracefs
+from jitpy.guest.sysio import Fail, log
+
+CPU = 1
+D_US = 4000
+VEC_TIMER, VEC_TASKLET = "1", "6"
+ATTEMPTS = 3
+
+
+def after_marker(evs, tag):
+    """Events on CPU after the marker tag."""
+    out, on = [], False
+    for e in evs:
+        if e.name == "tracing_mark_write":
+            on = e.body.strip().startswith(tag)
+        elif on and e.cpu == CPU:
+            out.append(e)
+    return out
+
+
+def one(inst, n):
+    """One softnest injection; True when judged, False to make it again."""
+    tag = f"softnest {n}"
+    quarter = D_US * 250
+    inst.clear()
+    inst.marker(tag)
+    injector.fire("softnest", D_US)
+    pid = int(sysio.read(f"{injector.PARAMS}/last_pid"))
+
+    def softirqs():
+        evs = after_marker(trace.parse(inst.text()), tag)
+        return {e.f.get("vec"): e.ns("duration_ns") for e in evs
+                if e.name == "softirq_noise" and
+                e.f.get("vec") in (VEC_TIMER, VEC_TASKLET)}, evs
+
+    sysio.wait_for(lambda: len(softirqs()[0]) == 2, 5, step=0.05)
+    got, evs = softirqs()
+    thread = max([e.ns("duration_ns") for e in evs
+                  if e.name == "thread_noise" and e.num("pid") == pid],
+                 default=0)
+    log(f"rep {n}: TIMER {got.get(VEC_TIMER)} ns, TASKLET "
+        f"{got.get(VEC_TASKLET)} ns, jitinject/{CPU}[{pid}] {thread} ns")
+    for vec, name in ((VEC_TIMER, "TIMER"), (VEC_TASKLET, "TASKLET")):
+        if got.get(vec, 0) < quarter:
+            raise Fail(f"no {name} softirq_noise of {quarter} ns or more "
+                       f"on CPU {CPU}: {got}; thread {thread} ns")
+    if thread > quarter:
+        log(f"the thread was charged {thread} ns > {quarter}: again")
+        return False
+    return True
+
+
+def body():
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=1000000,
+                runtime_us=1000000)
+    kmod.insmod("jitinject", cpu=CPU)
+    log(f"kernel {os.uname().release}, {os.uname().version}")
+    with tracefs.Instance("softnest", events=("jitmod",)) as inst:
+        injector.fire("softnest", 100)  # TCG translates the code once
+        if not any(one(inst, n) for n in range(ATTEMPTS)):
+            raise Fail(f"the thread was charged more than D/4 in all "
+                       f"{ATTEMPTS} reps")
+    kmod.rmmod("jitinject")
+    kmod.rmmod("jitmod")
+
+
+if __name__ == "__main__":
+    sys.exit(jt.run(body))
