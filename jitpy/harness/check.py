@@ -92,9 +92,11 @@ def run_host_tests(tally):
 WIDE_BOOTS = (("generic-4cpu", "generic", 4, "user_pinned.py"),)
 # The smoke suite on every other kernel of the matrix (make kernels):
 # load and unload, bad parameters, a hotplug cycle, trace-cmd decoding,
-# the events' formats, and each injector class once; the harness checks
-# the boot's dmesg after.
-SMOKE_PROGS = "load_unload.sh params.sh hotplug.sh decode.sh inject_once.py"
+# the events' formats, each injector class once, a woken task's latency
+# on a sampled CPU, and two tasks in softirq on one CPU; the harness
+# checks the boot's dmesg after.
+SMOKE_PROGS = ("load_unload.sh params.sh hotplug.sh decode.sh inject_once.py "
+               "wake.sh softnest.py")
 SMOKE_GEN = "jitmod_events"
 # 3 vCPUs (CPUs 1-2 isolated): 6.12 refuses to offline an isolated CPU
 # that is alone in its set, which would leave the hotplug cycle untested
