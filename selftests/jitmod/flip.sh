@@ -15,9 +15,7 @@
 jit_require
 
 FLIPS=50
-ncpu=$(nproc --all)
-[ "$ncpu" -ge 2 ] || jit_skip "needs 2 CPUs, have $ncpu"
-cpu=$((ncpu - 1))
+jit_last_cpu
 stats=$TRACEFS/per_cpu/cpu$cpu/stats
 
 insmod "$JIT_KO" cpus=$cpu period_us=10000 runtime_us=5000 ||

@@ -38,6 +38,14 @@ jit_require() {
 	echo "$JIT_MARK" > /dev/kmsg
 }
 
+# jit_last_cpu - set cpu to the last CPU, which the tests sample; skip
+# with fewer than 2 CPUs, so that CPU 0 stays for housekeeping.
+jit_last_cpu() {
+	ncpu=$(nproc --all)
+	[ "$ncpu" -ge 2 ] || jit_skip "needs 2 CPUs, have $ncpu"
+	cpu=$((ncpu - 1))
+}
+
 # jit_dmesg_since_mark - the kernel log written since this test started.
 jit_dmesg_since_mark() {
 	dmesg | sed -n "/$JIT_MARK/,\$p"

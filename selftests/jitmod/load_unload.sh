@@ -4,9 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 jit_require
 
-ncpu=$(nproc --all)
-[ "$ncpu" -ge 2 ] || jit_skip "needs 2 CPUs, have $ncpu"
-cpu=$((ncpu - 1))
+jit_last_cpu
 inst=$TRACEFS/instances/jitmod-selftest-$$
 
 insmod "$JIT_KO" cpus=$cpu period_us=200000 runtime_us=100000 ||

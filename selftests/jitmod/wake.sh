@@ -12,9 +12,7 @@
 jit_require
 
 LIMIT_US=200000
-ncpu=$(nproc --all)
-[ "$ncpu" -ge 2 ] || jit_skip "needs 2 CPUs, have $ncpu"
-cpu=$((ncpu - 1))
+jit_last_cpu
 command -v cyclictest >/dev/null || jit_skip "cyclictest (rt-tests) missing"
 [ -d /sys/kernel/debug/sched ] || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
 mode=$(cat /sys/kernel/debug/sched/preempt 2>/dev/null || echo "not shown")
