@@ -185,6 +185,7 @@ def main():
     for name, flavour, vcpus, progs in WIDE_BOOTS:
         if flavour in kernels:
             run_vm_suite(tally, flavour, name, vcpus, progs)
+    flips = [k for k in FLAVOURS if k in kernels]
     for rel, skip in matrix():
         if only and rel not in kernels:
             continue
@@ -193,9 +194,7 @@ def main():
         else:
             run_vm_suite(tally, rel, vcpus=SMOKE_VCPUS, progs=SMOKE_PROGS,
                          gen=SMOKE_GEN)
-    flips = [k for k in FLAVOURS if k in kernels]
-    flips += [rel for rel, skip in matrix()
-              if not skip and (not only or rel in kernels)]
+            flips.append(rel)
     for kernel in flips:
         run_vm_suite(tally, kernel, f"{kernel}-flip", progs=FLIP_PROG,
                      tcg_thread="single")
