@@ -45,6 +45,20 @@ def parse(text):
     return [Event(m) for m in map(TRACE_LINE.match, text.splitlines()) if m]
 
 
+def windows(events, tag, cpu):
+    """cpu's events between each marker that starts with tag and the next
+    marker, keyed by the marker's text."""
+    out, cur = {}, None
+    for e in events:
+        if e.name == "tracing_mark_write":
+            cur = e.body.strip() if e.body.strip().startswith(tag) else None
+            if cur is not None:
+                out[cur] = []
+        elif cur is not None and e.cpu == cpu:
+            out[cur].append(e)
+    return out
+
+
 def class_ns(gap, fields):
     """The net time of the classes in fields, summed, in gap."""
     return sum(gap.ns(f) for f in fields)

@@ -95,15 +95,7 @@ CLASSES = {
 
 def windows(events, tag):
     """Events on CPU between each 'tag' marker and the next marker."""
-    out, cur = {}, None
-    for e in events:
-        if e.name == "tracing_mark_write":
-            cur = e.body.strip() if e.body.strip().startswith(tag) else None
-            if cur is not None:
-                out[cur] = []
-        elif cur is not None and e.cpu == CPU:
-            out[cur].append(e)
-    return out
+    return trace.windows(events, tag, CPU)
 
 
 class Again(Exception):

@@ -31,17 +31,6 @@ VEC_TIMER, VEC_TASKLET = "1", "6"
 ATTEMPTS = 3
 
 
-def after_marker(evs, tag):
-    """Events on CPU after the marker tag."""
-    out, on = [], False
-    for e in evs:
-        if e.name == "tracing_mark_write":
-            on = e.body.strip().startswith(tag)
-        elif on and e.cpu == CPU:
-            out.append(e)
-    return out
-
-
 def one(inst, n):
     """One softnest injection; True when judged, False to make it again."""
     tag = f"softnest {n}"
@@ -54,7 +43,7 @@ def one(inst, n):
     def softirqs():
         """{vec: its longest softirq_noise}, and the events: the tick's
         own TIMER softirqs come and go around the injected one."""
-        evs = after_marker(trace.parse(inst.text()), tag)
+        evs = trace.windows(trace.parse(inst.text()), tag, CPU).get(tag, [])
         got = {}
         for e in evs:
             vec = e.f.get("vec")
