@@ -98,6 +98,26 @@ static struct jr_cpu *jr_model_cpu(struct jr_model *m, unsigned int cpu)
 	return &m->cpu[cpu];
 }
 
+/*
+ * jr_join - a and b, one after the other, into buf; the length the whole
+ * would have, as snprintf() gives.  The keys of the commonest events are
+ * made with it: the model makes one for every event it is given.
+ */
+static int jr_join(char *buf, size_t len, const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b), n;
+
+	if (!len)
+		return na + nb;
+	n = na < len - 1 ? na : len - 1;
+	memcpy(buf, a, n);
+	if (nb > len - 1 - n)
+		nb = len - 1 - n;
+	memcpy(buf + n, b, nb);
+	buf[n + nb] = '\0';
+	return strlen(a) + strlen(b);
+}
+
 /* jr_source_key - the source name of a class event or a hw gap. */
 int jr_source_key(const struct jr_rec *r, char *buf, size_t len, int *hcls)
 {
@@ -105,17 +125,17 @@ int jr_source_key(const struct jr_rec *r, char *buf, size_t len, int *hcls)
 	case JR_IRQ:
 		*hcls = JR_H_IRQ;
 		if (r->id < 0)
-			return snprintf(buf, len, "irq:%s", r->name);
+			return jr_join(buf, len, "irq:", r->name);
 		return snprintf(buf, len, "irq:%d %s", r->id, r->name);
 	case JR_SOFTIRQ:
 		*hcls = JR_H_SOFTIRQ;
 		if (r->cls >= 0 && r->cls < JIT_SOFTIRQ_NR)
-			return snprintf(buf, len, "softirq:%s",
-					jr_softirq_names[r->cls]);
+			return jr_join(buf, len,
+				       "softirq:", jr_softirq_names[r->cls]);
 		return snprintf(buf, len, "softirq:%d", r->cls);
 	case JR_NMI:
 		*hcls = JR_H_NMI;
-		return snprintf(buf, len, "nmi:%s", r->name);
+		return jr_join(buf, len, "nmi:", r->name);
 	case JR_THREAD:
 		*hcls = JR_H_THREAD;
 		return snprintf(buf, len, "thread:%s[%d]", r->name, r->id);
@@ -123,7 +143,7 @@ int jr_source_key(const struct jr_rec *r, char *buf, size_t len, int *hcls)
 		if (r->cls < JIT_NOISE_HW_SMI)
 			return -1;
 		*hcls = JR_H_SMI + (r->cls - JIT_NOISE_HW_SMI);
-		return snprintf(buf, len, "%s", jr_hclass_name(*hcls));
+		return jr_join(buf, len, "", jr_hclass_name(*hcls));
 	default:
 		return -1;
 	}

@@ -85,11 +85,48 @@ int jr_remove_stale_instances(void)
 	return removed;
 }
 
+/*
+ * jr_load_formats - a tep handle that knows the jitmod events and nothing
+ * else.  libtracefs's tracefs_local_events_system() also parses all of
+ * /proc/kallsyms into the handle, which costs a second of CPU on a small
+ * machine and is never used here: jitread resolves the few addresses its
+ * events carry itself (common/jr_ksym.c), when one first comes.
+ */
+static struct tep_handle *jr_load_formats(void)
+{
+	char **events = tracefs_system_events(NULL, "jitmod");
+	struct tep_handle *tep = NULL;
+	int i, size, bad = 0;
+	char *fmt;
+
+	if (!events)
+		return NULL;
+	tep = tep_alloc();
+	if (!tep)
+		goto out;
+	tep_set_file_bigendian(tep, tep_is_bigendian());
+	tep_set_local_bigendian(tep, tep_is_bigendian());
+	tep_set_long_size(tep, sizeof(long));
+	tep_set_page_size(tep, getpagesize());
+	for (i = 0; events[i]; i++) {
+		fmt = tracefs_event_file_read(NULL, "jitmod", events[i],
+					      "format", &size);
+		if (!fmt || tep_parse_event(tep, fmt, size, "jitmod"))
+			bad++;
+		free(fmt);
+	}
+	if (bad == i) { /* not one format: jitmod went away meanwhile */
+		tep_free(tep);
+		tep = NULL;
+	}
+out:
+	tracefs_list_free(events);
+	return tep;
+}
+
 int jr_stream_open(struct jr_stream *s, size_t buffer_kb, jr_sink_fn sink,
 		   void *ctx, struct jr_err *e)
 {
-	const char *systems[] = { "jitmod", NULL };
-
 	memset(s, 0, sizeof(*s));
 	s->sink = sink;
 	s->ctx = ctx;
@@ -103,7 +140,7 @@ int jr_stream_open(struct jr_stream *s, size_t buffer_kb, jr_sink_fn sink,
 		return jr_fail(e, -EINVAL,
 			       "cannot create tracefs instance %s: %s", s->name,
 			       strerror(errno));
-	s->tep = tracefs_local_events_system(NULL, systems);
+	s->tep = jr_load_formats();
 	if (!s->tep) {
 		jr_fail(e, -EINVAL, "cannot read the jitmod event formats");
 		goto err_destroy;

@@ -5,6 +5,7 @@
 #ifndef JR_TRACE_H
 #define JR_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,7 @@ struct jr_stream {
 	struct tep_handle *tep;
 	struct tep_event *ev[JR_NR_TYPES];
 	struct tep_format_field *fld[JR_NR_TYPES][JR_MAX_FIELDS];
+	struct tep_format_field *type_fld; /* common_type: the event's id */
 	jr_sink_fn sink;
 	void *ctx;
 	int sink_err;
@@ -34,13 +36,19 @@ struct jr_stream {
 	/* the reader (jr_trace_read.c) */
 	int nr_cpus;
 	struct tracefs_cpu **tcpu; /* per CPU, open once jitmod samples it */
+	int *fd; /* per CPU, tcpu's trace_pipe_raw */
+	bool poll_ok; /* poll() waits for buffer_percent */
+	bool woken; /* the last wait was ended by poll() */
 	uint64_t *lost_seen; /* per CPU, from per_cpu/cpuN/stats */
 	struct kbuffer *kbuf;
 	void *page;
 	int page_size;
 	uint64_t next_check_ns; /* when to look at cpus and losses again */
-	uint64_t pages; /* sub-buffers read so far */
-	uint64_t pages_waited; /* pages at the last jr_stream_wait() */
+	uint64_t bytes; /* of event data, read so far */
+	uint64_t bytes_waited; /* bytes at the last jr_stream_wait() */
+	uint64_t waited_ns; /* when the last jr_stream_wait() ended */
+	uint64_t buf_bytes; /* one CPU's ring buffer */
+	uint64_t sleep_ns; /* the last sleep between polls */
 };
 
 int jr_stream_open(struct jr_stream *s, size_t buffer_kb, jr_sink_fn sink,
@@ -56,7 +64,7 @@ int jr_reader_init(struct jr_stream *s, struct jr_err *e);
 void jr_reader_free(struct jr_stream *s);
 int jr_stream_drain(struct jr_stream *s);
 int jr_stream_finish(struct jr_stream *s);
-void jr_stream_wait(struct jr_stream *s);
+void jr_stream_wait(struct jr_stream *s, uint64_t max_ns);
 int jr_remove_stale_instances(void);
 
 #endif /* JR_TRACE_H */

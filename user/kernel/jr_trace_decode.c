@@ -104,6 +104,9 @@ int jr_decoder_init(struct jr_stream *s, struct jr_err *e)
 				e, -EINVAL,
 				"event jitmod:%s missing: jitmod too old?",
 				jr_event_names[t]);
+		if (!s->type_fld)
+			s->type_fld =
+				tep_find_common_field(s->ev[t], "common_type");
 		for (i = 0; i < JR_MAX_FIELDS && jr_fields[t][i].field; i++) {
 			s->fld[t][i] = tep_find_any_field(
 				s->ev[t], jr_fields[t][i].field);
@@ -115,7 +118,45 @@ int jr_decoder_init(struct jr_stream *s, struct jr_err *e)
 					jr_fields[t][i].field);
 		}
 	}
+	if (!s->type_fld)
+		return jr_fail(e, -EINVAL,
+			       "the jitmod events have no common_type field");
 	return 0;
+}
+
+/*
+ * jr_num - number field f of rec, unsigned, by the offset found when the
+ * stream opened; 0 when the field does not lie inside the record.  It
+ * reads what tep_read_number_field() reads, without its per-call lookups:
+ * this runs for every field of every event.
+ */
+static uint64_t jr_num(const struct tep_format_field *f,
+		       const struct tep_record *rec)
+{
+	const char *p = (const char *)rec->data + f->offset;
+	uint8_t v8;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	if (f->offset < 0 || f->offset + f->size > rec->size)
+		return 0;
+	switch (f->size) {
+	case 1:
+		memcpy(&v8, p, 1);
+		return v8;
+	case 2:
+		memcpy(&v16, p, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, p, 4);
+		return v32;
+	case 8:
+		memcpy(&v64, p, 8);
+		return v64;
+	default:
+		return 0;
+	}
 }
 
 /*
@@ -157,8 +198,8 @@ bad:
 static int jr_decode(struct jr_stream *s, int t, struct tep_record *rec,
 		     int cpu, struct jr_rec *r)
 {
-	unsigned long long v;
 	struct jr_err e;
+	uint64_t v;
 	int i;
 
 	memset(r, 0, sizeof(*r));
@@ -172,8 +213,7 @@ static int jr_decode(struct jr_stream *s, int t, struct tep_record *rec,
 			jr_str(s->fld[t][i], rec, r->name, sizeof(r->name));
 			continue;
 		}
-		v = 0;
-		tep_read_number_field(s->fld[t][i], rec->data, &v);
+		v = jr_num(s->fld[t][i], rec);
 		if (d <= D_V6)
 			r->v[d - D_V0] = v;
 		else if (d == D_CLS)
@@ -195,7 +235,7 @@ static int jr_decode(struct jr_stream *s, int t, struct tep_record *rec,
  */
 int jr_stream_record(struct jr_stream *s, struct tep_record *rec, int cpu)
 {
-	int id = tep_data_type(s->tep, rec);
+	int id = (int)jr_num(s->type_fld, rec);
 	struct jr_rec r;
 	int t;
 
