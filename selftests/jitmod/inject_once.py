@@ -23,6 +23,7 @@ from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 D_US = 1000
+ATTEMPTS = 3
 
 
 def expected(pids):
@@ -51,7 +52,8 @@ def run(out, ready):
     return done
 
 
-def body():
+def attempt():
+    """One load, injection and check of every class; Fail says what."""
     # runtime = period: no injection may land in the sampler's sleep,
     # where an IPI to an idle CPU need not even be an interrupt
     kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=1000000,
@@ -93,6 +95,21 @@ def body():
         log(f"details {have}: {ipi}")
     else:
         log(f"details {have}: no csd tracepoints, IPIs not named")
+
+
+def body():
+    """ATTEMPTS tries: a host stall under TCG can split or hide one
+    injection; a class misfiled every time is a jitmod bug."""
+    for i in range(1, ATTEMPTS + 1):
+        try:
+            attempt()
+            return
+        except Fail as e:
+            kmod.rmmod("jitinject", check=False)
+            kmod.rmmod("jitmod", check=False)
+            if i == ATTEMPTS:
+                raise
+            log(f"attempt {i} of {ATTEMPTS} failed: {e}")
 
 
 if __name__ == "__main__":

@@ -4,11 +4,10 @@
 
  - Flood: jitmod samples the last CPU with a 100 ns threshold, so that
    TCG's noise gives thousands of gaps a second, and `jitread hist` reads
-   them through a 64 KB ring buffer per CPU for FLOOD_S.  That buffer
-   holds about a thousand events, so the run turns it over many times; it
-   must read at least MIN_EVENTS and lose none.  A reader that sleeps by
-   the clock alone loses some at this rate, as bursts fill the buffer
-   within one sleep; this one is woken by the kernel at a quarter full.
+   them through a BUFFER_KB ring buffer per CPU for FLOOD_S.  That buffer
+   holds a few thousand events, so the run turns it over many times; it
+   must read at least MIN_EVENTS and lose none.  A reader that kept the
+   1 s sleep of a quiet stream would lose most of them.
  - Quiet: with a 10 ms threshold almost nothing comes, and `jitread
    record` over QUIET_S must wake (poll or sleep) at most MAX_WAKES times,
    counted with strace: a sleep grows to 1 s when nothing comes.
@@ -26,23 +25,24 @@ from jitpy.guest import kmod, sysio
 from jitpy.guest.sysio import Fail, Skip, log
 
 FLOOD_S = 5
+BUFFER_KB = 256
 MIN_EVENTS = 10000
 QUIET_S = 10
-MAX_WAKES = 3 * QUIET_S  # 1 s sleeps, after a ramp of 10, 20, ... ms
+MAX_WAKES = 3 * QUIET_S  # 1 s sleeps, after a ramp of 10, 15, 22 ... ms
 
 
 def flood(jr, cpu, tmp):
-    """jitread hist through 64 KB buffers at threshold 100 ns: no loss."""
+    """jitread hist through small buffers at threshold 100 ns: no loss."""
     kmod.insmod("jitmod", cpus=cpu, threshold_ns=100)
     out = os.path.join(tmp, "flood.json")
-    sysio.sh(["taskset", "-c", "0", jr, "hist", "-q", "--buffer-kb", "64",
-              "-d", f"{FLOOD_S}s", "--json", out])
+    sysio.sh(["taskset", "-c", "0", jr, "hist", "-q", "--buffer-kb",
+              str(BUFFER_KB), "-d", f"{FLOOD_S}s", "--json", out])
     kmod.rmmod("jitmod")
     with open(out) as f:
         d = json.load(f)
     lost = sum(c["summary"]["lost_events"] for c in d["cpus"])
-    log(f"flood: {d['events']} events in {FLOOD_S} s through 64 KB, "
-        f"{lost} lost")
+    log(f"flood: {d['events']} events in {FLOOD_S} s through {BUFFER_KB} "
+        f"KB, {lost} lost")
     if d["events"] < MIN_EVENTS:
         raise Fail(f"only {d['events']} events: no flood "
                    f"(need {MIN_EVENTS})")

@@ -5,7 +5,6 @@
 #ifndef JR_TRACE_H
 #define JR_TRACE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,9 +35,6 @@ struct jr_stream {
 	/* the reader (jr_trace_read.c) */
 	int nr_cpus;
 	struct tracefs_cpu **tcpu; /* per CPU, open once jitmod samples it */
-	int *fd; /* per CPU, tcpu's trace_pipe_raw */
-	bool poll_ok; /* poll() waits for buffer_percent */
-	bool woken; /* the last wait was ended by poll() */
 	uint64_t *lost_seen; /* per CPU, from per_cpu/cpuN/stats */
 	struct kbuffer *kbuf;
 	void *page;

@@ -8,14 +8,12 @@
  * at every poll; the sub-buffers are parsed with libtraceevent's kbuffer.
  * Which CPUs jitmod samples, and how many events each CPU's ring buffer
  * lost, is looked at once a second and at the end.  Callers sleep
- * between polls with jr_stream_wait(): in poll() on those files, which
- * the kernel ends when a buffer is JR_WAKE_PCT full (buffer_percent, on
- * 6.1 and later), and otherwise as long as the buffers can take what
- * comes meanwhile at the rate seen.
+ * between polls with jr_stream_wait(), as long as the buffers can take
+ * what comes meanwhile at the rate seen.  The reader never blocks in the
+ * kernel: a waiter on a ring buffer makes the writer queue an irq_work on
+ * its own CPU to wake it, and that CPU is the one jitmod measures.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +32,7 @@
 #define JR_CHECK_NS 1000000000ULL
 #define JR_MIN_POLL_NS 1000000ULL /* the shortest sleep between polls */
 #define JR_FIRST_POLL_NS 10000000ULL /* the first, before any rate is seen */
-#define JR_FILL_DIV 4 /* fill at most a quarter of a buffer per sleep */
-#define JR_WAKE_PCT "25" /* the kernel wakes the reader at this fill */
+#define JR_FILL_DIV 8 /* fill at most an eighth of a buffer per sleep */
 
 /* jr_lost_now - events the ring buffer lost on cpu so far. */
 static uint64_t jr_lost_now(struct jr_stream *s, int cpu)
@@ -59,31 +56,16 @@ static uint64_t jr_lost_now(struct jr_stream *s, int cpu)
 	return lost;
 }
 
-/*
- * jr_open_cpu - a handle on cpu's buffer, its losses so far and its size.
- * The file is opened here, not by tracefs_cpu_open(), to poll() it.
- */
+/* jr_open_cpu - a handle on cpu's buffer, its losses so far and size. */
 static int jr_open_cpu(struct jr_stream *s, int cpu)
 {
-	char file[64], *path;
-	int size, fd;
 	ssize_t kb;
+	int size;
 	void *page;
 
-	snprintf(file, sizeof(file), "per_cpu/cpu%d/trace_pipe_raw", cpu);
-	path = tracefs_instance_get_file(s->inst, file);
-	if (!path)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	tracefs_put_tracing_file(path);
-	if (fd < 0)
-		return -errno;
-	s->tcpu[cpu] = tracefs_cpu_alloc_fd(fd, getpagesize(), true);
-	if (!s->tcpu[cpu]) {
-		close(fd);
-		return -ENOMEM;
-	}
-	s->fd[cpu] = fd;
+	s->tcpu[cpu] = tracefs_cpu_open(s->inst, cpu, true);
+	if (!s->tcpu[cpu])
+		return -errno ?: -EIO;
 	kb = tracefs_instance_get_buffer_size(s->inst, cpu);
 	if (kb > 0 && (!s->buf_bytes || (uint64_t)kb * 1024 < s->buf_bytes))
 		s->buf_bytes = (uint64_t)kb * 1024;
@@ -129,24 +111,20 @@ int jr_reader_init(struct jr_stream *s, struct jr_err *e)
 	if (s->nr_cpus > JR_MAX_CPUS)
 		s->nr_cpus = JR_MAX_CPUS;
 	s->tcpu = calloc(s->nr_cpus, sizeof(*s->tcpu));
-	s->fd = calloc(s->nr_cpus, sizeof(*s->fd));
 	s->lost_seen = calloc(s->nr_cpus, sizeof(*s->lost_seen));
 	s->page_size = getpagesize(); /* grown to the sub-buffer size */
 	s->page = malloc(s->page_size);
 	s->kbuf = kbuffer_alloc(sizeof(long) == 8 ? KBUFFER_LSIZE_8 :
 						    KBUFFER_LSIZE_4,
 				KBUFFER_ENDIAN_LITTLE);
-	if (!s->tcpu || !s->fd || !s->lost_seen || !s->page || !s->kbuf)
+	if (!s->tcpu || !s->lost_seen || !s->page || !s->kbuf)
 		return jr_fail(e, -ENOMEM, "out of memory");
 	ret = jr_follow_cpus(s);
 	if (ret)
 		return jr_fail(e, ret, "cannot open %s's per-CPU buffers: %s",
 			       s->name, strerror(-ret));
-	/* without the file (before 4.20) poll() wakes on any event */
-	s->poll_ok = tracefs_instance_file_write(s->inst, "buffer_percent",
-						 JR_WAKE_PCT) > 0;
 	s->waited_ns = jr_mono_ns();
-	s->sleep_ns = JR_FIRST_POLL_NS / 2; /* doubled by the first wait */
+	s->sleep_ns = JR_FIRST_POLL_NS;
 	s->next_check_ns = s->waited_ns + JR_CHECK_NS;
 	return 0;
 }
@@ -155,16 +133,11 @@ void jr_reader_free(struct jr_stream *s)
 {
 	int cpu;
 
-	for (cpu = 0; s->tcpu && cpu < s->nr_cpus; cpu++) {
-		if (!s->tcpu[cpu])
-			continue;
-		tracefs_cpu_free_fd(s->tcpu[cpu]);
-		close(s->fd[cpu]);
-	}
+	for (cpu = 0; s->tcpu && cpu < s->nr_cpus; cpu++)
+		if (s->tcpu[cpu])
+			tracefs_cpu_close(s->tcpu[cpu]);
 	free(s->tcpu);
 	s->tcpu = NULL;
-	free(s->fd);
-	s->fd = NULL;
 	free(s->lost_seen);
 	s->lost_seen = NULL;
 	free(s->page);
@@ -275,17 +248,18 @@ int jr_stream_finish(struct jr_stream *s)
 
 /*
  * jr_next_sleep - how long to sleep after an interval of dt ns that
- * brought bytes.  A quarter of one CPU's buffer should fill in it at the
+ * brought bytes.  An eighth of one CPU's buffer should fill in it at the
  * interval's rate; the rate is the sum over all CPUs, so a CPU's own
  * buffer fills no faster than assumed.  An interval that filled half a
  * buffer or more may have lost events, and then its bytes tell nothing
  * about the rate: the sleep is cut to a quarter.  A sleep grows at most
- * twofold a turn, so a quiet stream reaches max_ns in a few polls.
+ * by half a turn, so that a burst after a quiet spell finds the reader
+ * awake soon, and a quiet stream still reaches max_ns in a few seconds.
  */
 static uint64_t jr_next_sleep(const struct jr_stream *s, uint64_t bytes,
 			      uint64_t dt, uint64_t max_ns)
 {
-	uint64_t next = 2 * s->sleep_ns;
+	uint64_t next = s->sleep_ns + s->sleep_ns / 2;
 
 	if (s->buf_bytes && 2 * bytes >= s->buf_bytes) {
 		next = s->sleep_ns / 4;
@@ -301,41 +275,18 @@ static uint64_t jr_next_sleep(const struct jr_stream *s, uint64_t bytes,
 }
 
 /*
- * jr_sleep - sleep ns, or less when the kernel says a buffer reached
- * buffer_percent; true when it did.  A kernel before 6.1 ends poll() on
- * the first event instead: a wake-up that found less than an eighth of a
- * buffer shows it, and from then on the reader only sleeps.
- */
-static bool jr_sleep(struct jr_stream *s, uint64_t ns)
-{
-	struct pollfd fds[JR_MAX_CPUS];
-	int cpu, n = 0;
-
-	if (!s->poll_ok) {
-		usleep(ns / 1000);
-		return false;
-	}
-	for (cpu = 0; cpu < s->nr_cpus; cpu++)
-		if (s->tcpu[cpu])
-			fds[n++] = (struct pollfd){ .fd = s->fd[cpu],
-						    .events = POLLIN };
-	return poll(fds, n, (int)((ns + 999999) / 1000000)) > 0;
-}
-
-/*
- * jr_stream_wait - sleep until the next poll, at most max_ns: until a
- * buffer is a quarter full, or as long as the buffers can take what
- * comes meanwhile (jr_next_sleep()), so that a quiet stream costs few
- * wake-ups and a busy one loses nothing.
+ * jr_stream_wait - sleep until the next poll, at most max_ns: as long as
+ * the buffers can take what comes meanwhile (jr_next_sleep()), so that a
+ * quiet stream costs few wake-ups and a busy one loses nothing.
  */
 void jr_stream_wait(struct jr_stream *s, uint64_t max_ns)
 {
-	uint64_t now = jr_mono_ns(), bytes = s->bytes - s->bytes_waited;
+	uint64_t now = jr_mono_ns();
 
-	if (s->woken && s->buf_bytes && 8 * bytes < s->buf_bytes)
-		s->poll_ok = false;
-	s->sleep_ns = jr_next_sleep(s, bytes, now - s->waited_ns, max_ns);
+	s->sleep_ns = jr_next_sleep(s, s->bytes - s->bytes_waited,
+				    now - s->waited_ns, max_ns);
 	s->bytes_waited = s->bytes;
 	s->waited_ns = now;
-	s->woken = max_ns && jr_sleep(s, s->sleep_ns);
+	if (max_ns)
+		usleep(s->sleep_ns / 1000);
 }
