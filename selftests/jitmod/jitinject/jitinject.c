@@ -414,6 +414,8 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 	}
 	if (!ret)
 		ret = jinj_wait(want, ns * 2);
+	if (ret == -ETIMEDOUT && !strcmp(cls, "softirq"))
+		jit_timer_delete_sync(&jinj_timer); /* the next add_timer_on() */
 	if (t) {
 		if (t == jinj_waiter)
 			jit_timer_delete_sync(&jinj_timer);
