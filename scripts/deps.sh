@@ -19,7 +19,7 @@ PKGS=(
 	# the real kselftest harness, taken from the kernel source
 	linux-source-6.1 rsync xz-utils
 	# references and helpers
-	rt-tests rtla trace-cmd strace python3 python3-matplotlib python3-numpy
+	rt-tests rtla trace-cmd python3 python3-matplotlib python3-numpy
 	# jitread.1 from Documentation/jitread.rst; style gates
 	python3-docutils clang-format pycodestyle
 	dkms

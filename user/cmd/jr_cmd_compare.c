@@ -61,7 +61,7 @@ static int jr_kernel_phase(struct jr_stream *s, struct jr_ksave *saved,
 		return ret;
 	jr_ready(ready_file);
 	while (jr_mono_ns() < end && !jr_interrupted && !ret) {
-		jr_stream_wait(s, jr_wait_cap(JR_POLL_NS, end));
+		jr_stream_wait(s);
 		ret = jr_stream_drain(s);
 		if (!jr_module_loaded())
 			return -ENODEV;

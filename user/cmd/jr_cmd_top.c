@@ -52,10 +52,7 @@ static void jr_top_frame(struct jr_live *c, double elapsed, bool last)
 
 static int jr_top_run(struct jr_opts *o, int argc, char **argv)
 {
-	struct jr_live c = { .o = o,
-			     .frame = jr_top_frame,
-			     .frame_every_ns = JR_POLL_NS,
-			     .windowed = true };
+	struct jr_live c = { .o = o, .frame = jr_top_frame, .windowed = true };
 	int ret, files;
 
 	ret = jr_live_run(&c, argc, argv);

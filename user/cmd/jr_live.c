@@ -24,29 +24,12 @@
 #include "cmd/jr_live.h"
 #include "common/jr_safe.h"
 #include "common/jr_text.h"
-#include "common/jr_tsc.h"
 #include "cmd/jr_out.h"
 #include "common/jr_sys.h"
 #include "kernel/jr_trace.h"
 
 #define JR_TAIL 4096 /* records kept for --on-threshold trace */
 #define JR_GONE_CHECK_S 0.1 /* how often to look whether jitmod is there */
-#define JR_IDLE_POLL_NS 1000000000ULL /* longest sleep of record and hist */
-
-/*
- * jr_wait_cap - the longest the reader may sleep now: max_ns, or less
- * when the run ends (end_ns, 0 for never) sooner.
- */
-uint64_t jr_wait_cap(uint64_t max_ns, uint64_t end_ns)
-{
-	uint64_t now = jr_mono_ns();
-
-	if (!end_ns)
-		return max_ns;
-	if (end_ns <= now)
-		return 0;
-	return end_ns - now < max_ns ? end_ns - now : max_ns;
-}
 
 static struct jr_ksave *jr_to_restore;
 
@@ -310,18 +293,6 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 }
 
 /*
- * jr_max_sleep - the longest sleep between polls: a view's refresh, else
- * 100 ms where --on-threshold acts on a stop, else 1 s.  Fewer wake-ups
- * cost less; jr_stream_wait() shortens the sleep while events come fast.
- */
-static uint64_t jr_max_sleep(const struct jr_live *c)
-{
-	if (c->frame_every_ns)
-		return c->frame_every_ns;
-	return c->o->live.on_thr.nr ? JR_POLL_NS : JR_IDLE_POLL_NS;
-}
-
-/*
  * jr_live_run - read until the end of the run; calls c->frame at every
  * poll and once at the end.  0, or JR_EXIT_GONE when jitmod went away.
  * A failure while reading or recording ends the run and is kept in
@@ -332,13 +303,11 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 {
 	const struct jr_opts *o = c->o;
 	double start, now, next_gone_check = 0;
-	uint64_t end_ns;
 	struct jr_stream s;
 	int gone = 0, ret;
 
 	jr_live_start(c, &s, argc, argv);
 	start = jr_now();
-	end_ns = o->live.duration_ns ? jr_mono_ns() + o->live.duration_ns : 0;
 	for (;;) {
 		now = jr_now();
 		ret = jr_stream_drain(&s);
@@ -358,7 +327,7 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 			break;
 		if (c->frame)
 			c->frame(c, now - start, false);
-		jr_stream_wait(&s, jr_wait_cap(jr_max_sleep(c), end_ns));
+		jr_stream_wait(&s);
 	}
 	if (!gone && !ret)
 		ret = jr_stream_finish(&s);

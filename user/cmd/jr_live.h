@@ -38,12 +38,8 @@ struct jr_live {
 	bool store_only; /* record: write the events, build no model */
 	bool windowed; /* top: also keep the events since the last frame */
 	jr_frame_fn frame;
-	uint64_t frame_every_ns; /* sleep at most this; 0: 1 s */
 };
 
-#define JR_POLL_NS 100000000ULL /* a live view's longest sleep */
-
-uint64_t jr_wait_cap(uint64_t max_ns, uint64_t end_ns);
 void jr_preflight(const struct jr_opts *o);
 void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved);
 void jr_restore_params(struct jr_ksave *saved);

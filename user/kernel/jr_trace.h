@@ -40,11 +40,8 @@ struct jr_stream {
 	void *page;
 	int page_size;
 	uint64_t next_check_ns; /* when to look at cpus and losses again */
-	uint64_t bytes; /* of event data, read so far */
-	uint64_t bytes_waited; /* bytes at the last jr_stream_wait() */
-	uint64_t waited_ns; /* when the last jr_stream_wait() ended */
-	uint64_t buf_bytes; /* one CPU's ring buffer */
-	uint64_t sleep_ns; /* the last sleep between polls */
+	uint64_t pages; /* sub-buffers read so far */
+	uint64_t pages_waited; /* pages at the last jr_stream_wait() */
 };
 
 int jr_stream_open(struct jr_stream *s, size_t buffer_kb, jr_sink_fn sink,
@@ -60,7 +57,7 @@ int jr_reader_init(struct jr_stream *s, struct jr_err *e);
 void jr_reader_free(struct jr_stream *s);
 int jr_stream_drain(struct jr_stream *s);
 int jr_stream_finish(struct jr_stream *s);
-void jr_stream_wait(struct jr_stream *s, uint64_t max_ns);
+void jr_stream_wait(struct jr_stream *s);
 int jr_remove_stale_instances(void);
 
 #endif /* JR_TRACE_H */

@@ -8,10 +8,8 @@
  * at every poll; the sub-buffers are parsed with libtraceevent's kbuffer.
  * Which CPUs jitmod samples, and how many events each CPU's ring buffer
  * lost, is looked at once a second and at the end.  Callers sleep
- * between polls with jr_stream_wait(), as long as the buffers can take
- * what comes meanwhile at the rate seen.  The reader never blocks in the
- * kernel: a waiter on a ring buffer makes the writer queue an irq_work on
- * its own CPU to wake it, and that CPU is the one jitmod measures.
+ * between polls with jr_stream_wait(), which shortens the sleep while
+ * the stream is busy.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,9 +28,9 @@
 #include "kernel/jr_trace.h"
 
 #define JR_CHECK_NS 1000000000ULL
-#define JR_MIN_POLL_NS 1000000ULL /* the shortest sleep between polls */
-#define JR_FIRST_POLL_NS 10000000ULL /* the first, before any rate is seen */
-#define JR_FILL_DIV 8 /* fill at most an eighth of a buffer per sleep */
+#define JR_POLL_US 100000
+#define JR_BUSY_POLL_US 10000 /* after a poll that found JR_BUSY_PAGES */
+#define JR_BUSY_PAGES 2
 
 /* jr_lost_now - events the ring buffer lost on cpu so far. */
 static uint64_t jr_lost_now(struct jr_stream *s, int cpu)
@@ -56,19 +54,15 @@ static uint64_t jr_lost_now(struct jr_stream *s, int cpu)
 	return lost;
 }
 
-/* jr_open_cpu - a handle on cpu's buffer, its losses so far and size. */
+/* jr_open_cpu - a handle on cpu's buffer, and its losses so far. */
 static int jr_open_cpu(struct jr_stream *s, int cpu)
 {
-	ssize_t kb;
 	int size;
 	void *page;
 
 	s->tcpu[cpu] = tracefs_cpu_open(s->inst, cpu, true);
 	if (!s->tcpu[cpu])
 		return -errno ?: -EIO;
-	kb = tracefs_instance_get_buffer_size(s->inst, cpu);
-	if (kb > 0 && (!s->buf_bytes || (uint64_t)kb * 1024 < s->buf_bytes))
-		s->buf_bytes = (uint64_t)kb * 1024;
 	size = tracefs_cpu_read_size(s->tcpu[cpu]);
 	if (size > s->page_size) {
 		page = realloc(s->page, size);
@@ -123,9 +117,7 @@ int jr_reader_init(struct jr_stream *s, struct jr_err *e)
 	if (ret)
 		return jr_fail(e, ret, "cannot open %s's per-CPU buffers: %s",
 			       s->name, strerror(-ret));
-	s->waited_ns = jr_mono_ns();
-	s->sleep_ns = JR_FIRST_POLL_NS;
-	s->next_check_ns = s->waited_ns + JR_CHECK_NS;
+	s->next_check_ns = jr_mono_ns() + JR_CHECK_NS;
 	return 0;
 }
 
@@ -156,7 +148,6 @@ static int jr_read_page(struct jr_stream *s, int cpu)
 
 	if (kbuffer_load_subbuffer(s->kbuf, s->page))
 		return 0;
-	s->bytes += kbuffer_subbuffer_size(s->kbuf);
 	for (data = kbuffer_read_event(s->kbuf, &ts); data;
 	     data = kbuffer_next_event(s->kbuf, &ts)) {
 		memset(&rec, 0, sizeof(rec));
@@ -179,6 +170,7 @@ static int jr_read_cpu(struct jr_stream *s, int cpu)
 		n = tracefs_cpu_read(s->tcpu[cpu], s->page, true);
 		if (n <= 0)
 			return n < 0 && errno != EAGAIN ? -errno : 0;
+		s->pages++;
 		if (jr_read_page(s, cpu))
 			return s->sink_err;
 	}
@@ -247,46 +239,15 @@ int jr_stream_finish(struct jr_stream *s)
 }
 
 /*
- * jr_next_sleep - how long to sleep after an interval of dt ns that
- * brought bytes.  An eighth of one CPU's buffer should fill in it at the
- * interval's rate; the rate is the sum over all CPUs, so a CPU's own
- * buffer fills no faster than assumed.  An interval that filled half a
- * buffer or more may have lost events, and then its bytes tell nothing
- * about the rate: the sleep is cut to a quarter.  A sleep grows at most
- * by half a turn, so that a burst after a quiet spell finds the reader
- * awake soon, and a quiet stream still reaches max_ns in a few seconds.
+ * jr_stream_wait - sleep until the next poll: 100 ms, or 10 ms when the
+ * polls since the last wait gave JR_BUSY_PAGES sub-buffers or more, so
+ * that a busy stream is read before a small ring buffer fills and loses
+ * events.
  */
-static uint64_t jr_next_sleep(const struct jr_stream *s, uint64_t bytes,
-			      uint64_t dt, uint64_t max_ns)
+void jr_stream_wait(struct jr_stream *s)
 {
-	uint64_t next = s->sleep_ns + s->sleep_ns / 2;
+	bool busy = s->pages - s->pages_waited >= JR_BUSY_PAGES;
 
-	if (s->buf_bytes && 2 * bytes >= s->buf_bytes) {
-		next = s->sleep_ns / 4;
-	} else if (bytes && s->buf_bytes) {
-		double fill = (double)dt * (s->buf_bytes / JR_FILL_DIV) / bytes;
-
-		if (fill < (double)next)
-			next = (uint64_t)fill;
-	}
-	if (next > max_ns)
-		next = max_ns;
-	return next < JR_MIN_POLL_NS ? JR_MIN_POLL_NS : next;
-}
-
-/*
- * jr_stream_wait - sleep until the next poll, at most max_ns: as long as
- * the buffers can take what comes meanwhile (jr_next_sleep()), so that a
- * quiet stream costs few wake-ups and a busy one loses nothing.
- */
-void jr_stream_wait(struct jr_stream *s, uint64_t max_ns)
-{
-	uint64_t now = jr_mono_ns();
-
-	s->sleep_ns = jr_next_sleep(s, s->bytes - s->bytes_waited,
-				    now - s->waited_ns, max_ns);
-	s->bytes_waited = s->bytes;
-	s->waited_ns = now;
-	if (max_ns)
-		usleep(s->sleep_ns / 1000);
+	s->pages_waited = s->pages;
+	usleep(busy ? JR_BUSY_POLL_US : JR_POLL_US);
 }
