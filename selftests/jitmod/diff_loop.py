@@ -129,16 +129,13 @@ def body():
     os.makedirs(tmp)
     a, b, c = (os.path.join(tmp, x) for x in ("a.json", "b.json",
                                               "c.json"))
-    for i in range(1, ATTEMPTS + 1):
+
+    def runs_a_b():
         hist(jr, a, True)
         hist(jr, b, False)
-        try:
-            a_b(jr, a, b)
-            break
-        except Fail as e:
-            if i == ATTEMPTS:
-                raise
-            log(f"attempt {i} of {ATTEMPTS} failed: {e}")
+        a_b(jr, a, b)
+
+    jt.attempts(runs_a_b, ATTEMPTS)
     hist(jr, c, False)
 
     rc, d, err = diff(jr, b, a, "--fail-worse")

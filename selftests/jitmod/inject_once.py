@@ -97,19 +97,15 @@ def attempt():
         log(f"details {have}: no csd tracepoints, IPIs not named")
 
 
+def unload():
+    kmod.rmmod("jitinject", check=False)
+    kmod.rmmod("jitmod", check=False)
+
+
 def body():
     """ATTEMPTS tries: a host stall under TCG can split or hide one
     injection; a class misfiled every time is a jitmod bug."""
-    for i in range(1, ATTEMPTS + 1):
-        try:
-            attempt()
-            return
-        except Fail as e:
-            kmod.rmmod("jitinject", check=False)
-            kmod.rmmod("jitmod", check=False)
-            if i == ATTEMPTS:
-                raise
-            log(f"attempt {i} of {ATTEMPTS} failed: {e}")
+    jt.attempts(attempt, ATTEMPTS, after_fail=unload)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,21 @@ def bad_dmesg_pattern():
     return re.compile(m.group(1))
 
 
+def attempts(fn, n, after_fail=None):
+    """fn() until it returns, at most n times: a host stall under TCG can
+    spoil one measurement.  Each failed try is logged and followed by
+    after_fail(); the last try's Fail is raised."""
+    for i in range(1, n + 1):
+        try:
+            return fn()
+        except Fail as e:
+            if after_fail:
+                after_fail()
+            if i == n:
+                raise
+            log(f"attempt {i} of {n} failed: {e}")
+
+
 def diagnose(cpu):
     """Log what the sampler on cpu is doing, for a failure report."""
     for pid in (p for p in os.listdir("/proc") if p.isdigit()):

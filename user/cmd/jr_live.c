@@ -315,7 +315,7 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 			ret = jr_continue(c);
 		if (ret || c->stopped || jr_interrupted)
 			break;
-		if (now >= next_gone_check) { /* a stat; polls run at 100 Hz */
+		if (now >= next_gone_check) { /* polls come at up to 100 Hz */
 			next_gone_check = now + JR_GONE_CHECK_S;
 			if (!jr_module_loaded()) {
 				gone = 1;

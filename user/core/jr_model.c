@@ -105,17 +105,16 @@ static struct jr_cpu *jr_model_cpu(struct jr_model *m, unsigned int cpu)
  */
 static int jr_join(char *buf, size_t len, const char *a, const char *b)
 {
-	size_t na = strlen(a), nb = strlen(b), n;
+	size_t na = strlen(a), nb = strlen(b), n, m;
 
 	if (!len)
 		return na + nb;
 	n = na < len - 1 ? na : len - 1;
+	m = nb < len - 1 - n ? nb : len - 1 - n;
 	memcpy(buf, a, n);
-	if (nb > len - 1 - n)
-		nb = len - 1 - n;
-	memcpy(buf + n, b, nb);
-	buf[n + nb] = '\0';
-	return strlen(a) + strlen(b);
+	memcpy(buf + n, b, m);
+	buf[n + m] = '\0';
+	return na + nb;
 }
 
 /* jr_source_key - the source name of a class event or a hw gap. */
