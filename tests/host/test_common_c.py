@@ -13,17 +13,18 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
 USER = os.path.join(TOP, "user")
 
 
-def build_and_run(test, srcs):
+def build_and_run(test, srcs, libs=()):
     """Build tests/host/c/TEST.c with srcs (under user/) as jitread builds
-    them, run it; (exit code, output)."""
+    them, and libs, run it; (exit code, output)."""
     srcs = [os.path.join(TOP, "tests", "host", "c", f"{test}.c")] + \
         [os.path.join(USER, f) for f in srcs]
     with tempfile.TemporaryDirectory() as d:
         exe = os.path.join(d, test)
         subprocess.run(["cc", "-O2", "-std=gnu11", "-Wall", "-Wextra",
                         "-Werror", f"-I{USER}",
-                        f"-I{os.path.join(TOP, 'include')}", "-o", exe,
-                        *srcs], check=True, capture_output=True)
+                        f"-I{os.path.join(TOP, 'include')}", "-pthread",
+                        "-o", exe, *srcs, *libs], check=True,
+                       capture_output=True)
         p = subprocess.run([exe], capture_output=True, text=True,
                            check=False, timeout=60)
     return p.returncode, p.stdout
@@ -41,6 +42,13 @@ class CommonC(unittest.TestCase):
         self.assertEqual(build_and_run("ualign_test", [
             "usamp/jr_ualign.c", "common/jr_tsc.c", "common/jr_text.c",
             "common/jr_ksym.c"]), (0, "ok\n"))
+
+    def test_prometheus_exposition(self):
+        """jitread serve's metrics (tests/host/c/prom_test.c)."""
+        self.assertEqual(build_and_run("prom_test", [
+            "core/jr_prom.c", "core/jr_prom_out.c", "core/jr_model.c",
+            "core/jr_hist.c", "core/jr_detail.c", "common/jr_buf.c",
+            "common/jr_http.c", "common/jr_err.c"], ["-lm"]), (0, "ok\n"))
 
 
 if __name__ == "__main__":

@@ -51,13 +51,21 @@ void jr_restore_params(struct jr_ksave *saved)
 		jr_to_restore = NULL;
 }
 
-/* jr_set_params - -T, -s and -S, each noted to be put back at exit. */
+/*
+ * jr_set_params - -T, -s, -S, --runtime and --period, each noted to be
+ * put back at exit.  jitmod refuses a runtime longer than its period at
+ * every write, so the period goes first when it is not shorter than the
+ * runtime in force; put back newest first, the old pair passes the same
+ * way.
+ */
 void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved)
 {
-	static const char *const names[] = { "threshold_ns", "stop_us",
-					     "stop_total_us" };
 	const struct jr_live_opts *l = &o->live;
-	uint64_t vals[] = { l->threshold_ns, l->stop_us, l->stop_total_us };
+	const char *names[] = { "threshold_ns", "stop_us", "stop_total_us",
+				"period_us", "runtime_us" };
+	uint64_t vals[] = { l->threshold_ns, l->stop_us, l->stop_total_us,
+			    l->period_us, l->runtime_us };
+	uint64_t runtime = 0;
 	static bool registered;
 	int i, ret;
 
@@ -66,7 +74,14 @@ void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved)
 		registered = true;
 	}
 	jr_to_restore = saved;
-	for (i = 0; i < 3; i++) {
+	if (l->period_us && l->runtime_us &&
+	    !jr_read_param("runtime_us", &runtime) && l->period_us < runtime) {
+		names[3] = "runtime_us";
+		names[4] = "period_us";
+		vals[3] = l->runtime_us;
+		vals[4] = l->period_us;
+	}
+	for (i = 0; i < 5; i++) {
 		if (!vals[i])
 			continue;
 		ret = jr_param_change(saved, names[i], vals[i]);
@@ -97,9 +112,6 @@ static void jr_check_cpus(const struct jr_opts *o)
 /* jr_preflight - root, tracefs, jitmod, the CPUs; then pin (-H). */
 void jr_preflight(const struct jr_opts *o)
 {
-	cpu_set_t set;
-	int cpu;
-
 	if (geteuid() != 0)
 		jr_die(JR_EXIT_RUN,
 		       "must run as root to read the trace (or read a recording: jitread report FILE)");
@@ -110,6 +122,15 @@ void jr_preflight(const struct jr_opts *o)
 		jr_die(JR_EXIT_RUN,
 		       "jitmod is not loaded; load it first, e.g.: insmod module/jitmod.ko cpus=1-3");
 	jr_check_cpus(o);
+	jr_pin_house(o);
+}
+
+/* jr_pin_house - -H: this thread, and those it starts, on those CPUs */
+void jr_pin_house(const struct jr_opts *o)
+{
+	cpu_set_t set;
+	int cpu;
+
 	if (!o->live.have_house)
 		return;
 	CPU_ZERO(&set);

@@ -17,6 +17,7 @@
 
 #include "cmd/jr_opts.h"
 #include "core/jr_hist.h"
+#include "core/jr_prom.h"
 #include "usamp/jr_pipe.h"
 #include "usamp/jr_usamp.h"
 
@@ -27,6 +28,7 @@
 #define DIFF B(JR_CMD_DIFF)
 #define AUDIT B(JR_CMD_AUDIT)
 #define ADVISE B(JR_CMD_ADVISE)
+#define SERVE B(JR_CMD_SERVE)
 #define USERS (B(JR_CMD_USER) | B(JR_CMD_COMPARE))
 #define ALL (B(JR_NR_CMDS) - 1)
 #define JR_HELP_COL 28 /* where an option's help text starts */
@@ -81,6 +83,13 @@ enum jr_key {
 	K_MIN_PPM,
 	K_MIN_COUNT,
 	K_FAIL_ADVICE,
+	K_RUNTIME,
+	K_PERIOD,
+	K_LISTEN,
+	K_TEXTFILE,
+	K_REFRESH,
+	K_TOP_N,
+	K_SAMPLER,
 };
 
 struct jr_optdef {
@@ -94,11 +103,16 @@ struct jr_optdef {
 static const struct jr_optdef jr_optdefs[] = {
 	{ "cpus", K_CPUS, "LIST", ALL,
 	  "CPUs to report, or to sample (user, compare), e.g. 1-3,5" },
-	{ "duration", K_DURATION, "TIME", LIVE | B(JR_CMD_USER),
+	{ "duration", K_DURATION, "TIME", LIVE | B(JR_CMD_USER) | SERVE,
 	  "run for TIME, e.g. 30s, 5m, 1h, 1d; bare: s\n"
 	  "(default: until ^C; user: 10s)" },
-	{ "threshold", K_THRESHOLD, "TIME", LIVE | USERS,
+	{ "threshold", K_THRESHOLD, "TIME", LIVE | USERS | SERVE,
 	  "set jitmod's threshold (user: the sampler's); bare: us" },
+	{ "runtime", K_RUNTIME, "TIME", LIVE | SERVE,
+	  "set jitmod's runtime_us: sampling time per period\n"
+	  "(serve: also the user sampler's; default 100ms); bare: us" },
+	{ "period", K_PERIOD, "TIME", LIVE | SERVE,
+	  "set jitmod's period_us (serve: default 1s); bare: us" },
 	{ "stop", K_STOP, "TIME", LIVE,
 	  "set jitmod's stop_us: stop on one gap above TIME; bare: us" },
 	{ "stop-us", K_STOP, "TIME", LIVE, NULL },
@@ -111,16 +125,32 @@ static const struct jr_optdef jr_optdefs[] = {
 	{ "on-end", K_ONEND, "ACTION", LIVE,
 	  "when the run ends: trace[=FILE] | exec=CMD |\n"
 	  "signal=SIG,PID (repeatable)" },
-	{ "house", K_HOUSE, "LIST", LIVE | B(JR_CMD_COMPARE),
-	  "pin jitread itself to these CPUs" },
+	{ "house", K_HOUSE, "LIST", LIVE | B(JR_CMD_COMPARE) | SERVE,
+	  "pin jitread itself to these CPUs (serve: default,\n"
+	  "the online CPUs not sampled)" },
+	{ "listen", K_LISTEN, "ADDR", SERVE,
+	  "serve /metrics on ADDR: HOST:PORT, [V6]:PORT, :PORT\n"
+	  "(default 127.0.0.1:9478; none: --textfile only)" },
+	{ "textfile", K_TEXTFILE, "DIR", SERVE,
+	  "also write DIR/jitread.prom at every refresh, for\n"
+	  "node_exporter's textfile collector" },
+	{ "refresh", K_REFRESH, "TIME", SERVE,
+	  "how often the metrics are brought up to date\n"
+	  "(default 1s, at least 100ms); bare: s" },
+	{ "top", K_TOP_N, "N", SERVE,
+	  "sources per CPU with series of their own (default\n"
+	  "10); the rest is source=\"other\"" },
+	{ "sampler", K_SAMPLER, "WHICH", SERVE,
+	  "jitmod, user (a user thread per -c CPU, no module)\n"
+	  "or auto: jitmod where loaded (default)" },
 	{ "output", K_OUTPUT, "FILE", B(JR_CMD_RECORD),
 	  "the recording to write (required)" },
 	{ "record", K_RECORD, "FILE", B(JR_CMD_HIST) | B(JR_CMD_TOP),
 	  "also save every event to FILE, for jitread report" },
 	{ "replay", K_REPLAY, "FILE", B(JR_CMD_REPORT), NULL },
-	{ "ready-file", K_READY, "FILE", LIVE | USERS,
+	{ "ready-file", K_READY, "FILE", LIVE | USERS | SERVE,
 	  "create FILE once sampling has begun (for scripts)" },
-	{ "buffer-kb", K_BUFKB, "KB", LIVE | B(JR_CMD_COMPARE),
+	{ "buffer-kb", K_BUFKB, "KB", LIVE | B(JR_CMD_COMPARE) | SERVE,
 	  "per-CPU ring buffer of jitread's instance (default 8192)" },
 	{ "quiet", K_QUIET, NULL, ALL, "no status line, no text report" },
 	{ "unit", K_UNIT, "ns|us|ms", SHOWN | DIFF,
@@ -136,7 +166,8 @@ static const struct jr_optdef jr_optdefs[] = {
 	  "exit 4 when COND holds at the end (repeatable), e.g.\n"
 	  "max>50us, p99.9999>10us, avail<99.99%, class=irq,max>5us,\n"
 	  "cpu=all,count>1000; compare: side=kernel|user" },
-	{ "json", K_JSON, "FILE", SHOWN | B(JR_CMD_TOP) | DIFF | AUDIT | ADVISE,
+	{ "json", K_JSON, "FILE",
+	  SHOWN | B(JR_CMD_TOP) | DIFF | AUDIT | ADVISE | SERVE,
 	  "versioned JSON report (- for stdout)" },
 	{ "min-change", K_MIN_CHANGE, "PCT", DIFF,
 	  "smallest change judged, in % of the first report's\n"
@@ -172,7 +203,7 @@ static const struct jr_optdef jr_optdefs[] = {
 	{ "work", K_WORK, "MODE", USERS,
 	  "user sampler: none (the gap loop, default), usleep,\n"
 	  "nanosleep, memwalk, arith, kill, gettime" },
-	{ "fifo", K_FIFO, "PRIO", USERS,
+	{ "fifo", K_FIFO, "PRIO", USERS | SERVE,
 	  "run the user threads SCHED_FIFO at PRIO (1-99)" },
 	{ "max-gaps", K_MAXGAPS, "N", USERS,
 	  "user gaps waiting to be classified, per CPU (default 262144)" },
@@ -225,6 +256,13 @@ static void jr_opts_defaults(struct jr_opts *o, enum jr_cmd cmd, bool legacy)
 	o->diff.min_change = 0.1;
 	o->advise.min_ppm = 1;
 	o->advise.min_count = 2;
+	o->serve.interval_ns = JR_S;
+	o->serve.top = 10;
+	if (cmd == JR_CMD_SERVE) {
+		o->serve.listen = "127.0.0.1:9478";
+		o->live.runtime_us = 100000;
+		o->live.period_us = 1000000;
+	}
 }
 
 /*
@@ -506,6 +544,33 @@ static int jr_apply_live(int key, const char *arg, bool legacy,
 		return 0;
 	case K_ONEND:
 		return jr_parse_action(arg, true, &l->on_end, e) ? -EBADMSG : 0;
+	case K_RUNTIME:
+		return jr_set_us(arg, &l->runtime_us);
+	case K_PERIOD:
+		return jr_set_us(arg, &l->period_us);
+	}
+	return -ENOENT;
+}
+
+/* jr_apply_serve - jitread serve's own options; -ENOENT: not one */
+static int jr_apply_serve(int key, const char *arg, struct jr_serve_opts *s)
+{
+	static const char *const samplers[] = { "auto", "jitmod", "user" };
+
+	switch (key) {
+	case K_LISTEN:
+		s->listen = strcmp(arg, "none") ? arg : NULL;
+		return 0;
+	case K_TEXTFILE:
+		s->textfile = arg;
+		return 0;
+	case K_REFRESH:
+		return jr_parse_time(arg, JR_S, 100 * JR_MS, 3600 * JR_S,
+				     &s->interval_ns);
+	case K_TOP_N:
+		return jr_set_int(arg, 0, JR_PROM_MAX_TOP, &s->top);
+	case K_SAMPLER:
+		return jr_set_name(arg, samplers, 3, &s->sampler);
 	}
 	return -ENOENT;
 }
@@ -577,6 +642,9 @@ static int jr_apply(int key, const char *arg, struct jr_opts *o,
 		return 0;
 	}
 	ret = jr_apply_live(key, arg, o->legacy, &o->live, e);
+	if (ret != -ENOENT)
+		return ret;
+	ret = jr_apply_serve(key, arg, &o->serve);
 	if (ret != -ENOENT)
 		return ret;
 	if (key >= K_ROUNDS)
@@ -675,6 +743,12 @@ static int jr_check(struct jr_opts *o, const char *cmd_name, struct jr_err *e)
 			e, -EINVAL,
 			"jitread %s needs -o FILE, the recording to write",
 			cmd_name);
+	if (o->cmd == JR_CMD_SERVE && !o->serve.listen && !o->serve.textfile)
+		return jr_fail(
+			e, -EINVAL,
+			"--listen none needs --textfile DIR: nothing to serve");
+	if (o->live.runtime_us > o->live.period_us && o->live.period_us)
+		return jr_fail(e, -EINVAL, "--runtime is longer than --period");
 	if (o->cmd == JR_CMD_USER && !o->have_cpus)
 		return jr_fail(
 			e, -EINVAL,

@@ -27,6 +27,7 @@ enum jr_cmd {
 	JR_CMD_DIFF,
 	JR_CMD_AUDIT,
 	JR_CMD_ADVISE,
+	JR_CMD_SERVE,
 	JR_NR_CMDS,
 };
 
@@ -61,6 +62,8 @@ struct jr_live_opts {
 	unsigned char house[JR_MAX_CPUS];
 	bool have_house;
 	size_t buffer_kb;
+	uint64_t runtime_us; /* 0: leave the module's */
+	uint64_t period_us; /* 0: leave the module's */
 	const char *record;
 	const char *ready_file;
 	struct jr_actions on_thr; /* when jitmod stops on a threshold */
@@ -124,6 +127,17 @@ struct jr_advise_opts {
 	bool fail_advice; /* exit 4 when there is advice */
 };
 
+/* jitread serve */
+enum jr_sampler { JR_SAMPLER_AUTO, JR_SAMPLER_JITMOD, JR_SAMPLER_USER };
+
+struct jr_serve_opts {
+	const char *listen; /* NULL with --textfile alone */
+	const char *textfile; /* a directory */
+	uint64_t interval_ns; /* how often the metrics are refreshed */
+	int top; /* sources per CPU with series of their own */
+	int sampler; /* enum jr_sampler */
+};
+
 struct jr_opts {
 	enum jr_cmd cmd;
 	bool legacy; /* the old form, "jitread --hist": bare -T is in ns */
@@ -137,6 +151,7 @@ struct jr_opts {
 	struct jr_diff_opts diff;
 	struct jr_audit_opts audit;
 	struct jr_advise_opts advise;
+	struct jr_serve_opts serve;
 };
 
 int jr_parse_opts(enum jr_cmd cmd, const char *cmd_name, bool legacy, int argc,

@@ -250,6 +250,14 @@ static int jr_count(struct jr_model *m, struct jr_cpu *c, int h, uint64_t ns)
 
 static void jr_add_summary(struct jr_cpu *c, const struct jr_rec *r)
 {
+	int h;
+
+	for (h = 0; h < JR_H_NR; h++) {
+		c->cls_ns[h] += c->open_ns[h];
+		c->cls_gaps[h] += c->open_gaps[h];
+		c->open_ns[h] = 0;
+		c->open_gaps[h] = 0;
+	}
 	c->periods++;
 	c->runtime_ns += r->v[0];
 	c->noise_ns += r->v[1];
@@ -331,6 +339,9 @@ int jr_model_add(struct jr_model *m, const struct jr_rec *r)
 		jr_pend_add(c->pend, r);
 		return 0;
 	case JR_GAP:
+		hcls = jr_gap_hclass(r);
+		c->open_ns[hcls] += r->v[0];
+		c->open_gaps[hcls]++;
 		ret = jr_count(m, c, JR_H_GAP, r->v[0]);
 		if (!ret)
 			ret = jr_tl_add(m, c, r);

@@ -80,6 +80,13 @@ struct jr_cpu {
 	uint64_t stops;
 	uint64_t events;
 	struct jr_pend *pend; /* details waiting for their window */
+	/*
+	 * The gaps by the class jitmod filed them under, gross, counted
+	 * once a period summary covers them: cls_ns[] then sums to noise_ns
+	 * (but for lost events), as runtime_ns and noise_ns move together.
+	 */
+	uint64_t cls_ns[JR_H_NR], cls_gaps[JR_H_NR];
+	uint64_t open_ns[JR_H_NR], open_gaps[JR_H_NR]; /* not yet covered */
 };
 
 struct jr_model {

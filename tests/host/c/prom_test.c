@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prom_test.c - jitread serve's exposition (core/jr_prom*.c) on a model
+ * built from made-up records: the chosen sources and "other" only grow
+ * and add up to the sources' total, threads lose their pid, the noise
+ * classes wait for a period summary, label values are escaped, the
+ * classic buckets count what they should, and each format has its
+ * framing.  Prints one line per failed check and exits 1 if any failed.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jr_http.h"
+#include "core/jr_prom.h"
+
+static int failed;
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+			failed = 1;                                            \
+		}                                                              \
+	} while (0)
+
+static void add(struct jr_model *m, int type, int id, const char *name,
+		uint64_t ns)
+{
+	static uint64_t ts = 1000;
+	struct jr_rec r = { .type = type, .cpu = 1, .id = id, .ts_ns = ts };
+
+	ts += 100000;
+	r.v[0] = ns;
+	snprintf(r.name, sizeof(r.name), "%s", name);
+	if (type == JR_GAP)
+		r.cls = id;
+	CHECK(!jr_model_add(m, &r));
+}
+
+/* value - the number after the line that begins with key, or -1 */
+static double value(const struct jr_buf *b, const char *key)
+{
+	const char *p = b->p;
+	size_t n = strlen(key);
+
+	while ((p = strstr(p, key))) {
+		if ((p == b->p || p[-1] == '\n') && p[n] == ' ')
+			return strtod(p + n + 1, NULL);
+		p += n;
+	}
+	return -1;
+}
+
+#define SRC(k, s)                                                \
+	"jitread_source_noise_seconds_total{cpu=\"1\",kind=\"" k \
+	"\",source=\"" s "\"}"
+
+static void render(struct jr_prom *p, struct jr_model *m, bool om,
+		   struct jr_buf *b)
+{
+	jr_buf_reset(b);
+	CHECK(!jr_prom_update(p, m));
+	jr_prom_write(p, m, om, b);
+	CHECK(!b->oom);
+}
+
+static void sources(void)
+{
+	const struct jr_prom_info info = { "t", "user", "k" };
+	struct jr_buf b = { 0 };
+	struct jr_model m;
+	struct jr_prom p;
+	double a1, other1;
+
+	jr_model_init(&m, 3, 1000, 16);
+	jr_prom_init(&p, 2, &info);
+	add(&m, JR_THREAD, 10, "a", 500);
+	add(&m, JR_THREAD, 11, "a", 300);
+	add(&m, JR_IRQ, -1, "local_timer", 200);
+	add(&m, JR_SOFTIRQ, 0, "", 50);
+	render(&p, &m, false, &b);
+	a1 = value(&b, SRC("thread", "a"));
+	other1 = value(&b, SRC("other", "other"));
+	CHECK(a1 * 1e9 > 799.5 && a1 * 1e9 < 800.5); /* two pids, one comm */
+	CHECK(value(&b, SRC("irq", "local_timer")) * 1e9 > 199.5);
+	CHECK(other1 * 1e9 > 49.5 && other1 * 1e9 < 50.5);
+	/* no room left: a new, larger source goes to other */
+	add(&m, JR_NMI, 0, "x", 1000);
+	add(&m, JR_THREAD, 12, "a", 100);
+	render(&p, &m, false, &b);
+	CHECK(value(&b, SRC("nmi", "x")) < 0);
+	CHECK(value(&b, SRC("thread", "a")) * 1e9 > 899.5);
+	CHECK(value(&b, SRC("other", "other")) * 1e9 > 1049.5);
+	CHECK(value(&b, SRC("other", "other")) * 1e9 < 1050.5);
+	CHECK(value(&b,
+		    "jitread_source_events_total{cpu=\"1\",kind=\"thread\",source=\"a\"}") ==
+	      3);
+	jr_prom_free(&p);
+	jr_model_free(&m);
+	jr_buf_free(&b);
+}
+
+#define BKT(le)                                                                       \
+	"jitread_gap_duration_seconds_bucket{cpu=\"1\",class=\"hw:unknown\",le=\"" le \
+	"\"}"
+#define NOISE(c) "jitread_noise_seconds_total{cpu=\"1\",class=\"" c "\"}"
+
+static void gaps(void)
+{
+	const struct jr_prom_info info = { "0.1", "jitmod", "x\"y\\z\n\xff" };
+	struct jr_rec sum = { .type = JR_SUMMARY, .cpu = 1 };
+	const uint64_t ns[] = { 100, 999, 1000, 1001, 5000 };
+	struct jr_buf b = { 0 };
+	struct jr_model m;
+	struct jr_prom p;
+	size_t i;
+
+	jr_model_init(&m, 3, 1000, 16);
+	jr_prom_init(&p, 10, &info);
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		add(&m, JR_GAP, JIT_NOISE_HW_UNKNOWN, "", ns[i]);
+	render(&p, &m, false, &b);
+	CHECK(value(&b, BKT("1e-07")) == 1);
+	CHECK(value(&b, BKT("5e-07")) == 1);
+	CHECK(value(&b, BKT("1e-06")) == 3);
+	CHECK(value(&b, BKT("2.5e-06")) == 4);
+	CHECK(value(&b, BKT("5e-06")) == 5);
+	CHECK(value(&b, BKT("+Inf")) == 5);
+	CHECK(value(&b,
+		    "jitread_gap_duration_seconds_sum{cpu=\"1\",class=\"hw:unknown\"}") *
+		      1e9 >
+	      8099.5);
+	/* the gaps count as noise once a summary covers them */
+	CHECK(value(&b, NOISE("hw:unknown")) == 0);
+	sum.v[0] = 1000000;
+	sum.v[1] = 8100;
+	CHECK(!jr_model_add(&m, &sum));
+	render(&p, &m, false, &b);
+	CHECK(value(&b, NOISE("hw:unknown")) * 1e9 > 8099.5);
+	CHECK(value(&b, "jitread_gaps_total{cpu=\"1\",class=\"hw:unknown\"}") ==
+	      5);
+	CHECK(value(&b, "jitread_available_ratio{cpu=\"1\"}") > 0.99189 &&
+	      value(&b, "jitread_available_ratio{cpu=\"1\"}") < 0.99191);
+	CHECK(strstr(b.p, "kernel=\"x\\\"y\\\\z??\"} 1\n"));
+	CHECK(strstr(b.p, "# TYPE jitread_sampled_seconds_total counter\n"));
+	CHECK(strstr(b.p, "# TYPE jitread_build_info gauge\n"));
+	CHECK(!strstr(b.p, "# EOF"));
+	render(&p, &m, true, &b);
+	CHECK(strstr(b.p, "# TYPE jitread_sampled_seconds counter\n"));
+	CHECK(strstr(b.p, "# UNIT jitread_sampled_seconds seconds\n"));
+	CHECK(strstr(b.p, "# TYPE jitread_build info\n"));
+	CHECK(b.len > 6 && !strcmp(b.p + b.len - 6, "# EOF\n"));
+	jr_prom_free(&p);
+	jr_model_free(&m);
+	jr_buf_free(&b);
+}
+
+int main(void)
+{
+	struct jr_buf b = { .max = 8 };
+
+	sources();
+	gaps();
+	jr_buf_printf(&b, "%s", "0123456");
+	CHECK(!b.oom && b.len == 7);
+	jr_buf_printf(&b, "x");
+	CHECK(b.oom && b.len == 7);
+	jr_buf_free(&b);
+	CHECK(jr_http_accepts(
+		      "application/openmetrics-text;version=1.0.0,text/plain;q=0.5") ==
+	      JR_FMT_OPENMETRICS);
+	CHECK(jr_http_accepts("text/plain") == JR_FMT_TEXT);
+	CHECK(jr_http_accepts(NULL) == JR_FMT_TEXT);
+	if (!failed)
+		printf("ok\n");
+	return failed;
+}

@@ -1,0 +1,337 @@
+# SPDX-License-Identifier: GPL-2.0
+"""jitread serve natively, with the user sampler on CPU 1 against a CPU hog
+there: a real Prometheus scrapes it, and PromQL gives back the availability
+and the hog as the top source; promtool accepts the exposition; counters
+only grow; the textfile is written whole and readable; bad requests and
+bad options are refused."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from tests.host import jrcli
+
+CPU = 1
+OM = "application/openmetrics-text;version=1.0.0,text/plain;q=0.5"
+HOG = "import os\nos.sched_setaffinity(0, {%d})\nwhile True:\n    pass\n"
+# the classic buckets' bounds, s (core/jr_prom_out.c)
+LE = [1e-07, 2.5e-07, 5e-07, 1e-06, 2.5e-06, 5e-06, 1e-05, 2.5e-05, 5e-05,
+      0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+      float("inf")]
+# PromQL's availability against jitread's own, in ratio: the query's
+# window starts at the first scrape and ends at the last, the report's
+# covers the whole run
+AVAIL_TOL = 0.03
+
+
+def usable():
+    if not os.access(jrcli.JITREAD, os.X_OK):
+        return "user/jitread not built (make user)"
+    if os.cpu_count() < 2:
+        return "needs CPU 1"
+    if os.geteuid() != 0:
+        return "BPF needs root"
+    return None
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url, accept=None, timeout=10):
+    """(status, content type, body) of a GET."""
+    req = urllib.request.Request(url)
+    if accept:
+        req.add_header("Accept", accept)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, r.headers["Content-Type"], r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers["Content-Type"], e.read().decode()
+
+
+def raw(port, data):
+    """Send data on a new connection; the status line that comes back."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(data)
+        s.shutdown(socket.SHUT_WR)
+        return s.makefile("rb").readline().decode().strip()
+
+
+def samples(text):
+    """{name{labels}: value} of an exposition's samples."""
+    out = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            key, val = line.rsplit(" ", 1)
+            out[key] = float(val)
+    return out
+
+
+def wait_for(fn, secs, what):
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        try:
+            if fn():
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"{what}: not within {secs} s")
+
+
+def promtool_check(text):
+    p = subprocess.run(["promtool", "check", "metrics"], input=text,
+                       capture_output=True, text=True, check=False,
+                       timeout=60)
+    return p.returncode, p.stdout + p.stderr
+
+
+def start_prometheus(d, target):
+    """A real Prometheus on loopback scraping target every second; its URL
+    and process."""
+    port = free_port()
+    cfg = os.path.join(d, "prometheus.yml")
+    with open(cfg, "w") as f:
+        f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                "scrape_configs:\n  - job_name: jitread\n"
+                f"    static_configs:\n      - targets: ['{target}']\n")
+    log = open(os.path.join(d, "prometheus.log"), "w")
+    proc = subprocess.Popen(
+        ["prometheus", f"--config.file={cfg}",
+         f"--storage.tsdb.path={os.path.join(d, 'tsdb')}",
+         f"--web.listen-address=127.0.0.1:{port}"],
+        stdout=log, stderr=subprocess.STDOUT)
+    log.close()
+    url = f"http://127.0.0.1:{port}"
+    wait_for(lambda: get(url + "/-/ready")[0] == 200, 60,
+             "prometheus ready")
+    return url, proc
+
+
+def query(url, q, at):
+    """The result vector of an instant PromQL query at time at."""
+    args = urllib.parse.urlencode({"query": q, "time": f"{at:.3f}"})
+    status, _, body = get(f"{url}/api/v1/query?{args}")
+    data = json.loads(body)
+    if status != 200 or data["status"] != "success":
+        raise AssertionError(f"{q}: {body}")
+    return data["data"]["result"]
+
+
+@unittest.skipIf(usable(), usable())
+@unittest.skipUnless(shutil.which("prometheus") and shutil.which("promtool"),
+                     "prometheus missing (make deps)")
+class ServeScraped(unittest.TestCase):
+    """One run of jitread serve beside a hog on CPU 1, scraped by a real
+    Prometheus, then stopped with SIGINT."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        d = cls.tmp.name
+        cls.json = os.path.join(d, "serve.json")
+        cls.port = free_port()
+        cls.url = f"http://127.0.0.1:{cls.port}/metrics"
+        cls.hog = subprocess.Popen([sys.executable, "-c", HOG % CPU])
+        cls.prom = None
+        cls.serve = subprocess.Popen(
+            [jrcli.JITREAD, "serve", "--sampler", "user", "-c", str(CPU),
+             "--listen", f"127.0.0.1:{cls.port}", "--runtime", "200ms",
+             "--period", "400ms", "--refresh", "500ms", "-q", "--json",
+             cls.json], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True)
+        try:
+            wait_for(lambda: f'periods_total{{cpu="{CPU}"}}' in
+                     get(cls.url)[2], 30, "jitread serve's first period")
+            cls.prom_url, cls.prom = start_prometheus(d, f"127.0.0.1:"
+                                                      f"{cls.port}")
+            cls.t0 = time.time()
+            cls.first = get(cls.url)[2]
+            time.sleep(3)
+            cls.text = get(cls.url)
+            cls.om = get(cls.url, OM)
+            cls.bad = [raw(cls.port, b"GARBAGE\r\n\r\n"),
+                       raw(cls.port, b"POST /metrics HTTP/1.1\r\n\r\n"),
+                       raw(cls.port, b"GET /x HTTP/1.1\r\n\r\n"),
+                       raw(cls.port, b"GET /metrics HTTP/1.1\r\nX: " +
+                           b"y" * 10000 + b"\r\n\r\n")]
+            cls.after_bad = get(cls.url)[0]
+            time.sleep(9)
+            cls.t1 = time.time()
+        finally:
+            cls.serve.send_signal(signal.SIGINT)
+            cls.out, cls.err = cls.serve.communicate(timeout=60)
+            cls.hog.kill()
+            cls.hog.wait()
+        with open(cls.json) as f:
+            cls.report = json.load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.prom:
+            cls.prom.terminate()
+            cls.prom.wait(timeout=30)
+        cls.tmp.cleanup()
+
+    def cpu_report(self):
+        return [c for c in self.report["cpus"] if c["cpu"] == CPU][0]
+
+    def test_ends_cleanly_on_sigint(self):
+        self.assertEqual(self.serve.returncode, 0, self.err)
+        self.assertEqual(self.err, "")
+
+    def test_promtool_accepts_the_text_format(self):
+        status, ctype, body = self.text
+        self.assertEqual(status, 200)
+        self.assertTrue(ctype.startswith("text/plain; version=0.0.4"), ctype)
+        self.assertEqual(promtool_check(body), (0, ""))
+        # and the check can fail: a counter without its _total
+        bad = body.replace("jitread_gaps_total", "jitread_gaps")
+        self.assertNotEqual(promtool_check(bad)[0], 0)
+
+    def test_openmetrics_when_asked(self):
+        status, ctype, body = self.om
+        self.assertEqual(status, 200)
+        self.assertTrue(ctype.startswith("application/openmetrics-text; "
+                                         "version=1.0.0"), ctype)
+        self.assertTrue(body.endswith("\n# EOF\n"))
+        self.assertIn("# TYPE jitread_noise_seconds counter\n", body)
+        self.assertIn("# UNIT jitread_noise_seconds seconds\n", body)
+
+    def test_counters_only_grow(self):
+        a, b = samples(self.first), samples(self.text[2])
+        self.assertGreater(len(a), 100)
+        grew = 0
+        for key, v in a.items():
+            if "ratio" in key or "build_info" in key:
+                continue
+            self.assertIn(key, b)
+            self.assertGreaterEqual(b[key], v, key)
+            grew += b[key] > v
+        self.assertGreater(grew, 10)
+
+    def test_duty_cycle(self):
+        """200 ms of every 400 ms: half the wall clock is sampled."""
+        s = samples(self.text[2])
+        key = f'jitread_sampled_seconds_total{{cpu="{CPU}"}}'
+        periods = s[f'jitread_periods_total{{cpu="{CPU}"}}']
+        self.assertGreater(periods, 3)
+        self.assertAlmostEqual(s[key] / periods, 0.2, delta=0.02)
+
+    def test_bad_requests_refused(self):
+        self.assertEqual([b.split(" ", 2)[1] for b in self.bad],
+                         ["400", "405", "404", "400"])
+        self.assertEqual(self.after_bad, 200)
+
+    def test_promql_availability_matches_jitread(self):
+        q = (f'1 - sum by (cpu) (increase(jitread_noise_seconds_total'
+             f'{{cpu="{CPU}"}}[1h])) / sum by (cpu) (increase('
+             f'jitread_sampled_seconds_total{{cpu="{CPU}"}}[1h]))')
+        res = query(self.prom_url, q, self.t1)
+        self.assertEqual(len(res), 1, res)
+        got = float(res[0]["value"][1])
+        want = self.cpu_report()["summary"]["avail_pct"] / 100
+        # the hog takes a share of CPU 1 that a quiet run would not lose
+        self.assertLess(want, 0.9)
+        self.assertAlmostEqual(got, want, delta=AVAIL_TOL)
+
+    def test_promql_names_the_hog(self):
+        q = (f'topk(1, increase(jitread_source_noise_seconds_total'
+             f'{{cpu="{CPU}"}}[1h]))')
+        res = query(self.prom_url, q, self.t1)
+        self.assertEqual(len(res), 1, res)
+        self.assertEqual((res[0]["metric"]["kind"],
+                          res[0]["metric"]["source"]), ("thread", "python3"))
+
+    def test_promql_quantile_in_jitread_bucket(self):
+        q = ('histogram_quantile(0.99, sum by (le) (increase('
+             f'jitread_gap_duration_seconds_bucket{{cpu="{CPU}",'
+             'class="gap"}[1h])))')
+        res = query(self.prom_url, q, self.t1)
+        self.assertEqual(len(res), 1, res)
+        got = float(res[0]["value"][1])
+        p99 = self.cpu_report()["classes"]["gap"]["percentiles_ns"]["99"]
+        i = next(i for i, le in enumerate(LE) if p99 / 1e9 <= le)
+        lo = LE[i - 2] if i >= 2 else 0
+        hi = LE[min(i + 1, len(LE) - 1)]
+        self.assertTrue(lo <= got <= hi, (got, p99, lo, hi))
+
+
+@unittest.skipIf(usable(), usable())
+class ServeTextfile(unittest.TestCase):
+    def test_textfile_whole_and_readable(self):
+        with tempfile.TemporaryDirectory() as d:
+            rc, out, err = jrcli.jitread(
+                "serve", "--sampler", "user", "-c", str(CPU), "--listen",
+                "none", "--textfile", d, "-d", "2s", "--runtime", "100ms",
+                "--period", "200ms", "--refresh", "500ms", "-q")
+            self.assertEqual((rc, err), (0, ""))
+            self.assertEqual(os.listdir(d), ["jitread.prom"])
+            path = os.path.join(d, "jitread.prom")
+            self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o644)
+            with open(path) as f:
+                text = f.read()
+            s = samples(text)
+            self.assertGreater(s[f'jitread_periods_total{{cpu="{CPU}"}}'], 5)
+            if shutil.which("promtool"):
+                self.assertEqual(promtool_check(text), (0, ""))
+
+    def test_untrusted_textfile_dir_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.chmod(d, 0o777)
+            jrcli.refused(self, ["serve", "--sampler", "user", "-c",
+                                 str(CPU), "--textfile", d, "-d", "1s"],
+                          1, "writable by others")
+            self.assertEqual(os.listdir(d), [])
+
+
+class ServeOptions(unittest.TestCase):
+    @unittest.skipIf(usable(), usable())
+    def test_port_in_use(self):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            s.listen(1)
+            port = s.getsockname()[1]
+            jrcli.refused(self, ["serve", "--sampler", "user", "-c",
+                                 str(CPU), "--listen",
+                                 f"127.0.0.1:{port}"],
+                          1, "Address already in use")
+
+    def test_bad_options(self):
+        for args, text in (
+                (["--listen", "none"], "nothing to serve"),
+                (["--top", "5000"], "bad value '5000' for --top"),
+                (["--refresh", "1ms"], "bad value '1ms' for --refresh"),
+                (["--runtime", "2s", "--period", "1s"],
+                 "--runtime is longer than --period"),
+                (["--sampler", "bpf"], "bad value 'bpf' for --sampler")):
+            jrcli.refused(self, ["serve", *args], 2, text)
+
+    @unittest.skipIf(usable(), usable())
+    def test_bad_address(self):
+        for addr in ("nonsense", "127.0.0.1:x", "[::1:80"):
+            jrcli.refused(self, ["serve", "--sampler", "user", "-c",
+                                 str(CPU), "--listen", addr], 1,
+                          f"--listen '{addr}'")
+
+    @unittest.skipIf(usable(), usable())
+    def test_user_sampler_needs_cpus(self):
+        jrcli.refused(self, ["serve", "--sampler", "user"], 2, "needs -c")
+
+
+if __name__ == "__main__":
+    unittest.main()

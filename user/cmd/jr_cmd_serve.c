@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_cmd_serve.c - jitread serve: a long run at a low duty cycle whose
+ * noise is served as Prometheus metrics on /metrics, and written for
+ * node_exporter's textfile collector with --textfile.
+ *
+ * The sampler is jitmod where it is loaded, else a user thread per -c CPU
+ * (--sampler chooses).  Either samples --runtime of every --period (10 %
+ * by default), and jitread itself runs on the CPUs it does not sample
+ * unless -H says where.  The run ends on ^C, SIGTERM or -d, with the
+ * report hist would give and what failed, if anything.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/jr_cmds.h"
+#include "cmd/jr_live.h"
+#include "cmd/jr_out.h"
+#include "cmd/jr_serve.h"
+#include "cmd/jr_udoc.h"
+#include "common/jr_sys.h"
+#include "kernel/jr_kparams.h"
+
+#define JR_ONLINE "/sys/devices/system/cpu/online"
+
+/* jr_serve_house - without -H: the online CPUs that are not sampled */
+static void jr_serve_house(struct jr_opts *o, const unsigned char *sampled)
+{
+	unsigned char online[JR_MAX_CPUS];
+	char text[512];
+	int cpu, n = 0;
+
+	if (o->live.have_house ||
+	    jr_read_cpulist(JR_ONLINE, online, text, sizeof(text)))
+		return;
+	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++) {
+		o->live.house[cpu] = online[cpu] && !sampled[cpu];
+		n += o->live.house[cpu];
+	}
+	o->live.have_house = n > 0;
+}
+
+struct jr_serve_live {
+	struct jr_live live;
+	struct jr_serve serve;
+	double next; /* the run's time of the next refresh */
+	bool started;
+};
+
+static void jr_serve_frame(struct jr_live *c, double elapsed, bool last)
+{
+	struct jr_serve_live *sl =
+		(void *)((char *)c - offsetof(struct jr_serve_live, live));
+	struct jr_err e;
+
+	if (!sl->started) {
+		/* the first poll: the stream is open and jitmod set */
+		if (jr_serve_start(&sl->serve, &c->model, &e))
+			jr_die(JR_EXIT_RUN, "%s", e.msg);
+		sl->started = true;
+		sl->next = c->o->serve.interval_ns / 1e9;
+		return;
+	}
+	if (!last && elapsed < sl->next)
+		return;
+	while (sl->next <= elapsed)
+		sl->next += c->o->serve.interval_ns / 1e9;
+	jr_serve_refresh(&sl->serve, &c->model);
+}
+
+static int jr_serve_jitmod(struct jr_opts *o, int argc, char **argv)
+{
+	struct jr_serve_live sl = { .live = { .o = o,
+					      .frame = jr_serve_frame } };
+	unsigned char sampled[JR_MAX_CPUS];
+	char text[512];
+	struct jr_sysinfo sys;
+	struct jr_err e;
+	int ret, files;
+
+	if (!jr_read_cpulist(JR_PARAMS_DIR "/cpus", sampled, text,
+			     sizeof(text)))
+		jr_serve_house(o, sampled);
+	jr_sysinfo_fill(&sys, argc, argv);
+	if (jr_serve_open(&sl.serve, o, "jitmod", sys.kernel, &e))
+		jr_die(JR_EXIT_RUN, "%s", e.msg);
+	ret = jr_live_run(&sl.live, argc, argv);
+	jr_serve_close(&sl.serve);
+	if (!o->out.quiet) {
+		struct jr_report_opts ro = jr_report_opts_of(o);
+
+		jr_report_text(stdout, &sl.live.model, &sl.live.sys, &ro);
+	}
+	files = jr_report_files(&sl.live.outs, &sl.live.model, &sl.live.sys, o,
+				true);
+	ret = jr_live_end(&sl.live, ret) ?: files;
+	if (!ret && sl.serve.fail) {
+		jr_warn("%s", sl.serve.why.msg);
+		ret = sl.serve.fail;
+	}
+	ret = jr_live_exit(&sl.live, ret);
+	jr_live_free(&sl.live);
+	return ret;
+}
+
+static double jr_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* jr_sleep_until - a monotonic time; early on a stop signal */
+static void jr_sleep_until(double t)
+{
+	struct timespec ts = { .tv_sec = (time_t)t,
+			       .tv_nsec = (long)((t - (time_t)t) * 1e9) };
+
+	while (!jr_interrupted &&
+	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+		       EINTR)
+		;
+}
+
+/*
+ * jr_serve_user - the user sampler: a phase of --runtime every --period,
+ * the metrics brought up to date after a phase once --refresh has passed.
+ */
+static int jr_serve_user(struct jr_opts *o, int argc, char **argv)
+{
+	double start, next_refresh, period = o->live.period_us / 1e6;
+	uint64_t k;
+	struct jr_sysinfo sys;
+	struct jr_model user;
+	struct jr_serve s;
+	struct jr_udoc d;
+	struct jr_ubpf b;
+	struct jr_err e;
+	int ret;
+
+	if (!o->have_cpus)
+		jr_die(JR_EXIT_USAGE,
+		       "the user sampler needs -c CPUS (jitmod is not loaded)");
+	jr_check_online(o);
+	jr_serve_house(o, o->cpus);
+	jr_pin_house(o);
+	o->user.no_pipeline = true;
+	if (!o->live.threshold_ns)
+		o->live.threshold_ns = 1000;
+	jr_udoc_init(&d, o);
+	jr_model_of(&user, o);
+	d.user = &user;
+	jr_sysinfo_fill(&sys, argc, argv);
+	if (jr_serve_open(&s, o, "user", sys.kernel, &e))
+		jr_die(JR_EXIT_RUN, "%s", e.msg);
+	jr_prepare(&d, &b, &sys);
+	if (jr_serve_start(&s, &user, &e))
+		jr_die(JR_EXIT_RUN, "%s", e.msg);
+	start = jr_mono();
+	next_refresh = o->serve.interval_ns / 1e9;
+	for (k = 0; !jr_interrupted && !d.fail; k++) {
+		if (o->live.duration_ns &&
+		    (jr_mono() - start) * 1e9 >= (double)o->live.duration_ns)
+			break;
+		jr_sleep_until(start + k * period);
+		jr_sample_phase(&d, &b, o->live.runtime_us * JR_US);
+		if (jr_mono() - start >= next_refresh) {
+			jr_serve_refresh(&s, &user);
+			while (next_refresh <= jr_mono() - start)
+				next_refresh += o->serve.interval_ns / 1e9;
+		}
+	}
+	jr_serve_refresh(&s, &user);
+	jr_serve_close(&s);
+	d.rounds_done = k;
+	ret = jr_udoc_finish(&d, &sys);
+	if (!ret && s.fail) {
+		jr_warn("%s", s.why.msg);
+		ret = s.fail;
+	}
+	jr_ubpf_close(&b);
+	jr_model_free(&user);
+	return ret;
+}
+
+static int jr_serve_run(struct jr_opts *o, int argc, char **argv)
+{
+	bool jitmod =
+		o->serve.sampler == JR_SAMPLER_JITMOD ||
+		(o->serve.sampler == JR_SAMPLER_AUTO && jr_module_loaded());
+
+	if (jitmod)
+		return jr_serve_jitmod(o, argc, argv);
+	return jr_serve_user(o, argc, argv);
+}
+
+const struct jr_cmd_def jr_cmd_serve = {
+	.name = "serve",
+	.summary = "Prometheus metrics of a long, low-duty run (/metrics)",
+	.cmd = JR_CMD_SERVE,
+	.synopsis = "[options]",
+	.about =
+		"Samples --runtime of every --period (100ms of 1s by default) with jitmod,\n"
+		"or with a user thread per -c CPU where jitmod is not loaded, and serves\n"
+		"the noise on /metrics in Prometheus' text format or OpenMetrics, as the\n"
+		"scraper asks; --textfile DIR also writes it for node_exporter.  jitread\n"
+		"runs on the CPUs it does not sample unless -H says where.",
+	.run = jr_serve_run,
+};

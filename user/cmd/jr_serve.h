@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_serve.h - jitread serve's metrics: rendered from the model at every
+ * refresh, served over HTTP and written to --textfile.
+ */
+#ifndef JR_SERVE_H
+#define JR_SERVE_H
+
+#include <pthread.h>
+
+#include "cmd/jr_opts.h"
+#include "common/jr_buf.h"
+#include "common/jr_http.h"
+#include "core/jr_model.h"
+#include "core/jr_prom.h"
+
+#define JR_VERSION "0.1"
+#define JR_TEXTFILE_NAME "jitread.prom"
+
+struct jr_serve {
+	const struct jr_opts *o;
+	struct jr_prom prom;
+	struct jr_http http;
+	pthread_mutex_t lock; /* page[], between a refresh and the server */
+	struct jr_buf page[2]; /* by enum jr_http_fmt */
+	struct jr_buf scratch;
+	int dfd; /* --textfile's directory, or -1 */
+	uint64_t refreshes;
+	uint64_t textfile_errors;
+	int fail; /* an exit code once something failed; why says why */
+	struct jr_err why;
+};
+
+int jr_serve_open(struct jr_serve *s, const struct jr_opts *o,
+		  const char *backend, const char *kernel, struct jr_err *e);
+int jr_serve_start(struct jr_serve *s, const struct jr_model *m,
+		   struct jr_err *e);
+void jr_serve_refresh(struct jr_serve *s, const struct jr_model *m);
+void jr_serve_close(struct jr_serve *s);
+
+#endif /* JR_SERVE_H */

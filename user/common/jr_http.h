@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_http.h - a small HTTP/1.1 server for one page of metrics.
+ *
+ * One thread serves one connection at a time: GET (or HEAD) /metrics
+ * asks the caller for the body, / says where the metrics are, and
+ * anything else gets an error status.  Every connection is closed after
+ * its answer, and one that is slow to send its request or to take the
+ * answer is dropped after JR_HTTP_TIMEOUT_MS, so no client can hold the
+ * server.  Writes never raise SIGPIPE.
+ */
+#ifndef JR_HTTP_H
+#define JR_HTTP_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/jr_buf.h"
+#include "common/jr_err.h"
+
+#define JR_HTTP_TIMEOUT_MS 5000
+#define JR_HTTP_MAX_REQUEST 8192
+
+/* what the client accepts, best first */
+enum jr_http_fmt {
+	JR_FMT_TEXT, /* text/plain; version=0.0.4 */
+	JR_FMT_OPENMETRICS, /* application/openmetrics-text; version=1.0.0 */
+};
+
+/* fill body in the format asked for */
+typedef void (*jr_http_fn)(void *ctx, enum jr_http_fmt fmt,
+			   struct jr_buf *body);
+
+struct jr_http {
+	int fd; /* listening */
+	int stop[2]; /* a pipe: closing stop[1] ends the thread */
+	pthread_t th;
+	bool running;
+	jr_http_fn fn;
+	void *ctx;
+	char addr[80]; /* as bound: "127.0.0.1:9478", "[::1]:9478" */
+	uint64_t served; /* answers with a 200 */
+	uint64_t refused; /* requests answered with an error, or dropped */
+};
+
+int jr_http_listen(struct jr_http *h, const char *addr, struct jr_err *e);
+int jr_http_start(struct jr_http *h, jr_http_fn fn, void *ctx,
+		  struct jr_err *e);
+void jr_http_stop(struct jr_http *h);
+
+/* jr_http_accepts - the format an Accept header asks for */
+enum jr_http_fmt jr_http_accepts(const char *accept);
+
+#endif /* JR_HTTP_H */
