@@ -28,6 +28,7 @@ help:
 	@echo "make kernels      fetch the kernel matrix's build trees into build/kernels"
 	@echo "make check        host unit tests + selftests in QEMU on generic and rt kernels"
 	@echo "make demo         boot the rt kernel in QEMU, sample CPUs 1-3, print the report"
+	@echo "make demo-fleet   jitread serve scraped by a real Prometheus, natively; PromQL answers"
 	@echo "make checkpatch   run the kernel's checkpatch.pl --strict on module/"
 	@echo "make man          build/man/jitread.1 from Documentation/jitread.rst"
 	@echo "make fuzz         libFuzzer on the replay decoder and JSON writer (FUZZ_SECONDS=60)"
@@ -79,6 +80,10 @@ ksft: $(KSFT)/lib.mk
 check: modules-all ksft user
 	@$(PYTHON) -m jitpy.harness
 
+# jitread serve scraped by a real Prometheus, natively (no module).
+demo-fleet: user
+	@$(PYTHON) -m jitpy.fleet.demo $(DEMO_FLEET_ARGS)
+
 demo: modules-all user
 	@$(PYTHON) -m jitpy.vm -k rt -s 4 -t 15m -- \
 		sh scripts/demo-guest.sh $(DEMO_ARGS)
@@ -127,4 +132,4 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all help deps kernels module user modules-all ksft check demo checkpatch man fuzz bench-reader bench-user bench clean
+.PHONY: all help deps kernels module user modules-all ksft check demo demo-fleet checkpatch man fuzz bench-reader bench-user bench clean

@@ -23,6 +23,8 @@ PKGS=(
 	# jitread.1 from Documentation/jitread.rst; style gates
 	python3-docutils clang-format pycodestyle
 	dkms
+	# jitread serve is tested against a real Prometheus and its promtool
+	prometheus
 )
 
 if [ "$(id -u)" != 0 ]; then

@@ -98,6 +98,9 @@ mount -t tracefs tracefs /newroot/sys/kernel/tracing
 mount -t debugfs debugfs /newroot/sys/kernel/debug
 mount -t bpf bpf /newroot/sys/fs/bpf 2>/dev/null
 hostname jitvm
+# loopback, for tests that serve and scrape (jitread serve)
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null || \
+    echo "jitvm-init: no loopback" > /dev/console
 echo "jitvm-init: running command" > /dev/console
 # The command writes into a pipe, not the 9p file: tools that reopen
 # /dev/stdout with O_APPEND (the kselftest runner does) would otherwise

@@ -18,7 +18,7 @@ import jitpy
 
 TOP = jitpy.TOP
 RANK = {"": 0, "abi": 0, "formats": 0, "guest": 1, "vm": 1,
-        "bench": 2, "harness": 2, "plot": 2}
+        "fleet": 1, "bench": 2, "harness": 2, "plot": 2}
 TESTS = ("tests", "jittest")
 PY_DIRS = ("jitpy", "tests", "selftests")
 

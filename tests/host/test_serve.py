@@ -16,14 +16,12 @@ import sys
 import tempfile
 import time
 import unittest
-import urllib.error
-import urllib.parse
-import urllib.request
 
+from jitpy.fleet.prom import OPENMETRICS, Prometheus, free_port, get, \
+    samples, wait_for
 from tests.host import jrcli
 
 CPU = 1
-OM = "application/openmetrics-text;version=1.0.0,text/plain;q=0.5"
 HOG = "import os\nos.sched_setaffinity(0, {%d})\nwhile True:\n    pass\n"
 # the classic buckets' bounds, s (core/jr_prom_out.c)
 LE = [1e-07, 2.5e-07, 5e-07, 1e-06, 2.5e-06, 5e-06, 1e-05, 2.5e-05, 5e-05,
@@ -45,24 +43,6 @@ def usable():
     return None
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def get(url, accept=None, timeout=10):
-    """(status, content type, body) of a GET."""
-    req = urllib.request.Request(url)
-    if accept:
-        req.add_header("Accept", accept)
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, r.headers["Content-Type"], r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers["Content-Type"], e.read().decode()
-
-
 def raw(port, data):
     """Send data on a new connection; the status line that comes back."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
@@ -71,65 +51,11 @@ def raw(port, data):
         return s.makefile("rb").readline().decode().strip()
 
 
-def samples(text):
-    """{name{labels}: value} of an exposition's samples."""
-    out = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            key, val = line.rsplit(" ", 1)
-            out[key] = float(val)
-    return out
-
-
-def wait_for(fn, secs, what):
-    end = time.monotonic() + secs
-    while time.monotonic() < end:
-        try:
-            if fn():
-                return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"{what}: not within {secs} s")
-
-
 def promtool_check(text):
     p = subprocess.run(["promtool", "check", "metrics"], input=text,
                        capture_output=True, text=True, check=False,
                        timeout=60)
     return p.returncode, p.stdout + p.stderr
-
-
-def start_prometheus(d, target):
-    """A real Prometheus on loopback scraping target every second; its URL
-    and process."""
-    port = free_port()
-    cfg = os.path.join(d, "prometheus.yml")
-    with open(cfg, "w") as f:
-        f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-                "scrape_configs:\n  - job_name: jitread\n"
-                f"    static_configs:\n      - targets: ['{target}']\n")
-    log = open(os.path.join(d, "prometheus.log"), "w")
-    proc = subprocess.Popen(
-        ["prometheus", f"--config.file={cfg}",
-         f"--storage.tsdb.path={os.path.join(d, 'tsdb')}",
-         f"--web.listen-address=127.0.0.1:{port}"],
-        stdout=log, stderr=subprocess.STDOUT)
-    log.close()
-    url = f"http://127.0.0.1:{port}"
-    wait_for(lambda: get(url + "/-/ready")[0] == 200, 60,
-             "prometheus ready")
-    return url, proc
-
-
-def query(url, q, at):
-    """The result vector of an instant PromQL query at time at."""
-    args = urllib.parse.urlencode({"query": q, "time": f"{at:.3f}"})
-    status, _, body = get(f"{url}/api/v1/query?{args}")
-    data = json.loads(body)
-    if status != 200 or data["status"] != "success":
-        raise AssertionError(f"{q}: {body}")
-    return data["data"]["result"]
 
 
 @unittest.skipIf(usable(), usable())
@@ -157,13 +83,12 @@ class ServeScraped(unittest.TestCase):
         try:
             wait_for(lambda: f'periods_total{{cpu="{CPU}"}}' in
                      get(cls.url)[2], 30, "jitread serve's first period")
-            cls.prom_url, cls.prom = start_prometheus(d, f"127.0.0.1:"
-                                                      f"{cls.port}")
+            cls.prom = Prometheus(d, f"127.0.0.1:{cls.port}")
             cls.t0 = time.time()
             cls.first = get(cls.url)[2]
             time.sleep(3)
             cls.text = get(cls.url)
-            cls.om = get(cls.url, OM)
+            cls.om = get(cls.url, OPENMETRICS)
             cls.bad = [raw(cls.port, b"GARBAGE\r\n\r\n"),
                        raw(cls.port, b"POST /metrics HTTP/1.1\r\n\r\n"),
                        raw(cls.port, b"GET /x HTTP/1.1\r\n\r\n"),
@@ -183,8 +108,7 @@ class ServeScraped(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         if cls.prom:
-            cls.prom.terminate()
-            cls.prom.wait(timeout=30)
+            cls.prom.stop()
         cls.tmp.cleanup()
 
     def cpu_report(self):
@@ -241,7 +165,7 @@ class ServeScraped(unittest.TestCase):
         q = (f'1 - sum by (cpu) (increase(jitread_noise_seconds_total'
              f'{{cpu="{CPU}"}}[1h])) / sum by (cpu) (increase('
              f'jitread_sampled_seconds_total{{cpu="{CPU}"}}[1h]))')
-        res = query(self.prom_url, q, self.t1)
+        res = self.prom.query(q, self.t1)
         self.assertEqual(len(res), 1, res)
         got = float(res[0]["value"][1])
         want = self.cpu_report()["summary"]["avail_pct"] / 100
@@ -252,7 +176,7 @@ class ServeScraped(unittest.TestCase):
     def test_promql_names_the_hog(self):
         q = (f'topk(1, increase(jitread_source_noise_seconds_total'
              f'{{cpu="{CPU}"}}[1h]))')
-        res = query(self.prom_url, q, self.t1)
+        res = self.prom.query(q, self.t1)
         self.assertEqual(len(res), 1, res)
         self.assertEqual((res[0]["metric"]["kind"],
                           res[0]["metric"]["source"]), ("thread", "python3"))
@@ -261,7 +185,7 @@ class ServeScraped(unittest.TestCase):
         q = ('histogram_quantile(0.99, sum by (le) (increase('
              f'jitread_gap_duration_seconds_bucket{{cpu="{CPU}",'
              'class="gap"}[1h])))')
-        res = query(self.prom_url, q, self.t1)
+        res = self.prom.query(q, self.t1)
         self.assertEqual(len(res), 1, res)
         got = float(res[0]["value"][1])
         p99 = self.cpu_report()["classes"]["gap"]["percentiles_ns"]["99"]

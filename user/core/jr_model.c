@@ -250,14 +250,18 @@ static int jr_count(struct jr_model *m, struct jr_cpu *c, int h, uint64_t ns)
 
 static void jr_add_summary(struct jr_cpu *c, const struct jr_rec *r)
 {
+	uint64_t seen = 0;
 	int h;
 
 	for (h = 0; h < JR_H_NR; h++) {
+		seen += c->open_ns[h];
 		c->cls_ns[h] += c->open_ns[h];
 		c->cls_gaps[h] += c->open_gaps[h];
 		c->open_ns[h] = 0;
 		c->open_gaps[h] = 0;
 	}
+	if (r->v[1] > seen)
+		c->unseen_ns += r->v[1] - seen;
 	c->periods++;
 	c->runtime_ns += r->v[0];
 	c->noise_ns += r->v[1];

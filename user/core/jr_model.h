@@ -87,6 +87,11 @@ struct jr_cpu {
 	 */
 	uint64_t cls_ns[JR_H_NR], cls_gaps[JR_H_NR];
 	uint64_t open_ns[JR_H_NR], open_gaps[JR_H_NR]; /* not yet covered */
+	/*
+	 * A summary's noise beyond its gaps that were read: gaps from before
+	 * the reader started, or lost.
+	 */
+	uint64_t unseen_ns;
 };
 
 struct jr_model {

@@ -197,6 +197,8 @@ static void jr_prom_per_class(struct jr_buf *b, const struct jr_model *m,
 				jr_prom_count(b, name, cpu, jr_hclass_name(h),
 					      c->cls_gaps[h]);
 		}
+		if (secs)
+			jr_prom_secs(b, name, cpu, "unseen", c->unseen_ns);
 	}
 }
 
@@ -228,7 +230,7 @@ void jr_prom_write(const struct jr_prom *p, const struct jr_model *m, bool om,
 	jr_prom_per_cpu(b, m, "jitread_sampled_seconds_total", 0);
 	jr_prom_family(
 		b, om, "jitread_noise_seconds", JR_P_COUNTER, "seconds",
-		"Gaps in the sampled time, by the class they were filed under.");
+		"Gaps in the sampled time, by the class they were filed under; unseen: the summaries' noise whose gaps were not read.");
 	jr_prom_per_class(b, m, "jitread_noise_seconds_total", true);
 	jr_prom_family(
 		b, om, "jitread_gaps", JR_P_COUNTER, NULL,

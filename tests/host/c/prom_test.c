@@ -139,10 +139,19 @@ static void gaps(void)
 	CHECK(!jr_model_add(&m, &sum));
 	render(&p, &m, false, &b);
 	CHECK(value(&b, NOISE("hw:unknown")) * 1e9 > 8099.5);
+	CHECK(value(&b, NOISE("unseen")) == 0);
+	/* a period whose gaps were not read: its noise is unseen */
+	sum.v[1] = 500;
+	CHECK(!jr_model_add(&m, &sum));
+	render(&p, &m, false, &b);
+	CHECK(value(&b, NOISE("unseen")) * 1e9 > 499.5);
+	CHECK(value(&b, NOISE("unseen")) * 1e9 < 500.5);
+	CHECK(value(&b, NOISE("hw:unknown")) * 1e9 < 8100.5);
 	CHECK(value(&b, "jitread_gaps_total{cpu=\"1\",class=\"hw:unknown\"}") ==
 	      5);
-	CHECK(value(&b, "jitread_available_ratio{cpu=\"1\"}") > 0.99189 &&
-	      value(&b, "jitread_available_ratio{cpu=\"1\"}") < 0.99191);
+	/* 1 - 8600 / 2000000 */
+	CHECK(value(&b, "jitread_available_ratio{cpu=\"1\"}") > 0.99569 &&
+	      value(&b, "jitread_available_ratio{cpu=\"1\"}") < 0.99571);
 	CHECK(strstr(b.p, "kernel=\"x\\\"y\\\\z??\"} 1\n"));
 	CHECK(strstr(b.p, "# TYPE jitread_sampled_seconds_total counter\n"));
 	CHECK(strstr(b.p, "# TYPE jitread_build_info gauge\n"));
