@@ -21,33 +21,22 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 
 import jittest as jt
+from jitpy.fleet.prom import OPENMETRICS, get, samples
 from jitpy.guest import injector, kmod, sysio
 from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 N = 4
 D_US = 300
-OM = "application/openmetrics-text;version=1.0.0"
 
 
 def scrape(url, accept=None):
-    req = urllib.request.Request(url)
-    if accept:
-        req.add_header("Accept", accept)
-    with urllib.request.urlopen(req, timeout=30) as r:
-        return r.read().decode()
-
-
-def samples(text):
-    out = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            key, val = line.rsplit(" ", 1)
-            out[key] = float(val)
-    return out
+    status, _, body = get(url, accept, timeout=30)
+    if status != 200:
+        raise Fail(f"{url}: HTTP {status}")
+    return body
 
 
 def start(jr, tmp, *extra):
@@ -117,7 +106,7 @@ def default_duty(jr, tmp):
         t0, c0 = time.monotonic(), cpu_s(p.pid)
         for _ in range(20):
             text = scrape(url)
-        om = scrape(url, OM)
+        om = scrape(url, OPENMETRICS)
         time.sleep(1.5)
         log(f"jitread serve used {cpu_s(p.pid) - c0:.2f} s of CPU in "
             f"{time.monotonic() - t0:.1f} s, with 21 scrapes")

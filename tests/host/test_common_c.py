@@ -46,7 +46,8 @@ class CommonC(unittest.TestCase):
     def test_prometheus_exposition(self):
         """jitread serve's metrics (tests/host/c/prom_test.c)."""
         self.assertEqual(build_and_run("prom_test", [
-            "core/jr_prom.c", "core/jr_prom_out.c", "core/jr_model.c",
+            "core/jr_prom.c", "core/jr_prom_out.c", "core/jr_prom_text.c",
+            "core/jr_prom_pb.c", "core/jr_prom_emit.c", "core/jr_model.c",
             "core/jr_hist.c", "core/jr_detail.c", "common/jr_buf.c",
             "common/jr_http.c", "common/jr_err.c"], ["-lm"]), (0, "ok\n"))
 

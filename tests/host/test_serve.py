@@ -17,8 +17,8 @@ import tempfile
 import time
 import unittest
 
-from jitpy.fleet.prom import OPENMETRICS, Prometheus, free_port, get, \
-    samples, wait_for
+from jitpy.fleet.prom import OPENMETRICS, PROTOBUF, Prometheus, free_port, \
+    get, metric_families, native_buckets, samples, wait_for
 from tests.host import jrcli
 
 CPU = 1
@@ -31,6 +31,9 @@ LE = [1e-07, 2.5e-07, 5e-07, 1e-06, 2.5e-06, 5e-06, 1e-05, 2.5e-05, 5e-05,
 # window starts at the first scrape and ends at the last, the report's
 # covers the whole run
 AVAIL_TOL = 0.03
+# a native histogram of schema 3 has buckets 2^(1/8) wide; PromQL
+# interpolates inside one
+NATIVE_TOL = 2 ** 0.25
 
 
 def usable():
@@ -49,6 +52,17 @@ def raw(port, data):
         s.sendall(data)
         s.shutdown(socket.SHUT_WR)
         return s.makefile("rb").readline().decode().strip()
+
+
+def same_refresh(url):
+    """The text format and protobuf of one refresh: text, protobuf, text
+    again, until both texts are the same."""
+    for _ in range(10):
+        a = get(url)[2]
+        pb = get(url, PROTOBUF, binary=True)[2]
+        if get(url)[2] == a:
+            return a, pb
+    raise AssertionError("no two scrapes within one refresh")
 
 
 def promtool_check(text):
@@ -73,7 +87,7 @@ class ServeScraped(unittest.TestCase):
         cls.port = free_port()
         cls.url = f"http://127.0.0.1:{cls.port}/metrics"
         cls.hog = subprocess.Popen([sys.executable, "-c", HOG % CPU])
-        cls.prom = None
+        cls.prom = cls.native = None
         cls.serve = subprocess.Popen(
             [jrcli.JITREAD, "serve", "--sampler", "user", "-c", str(CPU),
              "--listen", f"127.0.0.1:{cls.port}", "--runtime", "200ms",
@@ -84,11 +98,13 @@ class ServeScraped(unittest.TestCase):
             wait_for(lambda: f'periods_total{{cpu="{CPU}"}}' in
                      get(cls.url)[2], 30, "jitread serve's first period")
             cls.prom = Prometheus(d, f"127.0.0.1:{cls.port}")
+            cls.native = Prometheus(d, f"127.0.0.1:{cls.port}", native=True)
             cls.t0 = time.time()
             cls.first = get(cls.url)[2]
             time.sleep(3)
             cls.text = get(cls.url)
             cls.om = get(cls.url, OPENMETRICS)
+            cls.text2, cls.pb = same_refresh(cls.url)
             cls.bad = [raw(cls.port, b"GARBAGE\r\n\r\n"),
                        raw(cls.port, b"POST /metrics HTTP/1.1\r\n\r\n"),
                        raw(cls.port, b"GET /x HTTP/1.1\r\n\r\n"),
@@ -107,8 +123,9 @@ class ServeScraped(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        if cls.prom:
-            cls.prom.stop()
+        for p in (cls.prom, cls.native):
+            if p:
+                p.stop()
         cls.tmp.cleanup()
 
     def cpu_report(self):
@@ -162,10 +179,15 @@ class ServeScraped(unittest.TestCase):
         self.assertEqual(self.after_bad, 200)
 
     def test_promql_availability_matches_jitread(self):
+        for p in (self.prom, self.native):
+            with self.subTest(native=p is self.native):
+                self.availability(p)
+
+    def availability(self, p):
         q = (f'1 - sum by (cpu) (increase(jitread_noise_seconds_total'
              f'{{cpu="{CPU}"}}[1h])) / sum by (cpu) (increase('
              f'jitread_sampled_seconds_total{{cpu="{CPU}"}}[1h]))')
-        res = self.prom.query(q, self.t1)
+        res = p.query(q, self.t1)
         self.assertEqual(len(res), 1, res)
         got = float(res[0]["value"][1])
         want = self.cpu_report()["summary"]["avail_pct"] / 100
@@ -193,6 +215,48 @@ class ServeScraped(unittest.TestCase):
         lo = LE[i - 2] if i >= 2 else 0
         hi = LE[min(i + 1, len(LE) - 1)]
         self.assertTrue(lo <= got <= hi, (got, p99, lo, hi))
+
+    def test_native_histogram_quantile(self):
+        """Prometheus with native histograms scrapes protobuf: its p99 of
+        the gaps is jitread's within the schema's bucket width."""
+        q = ('histogram_quantile(0.99, sum(increase('
+             f'jitread_gap_duration_seconds{{cpu="{CPU}",class="gap"}}'
+             '[1h])))')
+        res = self.native.query(q, self.t1)
+        self.assertEqual(len(res), 1, res)
+        got = float(res[0]["value"][1]) * 1e9
+        p99 = self.cpu_report()["classes"]["gap"]["percentiles_ns"]["99"]
+        self.assertTrue(p99 / NATIVE_TOL <= got <= p99 * NATIVE_TOL,
+                        (got, p99))
+
+    def test_protobuf_is_the_text(self):
+        """Every sample of the text format, with the same value, in the
+        protobuf of the same refresh; each histogram's classic buckets
+        the text's, its native buckets summing to its count."""
+        fams = metric_families(self.pb)
+        text = samples(self.text2)
+        seen = hists = 0
+        for name, (_, metrics) in fams.items():
+            for labels, val in metrics:
+                lab = ",".join(f'{k}="{v}"' for k, v in labels.items())
+                if not isinstance(val, dict):
+                    self.assertAlmostEqual(val, text[f"{name}{{{lab}}}"],
+                                           places=9)
+                    seen += 1
+                    continue
+                self.assertEqual(val["count"], text[f"{name}_count{{{lab}}}"])
+                self.assertEqual(val["schema"], 3)
+                self.assertEqual(sum(native_buckets(val).values()),
+                                 val["count"])
+                for le, n in val["buckets"]:
+                    self.assertEqual(n, text[f'{name}_bucket{{{lab},le="'
+                                             f'{le:g}"}}'])
+                hists += 1
+        hist_keys = ("_bucket{", "_sum{", "_count{")
+        self.assertEqual(seen, len([k for k in text
+                                    if not any(h in k for h in hist_keys)]))
+        self.assertEqual(hists, len([k for k in text if "_count{" in k]))
+        self.assertGreater(hists, 0)
 
 
 @unittest.skipIf(usable(), usable())

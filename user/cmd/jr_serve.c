@@ -20,6 +20,12 @@
 #include "cmd/jr_serve.h"
 #include "common/jr_safe.h"
 
+_Static_assert((int)JR_FMT_TEXT == (int)JR_PROM_TEXT &&
+		       (int)JR_FMT_OPENMETRICS == (int)JR_PROM_OPENMETRICS &&
+		       (int)JR_FMT_PROTOBUF == (int)JR_PROM_PROTOBUF &&
+		       (int)JR_NR_FMT == (int)JR_PROM_NR_FMT,
+	       "jitread serve's formats are the exposition's");
+
 int jr_serve_open(struct jr_serve *s, const struct jr_opts *o,
 		  const char *backend, const char *kernel, struct jr_err *e)
 {
@@ -121,10 +127,9 @@ void jr_serve_refresh(struct jr_serve *s, const struct jr_model *m)
 				(unsigned long long)s->refreshes);
 		return;
 	}
-	for (f = JR_FMT_TEXT; f <= JR_FMT_OPENMETRICS; f++) {
+	for (f = 0; f < JR_NR_FMT; f++) {
 		jr_buf_reset(&s->scratch);
-		jr_prom_write(&s->prom, m, f == JR_FMT_OPENMETRICS,
-			      &s->scratch);
+		jr_prom_write(&s->prom, m, (enum jr_prom_fmt)f, &s->scratch);
 		if (s->scratch.oom) {
 			if (!s->fail)
 				s->fail = jr_fail(
@@ -183,7 +188,7 @@ void jr_serve_close(struct jr_serve *s)
 	if (s->dfd >= 0)
 		close(s->dfd);
 	s->dfd = -1;
-	for (f = 0; f < 2; f++)
+	for (f = 0; f < JR_NR_FMT; f++)
 		jr_buf_free(&s->page[f]);
 	jr_buf_free(&s->scratch);
 	jr_prom_free(&s->prom);

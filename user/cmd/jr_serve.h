@@ -22,7 +22,7 @@ struct jr_serve {
 	struct jr_prom prom;
 	struct jr_http http;
 	pthread_mutex_t lock; /* page[], between a refresh and the server */
-	struct jr_buf page[2]; /* by enum jr_http_fmt */
+	struct jr_buf page[JR_NR_FMT]; /* by enum jr_http_fmt */
 	struct jr_buf scratch;
 	int dfd; /* --textfile's directory, or -1 */
 	uint64_t refreshes;

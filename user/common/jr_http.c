@@ -21,6 +21,9 @@ static const char *const jr_ctype[] = {
 	[JR_FMT_TEXT] = "text/plain; version=0.0.4; charset=utf-8",
 	[JR_FMT_OPENMETRICS] =
 		"application/openmetrics-text; version=1.0.0; charset=utf-8",
+	[JR_FMT_PROTOBUF] = "application/vnd.google.protobuf; "
+			    "proto=io.prometheus.client.MetricFamily; "
+			    "encoding=delimited",
 };
 
 /* jr_split_addr - "HOST:PORT", "[V6]:PORT" or ":PORT" into its parts */
@@ -203,8 +206,17 @@ static const char *jr_header(char *req, const char *name, char *val, size_t len)
 	return NULL;
 }
 
+/*
+ * jr_http_accepts - protobuf where offered (Prometheus offers it first
+ * when it wants native histograms), else OpenMetrics, else the text
+ * format.
+ */
 enum jr_http_fmt jr_http_accepts(const char *accept)
 {
+	if (accept && strstr(accept, "application/vnd.google.protobuf") &&
+	    strstr(accept, "proto=io.prometheus.client.MetricFamily") &&
+	    strstr(accept, "encoding=delimited"))
+		return JR_FMT_PROTOBUF;
 	if (accept && strstr(accept, "application/openmetrics-text"))
 		return JR_FMT_OPENMETRICS;
 	return JR_FMT_TEXT;

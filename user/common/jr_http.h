@@ -26,6 +26,8 @@
 enum jr_http_fmt {
 	JR_FMT_TEXT, /* text/plain; version=0.0.4 */
 	JR_FMT_OPENMETRICS, /* application/openmetrics-text; version=1.0.0 */
+	JR_FMT_PROTOBUF, /* io.prometheus.client.MetricFamily, delimited */
+	JR_NR_FMT,
 };
 
 /* fill body in the format asked for */

@@ -57,12 +57,19 @@ struct jr_prom {
 
 void jr_prom_init(struct jr_prom *p, int top, const struct jr_prom_info *info);
 int jr_prom_update(struct jr_prom *p, const struct jr_model *m);
+/* the formats, as a scraper asks for them */
+enum jr_prom_fmt {
+	JR_PROM_TEXT, /* text/plain; version=0.0.4 */
+	JR_PROM_OPENMETRICS, /* application/openmetrics-text; version=1.0.0 */
+	JR_PROM_PROTOBUF, /* io.prometheus.client.MetricFamily, delimited */
+	JR_PROM_NR_FMT,
+};
+
 void jr_prom_write(const struct jr_prom *p, const struct jr_model *m,
-		   bool openmetrics, struct jr_buf *out);
+		   enum jr_prom_fmt fmt, struct jr_buf *out);
 void jr_prom_free(struct jr_prom *p);
 
-/* the classic histogram's bucket bounds, ns, lowest first; +Inf follows */
-#define JR_PROM_NR_LE 19
-extern const uint64_t jr_prom_le_ns[JR_PROM_NR_LE];
+/* the native histograms' schema: 2^(2^-3), buckets about 9 % wide */
+#define JR_PROM_SCHEMA 3
 
 #endif /* JR_PROM_H */

@@ -12,16 +12,7 @@
 #include "common/jr_parse.h"
 #include "common/jr_text.h"
 #include "common/jr_tsc.h"
-
-static int failed;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			failed = 1;                                            \
-		}                                                              \
-	} while (0)
+#include "jr_check.h"
 
 static const char *safe(const char *s)
 {

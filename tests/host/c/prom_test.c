@@ -7,6 +7,7 @@
  * classic buckets count what they should, and each format has its
  * framing.  Prints one line per failed check and exits 1 if any failed.
  */
+#define _GNU_SOURCE
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,16 +15,7 @@
 
 #include "common/jr_http.h"
 #include "core/jr_prom.h"
-
-static int failed;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			failed = 1;                                            \
-		}                                                              \
-	} while (0)
+#include "jr_check.h"
 
 static void add(struct jr_model *m, int type, int id, const char *name,
 		uint64_t ns)
@@ -62,7 +54,7 @@ static void render(struct jr_prom *p, struct jr_model *m, bool om,
 {
 	jr_buf_reset(b);
 	CHECK(!jr_prom_update(p, m));
-	jr_prom_write(p, m, om, b);
+	jr_prom_write(p, m, om ? JR_PROM_OPENMETRICS : JR_PROM_TEXT, b);
 	CHECK(!b->oom);
 }
 
@@ -161,6 +153,12 @@ static void gaps(void)
 	CHECK(strstr(b.p, "# UNIT jitread_sampled_seconds seconds\n"));
 	CHECK(strstr(b.p, "# TYPE jitread_build info\n"));
 	CHECK(b.len > 6 && !strcmp(b.p + b.len - 6, "# EOF\n"));
+	/* protobuf: a delimited MetricFamily first, named in field 1 */
+	jr_buf_reset(&b);
+	jr_prom_write(&p, &m, JR_PROM_PROTOBUF, &b);
+	CHECK(!b.oom && b.len > 40 && (unsigned char)b.p[2] == 0x0a &&
+	      !memcmp(b.p + 4, "jitread_build_info", 18));
+	CHECK(memmem(b.p, b.len, "jitread_sampled_seconds_total", 29));
 	jr_prom_free(&p);
 	jr_model_free(&m);
 	jr_buf_free(&b);

@@ -13,19 +13,10 @@
 
 #include "usamp/jr_ualign.h"
 #include "usamp/jr_ubpf.h"
+#include "jr_check.h"
 
 /* jr_ualign.c names vectors through jr_ubpf.c's table */
 const char *const jr_ubpf_vectors[JIT_VEC_NR] = JIT_VECTORS(JIT_X_NAME);
-
-static int failed;
-
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			failed = 1;                                            \
-		}                                                              \
-	} while (0)
 
 #define MONO0 1000000 /* mono ns = TSC + MONO0: one cycle per ns */
 
