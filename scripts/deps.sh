@@ -25,6 +25,8 @@ PKGS=(
 	dkms
 	# jitread serve is tested against a real Prometheus and its promtool
 	prometheus
+	# jitread survey: its MPI plugin and mpirun
+	openmpi-bin libopenmpi-dev
 )
 
 if [ "$(id -u)" != 0 ]; then

@@ -21,7 +21,7 @@
 static const struct jr_cmd_def *const jr_cmds[] = {
 	&jr_cmd_hist,	&jr_cmd_top,	 &jr_cmd_record, &jr_cmd_report,
 	&jr_cmd_user,	&jr_cmd_compare, &jr_cmd_diff,	 &jr_cmd_audit,
-	&jr_cmd_advise, &jr_cmd_serve,
+	&jr_cmd_advise, &jr_cmd_serve,	 &jr_cmd_survey,
 };
 
 #define JR_NR_CMD_DEFS (sizeof(jr_cmds) / sizeof(jr_cmds[0]))

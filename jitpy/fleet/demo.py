@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make demo-fleet: jitread serve scraped by a real Prometheus, and the
-PromQL that answers "how available is this CPU, what steals it, and how
-long are the gaps".
+"""make demo-fleet: a survey of four MPI ranks, then jitread serve
+scraped by a real Prometheus, and the PromQL that answers "how available
+is this CPU, what steals it, and how long are the gaps".
 
-Natively, with the user sampler (no module), on CPU 1 by default, for 20
-seconds: python3 -m jitpy.fleet.demo [-c CPU] [-d SECONDS].
+Natively, with the user sampler (no module): the survey on CPUs 0 and 1,
+serve on CPU 1 by default, for 20 seconds each:
+python3 -m jitpy.fleet.demo [-c CPU] [-d SECONDS].
 """
 
 import argparse
@@ -40,6 +41,20 @@ def show(p, secs):
             print(f"{labels:50s} {float(r['value'][1]):.6g}")
 
 
+def survey(secs):
+    """mpirun -n 4 jitread survey on CPUs 0 and 1, its report shown."""
+    plugin = os.path.join(os.path.dirname(jitpy.JITREAD), "jitread-mpi.so")
+    if not shutil.which("mpirun") or not os.path.exists(plugin):
+        print("survey: skipped, mpirun or user/jitread-mpi.so missing "
+              "(make deps, make user)")
+        return 0
+    cmd = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "4",
+           jitpy.JITREAD, "survey", "--rank-cpus", "0-1", "-d",
+           f"{secs:.0f}s"]
+    print("$ " + " ".join(cmd), flush=True)
+    return subprocess.run(cmd, check=False).returncode
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-c", "--cpu", type=int, default=1)
@@ -49,6 +64,9 @@ def main():
         sys.exit("demo-fleet: prometheus missing (make deps)")
     if not os.access(jitpy.JITREAD, os.X_OK):
         sys.exit("demo-fleet: user/jitread missing (make user)")
+    if survey(a.seconds):
+        sys.exit("demo-fleet: the survey failed")
+    print()
     with tempfile.TemporaryDirectory() as d:
         serve = subprocess.Popen(
             [jitpy.JITREAD, "serve", "--sampler", "user", "-c", str(a.cpu),

@@ -10,6 +10,9 @@ writes, for whatever the report holds:
   timeline.*     every kept gap per CPU over time, coloured by class
   pipeline.*     the four pipeline latency distributions
 
+A jitread survey's JSON (survey_version) gives heatmap.* and ranks.*
+instead (jitpy/plot/survey.py).
+
     python3 -m jitpy.plot A.json B.json ... [--labels A,B,...] [--cpu N]
 
 overlays N runs, one line each, as the tuning steps of a jitter hunt are
@@ -22,6 +25,7 @@ back from the Figure's artists and compare it with the JSON.
 """
 
 import argparse
+import json
 import os
 import sys
 
@@ -31,6 +35,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from jitpy import abi as jitabi  # noqa: E402
 from jitpy.formats import report as jrjson  # noqa: E402
+from jitpy.formats import survey as jrsurvey  # noqa: E402
 
 CLASSES = jitabi.CLASSES
 COLOURS = dict(zip(CLASSES, ("tab:red", "tab:orange", "tab:purple",
@@ -56,7 +61,7 @@ def percentile_points(hist):
     return xs, ys
 
 
-def _log_x_axis(ax):
+def log_axes(ax):
     ticks = [1, 10, 100, 1000, 10000, 100000, 1000000]
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -76,7 +81,7 @@ def plot_percentiles(data):
             xs, ys = percentile_points(hist)
             ax.plot(xs, ys, marker=".", label=f"{name} ({hist['count']} "
                     "gaps)")
-    _log_x_axis(ax)
+    log_axes(ax)
     ax.set_ylabel("gap (ns)")
     ax.set_title("gap percentile distribution, all CPUs")
     ax.legend()
@@ -162,7 +167,7 @@ def plot_pipeline(data):
         if hist["count"]:
             xs, ys = percentile_points(hist)
             ax.plot(xs, ys, marker=".", label=name)
-    _log_x_axis(ax)
+    log_axes(ax)
     ax.set_ylabel("latency (ns)")
     p = data["pipeline"]
     ax.set_title(f"pipeline, wait {p['wait']}"
@@ -208,7 +213,7 @@ def plot_overlay(runs, cpu=None):
         if runtime:
             xs, ys = exceedance_points(hist, runtime)
             right.step(xs, ys, where="post", label=label)
-    _log_x_axis(left)
+    log_axes(left)
     left.set_ylabel("gap (ns)")
     left.set_title(f"gap percentile distribution, {where}")
     left.legend()
@@ -244,6 +249,27 @@ def save(fig, out, name, formats):
     plt.close(fig)
 
 
+def is_survey_file(path):
+    try:
+        with open(path) as f:
+            return jrsurvey.is_survey(json.load(f))
+    except (OSError, ValueError):
+        return False
+
+
+def plot_survey(path, out, formats):
+    from jitpy.plot import survey
+    try:
+        data = jrsurvey.load(path)
+    except jrsurvey.SurveyError as e:
+        print(f"jitplot: {e}", file=sys.stderr)
+        return 1
+    os.makedirs(out, exist_ok=True)
+    for name, fn in survey.plots_for(data):
+        save(fn(data), out, name, formats)
+    return 0
+
+
 def main():
     """Parse arguments, write every plot, print the paths."""
     ap = argparse.ArgumentParser(prog="python3 -m jitpy.plot",
@@ -263,6 +289,8 @@ def main():
         os.path.basename(r) for r in args.reports]
     if len(labels) != len(args.reports):
         ap.error(f"{len(labels)} labels for {len(args.reports)} reports")
+    if len(args.reports) == 1 and is_survey_file(args.reports[0]):
+        return plot_survey(args.reports[0], args.out, formats)
     try:
         runs = [(lab, jrjson.load(r)) for lab, r in zip(labels,
                                                         args.reports)]

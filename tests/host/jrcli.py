@@ -9,7 +9,7 @@ import jitpy
 TOP = jitpy.TOP
 JITREAD = jitpy.JITREAD
 COMMANDS = ("hist", "top", "record", "report", "user", "compare", "diff",
-            "audit", "advise", "serve")
+            "audit", "advise", "serve", "survey")
 
 
 def jitread(*args):

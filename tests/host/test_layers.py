@@ -2,9 +2,10 @@
 """jitread's layers: includes go downwards only, no include cycle, and
 every function a header declares is defined beside it.
 
-The layers, lowest first: common (errors, CPU lists, times, pinning),
-core (histograms, model, records, reports), kernel (jitmod's parameters
-and event stream) beside usamp (the user side), cmd (one file per
+The layers, lowest first: common (errors, CPU lists, times, pinning)
+beside mpi (the survey's MPI plugin, built apart with mpicc), core
+(histograms, model, records, reports), kernel (jitmod's parameters and
+event stream) beside usamp (the user side), cmd (one file per
 subcommand), then jitread.c and the fuzz target.
 """
 
@@ -17,7 +18,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 USER = os.path.join(TOP, "user")
 
-RANK = {"common": 0, "core": 1, "kernel": 2, "usamp": 2, "cmd": 3}
+RANK = {"common": 0, "mpi": 0, "core": 1, "kernel": 2, "usamp": 2, "cmd": 3}
 TOP_RANK = 4                       # jitread.c, fuzz/
 OUTSIDE = {"jitmod_abi.h", "jr_ubpf.skel.h", "vmlinux.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -26,5 +26,6 @@ extern const struct jr_cmd_def jr_cmd_diff;
 extern const struct jr_cmd_def jr_cmd_audit;
 extern const struct jr_cmd_def jr_cmd_advise;
 extern const struct jr_cmd_def jr_cmd_serve;
+extern const struct jr_cmd_def jr_cmd_survey;
 
 #endif /* JR_CMDS_H */

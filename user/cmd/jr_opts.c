@@ -29,6 +29,7 @@
 #define AUDIT B(JR_CMD_AUDIT)
 #define ADVISE B(JR_CMD_ADVISE)
 #define SERVE B(JR_CMD_SERVE)
+#define SURVEY B(JR_CMD_SURVEY)
 #define USERS (B(JR_CMD_USER) | B(JR_CMD_COMPARE))
 #define ALL (B(JR_NR_CMDS) - 1)
 #define JR_HELP_COL 28 /* where an option's help text starts */
@@ -90,6 +91,12 @@ enum jr_key {
 	K_REFRESH,
 	K_TOP_N,
 	K_SAMPLER,
+	K_RANK_CPUS,
+	K_MODE,
+	K_QUANTUM = 'g',
+	K_EVERY = 512,
+	K_TIMEOUT,
+	K_WORST,
 };
 
 struct jr_optdef {
@@ -103,10 +110,11 @@ struct jr_optdef {
 static const struct jr_optdef jr_optdefs[] = {
 	{ "cpus", K_CPUS, "LIST", ALL,
 	  "CPUs to report, or to sample (user, compare), e.g. 1-3,5" },
-	{ "duration", K_DURATION, "TIME", LIVE | B(JR_CMD_USER) | SERVE,
+	{ "duration", K_DURATION, "TIME",
+	  LIVE | B(JR_CMD_USER) | SERVE | SURVEY,
 	  "run for TIME, e.g. 30s, 5m, 1h, 1d; bare: s\n"
 	  "(default: until ^C; user: 10s)" },
-	{ "threshold", K_THRESHOLD, "TIME", LIVE | USERS | SERVE,
+	{ "threshold", K_THRESHOLD, "TIME", LIVE | USERS | SERVE | SURVEY,
 	  "set jitmod's threshold (user: the sampler's); bare: us" },
 	{ "runtime", K_RUNTIME, "TIME", LIVE | SERVE,
 	  "set jitmod's runtime_us: sampling time per period\n"
@@ -140,6 +148,20 @@ static const struct jr_optdef jr_optdefs[] = {
 	{ "top", K_TOP_N, "N", SERVE,
 	  "sources per CPU with series of their own (default\n"
 	  "10); the rest is source=\"other\"" },
+	{ "rank-cpus", K_RANK_CPUS, "LIST", SURVEY,
+	  "the CPUs the ranks of a node take, by local rank\n"
+	  "(default: the launcher's binding)" },
+	{ "mode", K_MODE, "MODE", SURVEY,
+	  "gaps (the gap sampler, default) or fwq (fixed work\n"
+	  "quanta with a barrier every --barrier-every)" },
+	{ "quantum", K_QUANTUM, "TIME", SURVEY,
+	  "fwq: the work quantum (default 100us); bare: us" },
+	{ "barrier-every", K_EVERY, "K", SURVEY,
+	  "fwq: quanta between barriers (default 100)" },
+	{ "timeout", K_TIMEOUT, "TIME", SURVEY,
+	  "how long to wait for a rank past the run (default\n"
+	  "30s); bare: s" },
+	{ "worst", K_WORST, "K", SURVEY, "ranks named worst (default 5)" },
 	{ "sampler", K_SAMPLER, "WHICH", SERVE,
 	  "jitmod, user (a user thread per -c CPU, no module)\n"
 	  "or auto: jitmod where loaded (default)" },
@@ -167,7 +189,7 @@ static const struct jr_optdef jr_optdefs[] = {
 	  "max>50us, p99.9999>10us, avail<99.99%, class=irq,max>5us,\n"
 	  "cpu=all,count>1000; compare: side=kernel|user" },
 	{ "json", K_JSON, "FILE",
-	  SHOWN | B(JR_CMD_TOP) | DIFF | AUDIT | ADVISE | SERVE,
+	  SHOWN | B(JR_CMD_TOP) | DIFF | AUDIT | ADVISE | SERVE | SURVEY,
 	  "versioned JSON report (- for stdout)" },
 	{ "min-change", K_MIN_CHANGE, "PCT", DIFF,
 	  "smallest change judged, in % of the first report's\n"
@@ -203,7 +225,7 @@ static const struct jr_optdef jr_optdefs[] = {
 	{ "work", K_WORK, "MODE", USERS,
 	  "user sampler: none (the gap loop, default), usleep,\n"
 	  "nanosleep, memwalk, arith, kill, gettime" },
-	{ "fifo", K_FIFO, "PRIO", USERS | SERVE,
+	{ "fifo", K_FIFO, "PRIO", USERS | SERVE | SURVEY,
 	  "run the user threads SCHED_FIFO at PRIO (1-99)" },
 	{ "max-gaps", K_MAXGAPS, "N", USERS,
 	  "user gaps waiting to be classified, per CPU (default 262144)" },
@@ -257,6 +279,12 @@ static void jr_opts_defaults(struct jr_opts *o, enum jr_cmd cmd, bool legacy)
 	o->advise.min_ppm = 1;
 	o->advise.min_count = 2;
 	o->serve.interval_ns = JR_S;
+	o->survey.quantum_ns = 100 * JR_US;
+	o->survey.every = 100;
+	o->survey.timeout_ns = 30 * JR_S;
+	o->survey.worst = 5;
+	if (cmd == JR_CMD_SURVEY)
+		o->live.duration_ns = 10 * JR_S;
 	o->serve.top = 10;
 	if (cmd == JR_CMD_SERVE) {
 		o->serve.listen = "127.0.0.1:9478";
@@ -575,6 +603,33 @@ static int jr_apply_serve(int key, const char *arg, struct jr_serve_opts *s)
 	return -ENOENT;
 }
 
+/* jr_apply_survey - jitread survey's own options; -ENOENT: not one */
+static int jr_apply_survey(int key, const char *arg, struct jr_survey_opts *s,
+			   struct jr_err *e)
+{
+	static const char *const modes[] = { "gaps", "fwq" };
+
+	switch (key) {
+	case K_RANK_CPUS:
+		if (jr_parse_cpus(arg, s->cpus, e))
+			return -EBADMSG;
+		s->have_cpus = true;
+		return 0;
+	case K_MODE:
+		return jr_set_name(arg, modes, 2, &s->mode);
+	case K_QUANTUM:
+		return jr_parse_time(arg, JR_US, JR_US, JR_S, &s->quantum_ns);
+	case K_EVERY:
+		return jr_parse_u64(arg, 1, 1000000, &s->every);
+	case K_TIMEOUT:
+		return jr_parse_time(arg, JR_S, JR_S, 3600 * JR_S,
+				     &s->timeout_ns);
+	case K_WORST:
+		return jr_set_int(arg, 1, 100000, &s->worst);
+	}
+	return -ENOENT;
+}
+
 /* jr_add_cond - one --fail-if; side= only where there are two sides. */
 static int jr_add_cond(const char *arg, struct jr_opts *o, struct jr_err *e)
 {
@@ -645,6 +700,9 @@ static int jr_apply(int key, const char *arg, struct jr_opts *o,
 	if (ret != -ENOENT)
 		return ret;
 	ret = jr_apply_serve(key, arg, &o->serve);
+	if (ret != -ENOENT)
+		return ret;
+	ret = jr_apply_survey(key, arg, &o->survey, e);
 	if (ret != -ENOENT)
 		return ret;
 	if (key >= K_ROUNDS)

@@ -28,6 +28,7 @@ enum jr_cmd {
 	JR_CMD_AUDIT,
 	JR_CMD_ADVISE,
 	JR_CMD_SERVE,
+	JR_CMD_SURVEY,
 	JR_NR_CMDS,
 };
 
@@ -138,6 +139,19 @@ struct jr_serve_opts {
 	int sampler; /* enum jr_sampler */
 };
 
+/* jitread survey */
+enum jr_survey_mode { JR_SURVEY_GAPS, JR_SURVEY_FWQ };
+
+struct jr_survey_opts {
+	unsigned char cpus[JR_MAX_CPUS]; /* --rank-cpus */
+	bool have_cpus;
+	int mode; /* enum jr_survey_mode */
+	uint64_t quantum_ns;
+	uint64_t every; /* quanta between barriers */
+	uint64_t timeout_ns;
+	int worst;
+};
+
 struct jr_opts {
 	enum jr_cmd cmd;
 	bool legacy; /* the old form, "jitread --hist": bare -T is in ns */
@@ -152,6 +166,7 @@ struct jr_opts {
 	struct jr_audit_opts audit;
 	struct jr_advise_opts advise;
 	struct jr_serve_opts serve;
+	struct jr_survey_opts survey;
 };
 
 int jr_parse_opts(enum jr_cmd cmd, const char *cmd_name, bool legacy, int argc,

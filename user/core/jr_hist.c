@@ -113,6 +113,33 @@ int jr_hist_record(struct jr_hist *h, uint64_t v)
 	return 0;
 }
 
+/*
+ * jr_hist_record_n - n values that share v's slot (v the slot's highest,
+ * as a report's slots give it): the counts are exact, the sum counts
+ * each at v.
+ */
+int jr_hist_record_n(struct jr_hist *h, uint64_t v, uint64_t n)
+{
+	uint64_t top = (1ULL << JR_HIST_MAX_LOG2) - 1;
+
+	if (!n)
+		return 0;
+	if (!h->counts && jr_hist_alloc(h))
+		return -ENOMEM;
+	if (v > top) {
+		h->clamped += n;
+		v = top;
+	}
+	h->counts[jr_index(h, v)] += n;
+	h->count += n;
+	h->sum += (long double)v * n;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	return 0;
+}
+
 /* jr_hist_merge - add src into dst; both must have the same precision. */
 int jr_hist_merge(struct jr_hist *dst, const struct jr_hist *src)
 {

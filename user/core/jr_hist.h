@@ -46,6 +46,7 @@ void jr_hist_init(struct jr_hist *h, int precision);
 void jr_hist_free(struct jr_hist *h);
 int jr_hist_alloc(struct jr_hist *h);
 int jr_hist_record(struct jr_hist *h, uint64_t value_ns);
+int jr_hist_record_n(struct jr_hist *h, uint64_t value_ns, uint64_t n);
 int jr_hist_merge(struct jr_hist *dst, const struct jr_hist *src);
 uint64_t jr_hist_percentile(const struct jr_hist *h, double pct);
 double jr_hist_mean(const struct jr_hist *h);

@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: GPL-2.0
+"""jitread survey under Debian's OpenMPI, natively with the user sampler:
+four ranks on CPUs 0 and 1, the fleet's histograms the sum of the ranks',
+a FIFO spinner on CPU 1 making its ranks the worst with the spinner their
+top source; a rank killed, or stopped, mid-run is named by rank 0, which
+writes what it has without hanging; the fixed-work-quantum mode's BSP
+slowdown; bad input refused."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+from tests.host import jrcli
+
+PLUGIN = os.path.join(os.path.dirname(jrcli.JITREAD), "jitread-mpi.so")
+MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
+# spins 12 ms of every 20 ms at SCHED_FIFO 50 on CPU 1, named jrspin
+SPINNER = """
+import os, time
+os.sched_setaffinity(0, {1})
+os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(50))
+with open("/proc/self/comm", "w") as f:
+    f.write("jrspin")
+while True:
+    end = time.monotonic() + 0.012
+    while time.monotonic() < end:
+        pass
+    time.sleep(0.008)
+"""
+
+
+def usable():
+    if not os.access(jrcli.JITREAD, os.X_OK):
+        return "user/jitread not built (make user)"
+    if not shutil.which("mpirun"):
+        return "mpirun missing (make deps installs openmpi-bin)"
+    if not os.path.exists(PLUGIN):
+        return "user/jitread-mpi.so not built (make deps, then make user)"
+    if os.cpu_count() < 2 or os.geteuid() != 0:
+        return "needs CPUs 0 and 1, and root (BPF, SCHED_FIFO)"
+    return None
+
+
+def survey(n, *args, mpi=(), timeout=180):
+    """mpirun -n n jitread survey args; (exit code, stdout, stderr)."""
+    p = subprocess.run([*MPIRUN, *mpi, "-n", str(n), jrcli.JITREAD,
+                        "survey", *args], capture_output=True, text=True,
+                       check=False, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def rank_pid(rank):
+    """The pid of jitread survey's rank, from its environment."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"survey" not in f.read():
+                    continue
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
+            return int(pid)
+    return None
+
+
+@unittest.skipIf(usable(), usable())
+class SurveyGaps(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.json = os.path.join(cls.tmp.name, "survey.json")
+        spin = subprocess.Popen([sys.executable, "-c", SPINNER])
+        try:
+            time.sleep(0.5)
+            cls.rc, cls.out, cls.err = survey(
+                4, "--rank-cpus", "0-1", "-d", "5s", "--json", cls.json)
+        finally:
+            spin.kill()
+            spin.wait()
+        with open(cls.json) as f:
+            cls.d = json.load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_every_rank_reported(self):
+        self.assertEqual(self.rc, 0, self.err)
+        self.assertEqual(self.d["survey_version"], 1)
+        self.assertEqual([(r["rank"], r["ok"], r["cpu"])
+                          for r in self.d["ranks"]],
+                         [(0, True, 0), (1, True, 1), (2, True, 0),
+                          (3, True, 1)])
+        self.assertIn("# jitread survey: 4 ranks, 4 reported", self.out)
+
+    def test_merged_counts_are_the_sum(self):
+        gaps = sum(r["gaps"] for r in self.d["ranks"])
+        fleet = self.d["fleet"]
+        self.assertGreater(gaps, 100)
+        self.assertEqual(fleet["gap"]["hist"]["count"], gaps)
+        for name, c in fleet.items():
+            self.assertEqual(c["hist"]["count"], c["sum_of_ranks"], name)
+            self.assertEqual(sum(n for _, n in c["hist"]["slots"]),
+                             c["sum_of_ranks"], name)
+
+    def test_plots(self):
+        """python3 -m jitpy.plot draws the survey: the heat map holds each
+        rank's gap time, the percentile plot a line per rank."""
+        import matplotlib
+        matplotlib.use("Agg")
+        from jitpy.formats import survey as jrsurvey
+        from jitpy.plot import jitplot, survey as splot
+        out = os.path.join(self.tmp.name, "plots")
+        p = subprocess.run([sys.executable, "-m", "jitpy.plot", self.json,
+                            "-o", out, "--format", "png"],
+                           capture_output=True, text=True, check=False,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(sorted(os.listdir(out)),
+                         ["heatmap.png", "ranks.png"])
+        data = jrsurvey.load(self.json)
+        fig = splot.plot_heatmap(data)
+        rows = fig.axes[0].images[0].get_array()
+        for i, r in enumerate(data["ranks"]):
+            want = sum(d for _, d in r["timeline"])
+            got = sum(v for v in rows[i] if v >= 1)
+            self.assertEqual(got, want, r["rank"])
+        lines = splot.plot_ranks(data).axes[0].get_lines()
+        self.assertEqual(len(lines), 4)
+        xs, ys = jitplot.percentile_points(data["ranks"][0]["gap"])
+        self.assertEqual(list(lines[0].get_ydata()), ys)
+
+    def test_spinner_ranks_are_worst(self):
+        self.assertEqual(sorted(self.d["worst_ranks"][:2]), [1, 3])
+        for r in self.d["ranks"]:
+            if r["cpu"] == 1:
+                self.assertEqual(r["top_sources"][0], "thread:jrspin", r)
+            else:
+                self.assertNotIn("thread:jrspin", r["top_sources"], r)
+
+
+@unittest.skipIf(usable(), usable())
+class SurveyLostRank(unittest.TestCase):
+    def lose_rank(self, sig, launcher):
+        """Rank 2 of 3 gets sig a second into a 4 s run; rank 0 must say
+        so and write the other two, and the other ranks must end (not
+        wait in MPI_Finalize for the lost one)."""
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "s.json")
+            p = subprocess.Popen(
+                [*MPIRUN, *launcher, "-n", "3", jrcli.JITREAD,
+                 "survey", "--rank-cpus", "0-1", "-d", "4s", "--timeout",
+                 "3s", "--json", out], stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True)
+            pid = None
+            for _ in range(100):
+                pid = rank_pid(2)
+                if pid:
+                    break
+                time.sleep(0.1)
+            self.assertIsNotNone(pid, "rank 2 never started")
+            time.sleep(1)
+            os.kill(pid, sig)
+            try:
+                _, err = p.communicate(timeout=90)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                if sig == signal.SIGSTOP:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            # mpirun's own status depends on the launcher's options:
+            # --enable-recovery keeps the job, and its status, alive
+            self.assertIn("rank 2 sent no report within 3 s", err)
+            with open(out) as f:
+                ranks = json.load(f)["ranks"]
+        self.assertEqual([r["ok"] for r in ranks], [True, True, False])
+        self.assertIn("no report", ranks[2]["why"])
+
+    def test_killed_rank(self):
+        """OpenMPI ends the job when a rank dies, unless told not to."""
+        self.lose_rank(signal.SIGKILL, ["--enable-recovery"])
+
+    def test_stopped_rank(self):
+        """A stopped rank is alive: the job would wait for it, with
+        --enable-recovery; without it, ending rank 0 ends the job."""
+        self.lose_rank(signal.SIGSTOP, [])
+
+
+@unittest.skipIf(usable(), usable())
+class SurveyFwq(unittest.TestCase):
+    def test_bsp_slowdown(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "s.json")
+            rc, txt, err = survey(2, "--mode", "fwq", "--rank-cpus", "0-1",
+                                  "-d", "2s", "--quantum", "200us",
+                                  "--barrier-every", "50", "--json", out)
+            self.assertEqual(rc, 0, err)
+            with open(out) as f:
+                s = json.load(f)
+        bsp = s["bsp"]
+        quanta = [r["quanta"] for r in s["ranks"]]
+        self.assertEqual(len(set(quanta)), 1, quanta)
+        self.assertEqual(bsp["windows"], quanta[0] // 50)
+        self.assertGreaterEqual(bsp["p50"], 1.0)
+        self.assertGreaterEqual(bsp["max"], bsp["p99"])
+        self.assertGreaterEqual(bsp["p99"], bsp["p50"])
+        self.assertIn("# BSP slowdown", txt)
+        for r in s["ranks"]:
+            # the shortest quantum: the calibration, under what noise
+            # there was, is at most the asked-for length
+            self.assertLessEqual(r["quantum_ns"], 200000 * 1.5, r)
+
+
+class SurveyInput(unittest.TestCase):
+    def test_bad_options(self):
+        for args, text in ((["--mode", "burst"], "for --mode"),
+                           (["--barrier-every", "0"], "for --barrier-every"),
+                           (["--quantum", "2s"], "for --quantum"),
+                           (["--listen", ":1"], "not an option of")):
+            jrcli.refused(self, ["survey", *args], 2, text)
+
+    @unittest.skipIf(usable(), usable())
+    def test_plugin_missing(self):
+        with tempfile.TemporaryDirectory() as d:
+            exe = os.path.join(d, "jitread")
+            shutil.copy(jrcli.JITREAD, exe)
+            p = subprocess.run([exe, "survey", "-d", "1s"],
+                               capture_output=True, text=True, timeout=60,
+                               check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("jitread-mpi.so: No such file", p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_cmd_survey.c - jitread survey: run under mpirun (or srun), one rank
+ * per CPU to measure; rank 0 writes the fleet's report.
+ *
+ * Each rank takes a CPU (--rank-cpus by local rank, else the launcher's
+ * binding), waits at a barrier with the others, has its clock compared
+ * with rank 0's, then samples it: with jitmod where it samples that CPU,
+ * else the user sampler with BPF naming the sources (gaps); or fixed work
+ * quanta with a barrier every K (fwq).  It
+ * sends its report, jitread's JSON, to rank 0, which waits --timeout past
+ * the run for each, then merges and compares what came; a rank that died
+ * or hangs is named, not waited for.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/jr_cmds.h"
+#include "cmd/jr_fwq.h"
+#include "cmd/jr_live.h"
+#include "cmd/jr_mpi_load.h"
+#include "cmd/jr_out.h"
+#include "cmd/jr_udoc.h"
+#include "common/jr_safe.h"
+#include "common/jr_sys.h"
+#include "core/jr_survey.h"
+#include "kernel/jr_kparams.h"
+
+#define JR_TAG_REPORT 9002
+#define JR_CLOCK_ROUNDS 8
+
+struct jr_rank_run {
+	const struct jr_mpi_ops *mpi;
+	struct jr_opts *o;
+	int argc;
+	char **argv;
+	int rank, size, cpu;
+	char host[64];
+	struct jr_fwq fwq;
+	double barrier_s;
+	bool jitmod; /* sampled by jitmod, not the user sampler */
+	bool quiet; /* rank 0: no text report */
+	const char *json; /* rank 0's --json */
+};
+
+/* jr_local_rank - the rank among this node's, as the launcher says */
+static int jr_local_rank(int rank)
+{
+	const char *v = getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+
+	if (!v)
+		v = getenv("SLURM_LOCALID");
+	if (!v)
+		v = getenv("MPI_LOCALRANKID");
+	return v ? atoi(v) : rank;
+}
+
+/* jr_rank_cpu - --rank-cpus' CPU for this local rank, else the binding's */
+static int jr_rank_cpu(const struct jr_opts *o, int rank)
+{
+	int cpu, n = 0, want = jr_local_rank(rank), i;
+	cpu_set_t set;
+
+	if (o->survey.have_cpus) {
+		for (cpu = 0; cpu < JR_MAX_CPUS; cpu++)
+			n += o->survey.cpus[cpu];
+		for (cpu = 0, i = 0; cpu < JR_MAX_CPUS; cpu++)
+			if (o->survey.cpus[cpu] && i++ == want % n)
+				return cpu;
+	}
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	n = CPU_COUNT(&set);
+	for (cpu = 0, i = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set) && i++ == want % n)
+			return cpu;
+	return -1;
+}
+
+/* jr_survey_extra - who sent the report, and fwq's windows */
+static int jr_survey_extra(FILE *out, void *ctx)
+{
+	struct jr_rank_run *rr = ctx;
+	uint64_t i;
+
+	fprintf(out, ",\"survey\":{\"rank\":%d,\"host\":", rr->rank);
+	jr_json_str(out, rr->host);
+	fprintf(out, ",\"cpu\":%d,\"mode\":\"%s\",\"backend\":\"%s\"", rr->cpu,
+		rr->o->survey.mode == JR_SURVEY_FWQ ? "fwq" : "gaps",
+		rr->jitmod ? "jitmod" : "user");
+	if (rr->o->survey.mode == JR_SURVEY_FWQ) {
+		fprintf(out,
+			",\"quantum_ns\":%llu,\"quanta\":%llu,\"windows_ns\":[",
+			(unsigned long long)rr->fwq.min_ns,
+			(unsigned long long)rr->fwq.quanta);
+		for (i = 0; i < rr->fwq.nr_win; i++)
+			fprintf(out, "%s%llu", i ? "," : "",
+				(unsigned long long)rr->fwq.win_ns[i]);
+		fprintf(out, "]");
+	}
+	fprintf(out, "}");
+	return 0;
+}
+
+static int jr_fwq_barrier(void *ctx)
+{
+	struct jr_rank_run *rr = ctx;
+
+	return rr->mpi->barrier(rr->barrier_s);
+}
+
+/* jr_jitmod_samples - jitmod is loaded and samples cpu */
+static bool jr_jitmod_samples(int cpu)
+{
+	unsigned char set[JR_MAX_CPUS];
+	char text[512];
+
+	return jr_module_loaded() &&
+	       !jr_read_cpulist(JR_PARAMS_DIR "/cpus", set, text,
+				sizeof(text)) &&
+	       set[cpu];
+}
+
+/*
+ * jr_measure_jitmod - jitmod's events of this rank's CPU for -d, as
+ * jitread hist reads them; jitmod's settings are left as they are, since
+ * the node's other ranks read the same module.
+ */
+static void jr_measure_jitmod(struct jr_rank_run *rr, struct jr_model *m,
+			      struct jr_sysinfo *sys)
+{
+	struct jr_live c = { .o = rr->o };
+	int ret;
+
+	rr->o->live.threshold_ns = 0;
+	ret = jr_live_run(&c, rr->argc, rr->argv);
+	ret = jr_live_end(&c, ret);
+	if (ret)
+		jr_die(ret, "rank %d: reading jitmod failed", rr->rank);
+	jr_model_free(m);
+	*m = c.model;
+	memset(&c.model, 0, sizeof(c.model));
+	*sys = c.sys;
+	jr_live_free(&c);
+}
+
+/* jr_measure - this rank's CPU, into m */
+static void jr_measure(struct jr_rank_run *rr, struct jr_model *m,
+		       struct jr_sysinfo *sys)
+{
+	struct jr_opts *o = rr->o;
+	struct jr_ubpf b;
+	struct jr_udoc d;
+	int ret;
+
+	if (rr->jitmod) {
+		jr_measure_jitmod(rr, m, sys);
+		return;
+	}
+	if (o->survey.mode == JR_SURVEY_FWQ) {
+		rr->fwq.quantum_ns = o->survey.quantum_ns;
+		rr->fwq.every = o->survey.every;
+		rr->barrier_s = o->survey.timeout_ns / 1e9;
+		ret = jr_fwq_run(&rr->fwq, o->live.duration_ns, rr->cpu,
+				 jr_fwq_barrier, rr, o->live.threshold_ns, m);
+		if (ret)
+			jr_die(JR_EXIT_RUN, "rank %d: fixed work quanta: %s",
+			       rr->rank, strerror(-ret));
+		return;
+	}
+	jr_udoc_init(&d, o);
+	d.user = m;
+	jr_prepare(&d, &b, sys);
+	jr_sample_phase(&d, &b, o->live.duration_ns);
+	jr_ubpf_close(&b);
+	if (d.fail)
+		jr_die(JR_EXIT_RUN, "rank %d: %s", rr->rank, d.why.msg);
+}
+
+/* jr_rank_report - this rank's report as JSON in memory */
+static char *jr_rank_report(struct jr_rank_run *rr, struct jr_model *m,
+			    const struct jr_sysinfo *sys, size_t *len)
+{
+	struct jr_report_opts ro = jr_report_opts_of(rr->o);
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f)
+		jr_die(JR_EXIT_RUN, "out of memory");
+	if (jr_report_json_doc(f, rr->jitmod ? "kernel" : "user", m,
+			       rr->jitmod ? "kernel" : "user", sys, &ro,
+			       jr_survey_extra, rr) ||
+	    fclose(f))
+		jr_die(JR_EXIT_RUN, "rank %d: cannot write its report",
+		       rr->rank);
+	return buf;
+}
+
+/* jr_fleet - rank 0: every rank's report, merged, said and written */
+static int jr_fleet(struct jr_rank_run *rr, char *mine, size_t mine_len,
+		    const int64_t *off, const int64_t *rtt, FILE *json)
+{
+	void **bufs = calloc(rr->size, sizeof(*bufs));
+	size_t *lens = calloc(rr->size, sizeof(*lens));
+	struct jr_survey s;
+	int r, missing = 0, ret;
+	struct jr_err e;
+
+	if (!bufs || !lens ||
+	    jr_survey_init(&s, rr->size,
+			   rr->o->survey.mode == JR_SURVEY_FWQ ? "fwq" : "gaps",
+			   rr->o->out.precision))
+		jr_die(JR_EXIT_RUN, "out of memory");
+	ret = rr->mpi->collect(JR_TAG_REPORT, rr->o->survey.timeout_ns / 1e9,
+			       bufs, lens);
+	if (ret)
+		jr_warn("collecting the reports: %s", strerror(-ret));
+	bufs[0] = mine;
+	lens[0] = mine_len;
+	for (r = 0; r < rr->size; r++) {
+		s.r[r].offset_ns = off[r];
+		s.r[r].rtt_ns = rtt[r];
+		if (!bufs[r]) {
+			jr_survey_missing(&s, r, "no report within --timeout");
+			jr_warn("rank %d sent no report within %.0f s of the run's end",
+				r, rr->o->survey.timeout_ns / 1e9);
+			missing++;
+		} else if (jr_survey_add(&s, r, bufs[r], lens[r], &e)) {
+			jr_survey_missing(&s, r, e.msg);
+			jr_warn("rank %d's report: %s", r, e.msg);
+			missing++;
+		}
+		if (r)
+			free(bufs[r]);
+	}
+	if (jr_survey_analyse(&s))
+		jr_die(JR_EXIT_RUN, "out of memory");
+	if (!rr->quiet)
+		jr_survey_text(stdout, &s, rr->o->survey.worst);
+	ret = 0;
+	if (json &&
+	    (jr_survey_json(json, &s, rr->o->survey.worst) || fclose(json)))
+		ret = jr_fail(&e, JR_EXIT_RUN, "%s: write failed", rr->json);
+	if (ret)
+		jr_warn("%s", e.msg);
+	jr_survey_free(&s);
+	free(bufs);
+	free(lens);
+	return ret ? ret : missing ? JR_EXIT_RUN : 0;
+}
+
+/* jr_pin_off - the reader's threads off the sampled CPU, where it can */
+static void jr_pin_off(int cpu)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	CPU_CLR(cpu, &set);
+	if (CPU_COUNT(&set))
+		sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int jr_survey_run(struct jr_opts *o, int argc, char **argv)
+{
+	struct jr_rank_run rr = { .o = o, .argc = argc, .argv = argv };
+	const struct jr_mpi_ops *mpi;
+	int64_t *off, *rtt;
+	struct jr_sysinfo sys;
+	struct jr_model m;
+	FILE *json = NULL;
+	struct jr_err e;
+	size_t len;
+	char *mine;
+	int ret;
+
+	mpi = jr_mpi_load(&e);
+	if (!mpi)
+		jr_die(JR_EXIT_RUN, "%s", e.msg);
+	rr.mpi = mpi;
+	if (mpi->init(&rr.rank, &rr.size, rr.host, sizeof(rr.host)))
+		jr_die(JR_EXIT_RUN, "MPI_Init failed (run under mpirun)");
+	rr.cpu = jr_rank_cpu(o, rr.rank);
+	if (rr.cpu < 0)
+		jr_die(JR_EXIT_RUN, "rank %d: no CPU to take", rr.rank);
+	memset(o->cpus, 0, sizeof(o->cpus));
+	o->cpus[rr.cpu] = 1;
+	o->have_cpus = true;
+	o->user.no_pipeline = true;
+	if (!o->live.threshold_ns)
+		o->live.threshold_ns = 1000;
+	if (rr.rank == 0 && o->out.json) {
+		json = jr_safe_fopen(o->out.json, &e);
+		if (!json)
+			jr_die(JR_EXIT_RUN, "%s", e.msg);
+	}
+	rr.quiet = o->out.quiet;
+	rr.json = o->out.json;
+	o->out.json = NULL; /* each rank's report goes to rank 0 */
+	o->out.quiet = true;
+	off = calloc(rr.size, sizeof(*off));
+	rtt = calloc(rr.size, sizeof(*rtt));
+	if (!off || !rtt)
+		jr_die(JR_EXIT_RUN, "out of memory");
+	jr_sysinfo_fill(&sys, argc, argv);
+	jr_model_of(&m, o);
+	rr.jitmod = o->survey.mode == JR_SURVEY_GAPS &&
+		    jr_jitmod_samples(rr.cpu);
+	if (o->survey.mode == JR_SURVEY_GAPS)
+		jr_pin_off(rr.cpu);
+	if (mpi->barrier(o->survey.timeout_ns / 1e9))
+		jr_warn("rank %d: not every rank came to the start", rr.rank);
+	if (mpi->clocks(JR_CLOCK_ROUNDS, o->survey.timeout_ns / 1e9, off, rtt))
+		jr_warn("rank %d: the clocks were not compared", rr.rank);
+	jr_measure(&rr, &m, &sys);
+	/* from here the launcher's SIGTERM must end the rank, as it expects */
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	mine = jr_rank_report(&rr, &m, &sys, &len);
+	/*
+	 * With a rank gone or stopped, MPI_Finalize would wait for it
+	 * forever: rank 0 says whether all is well, and only then does every
+	 * rank finalize.
+	 */
+	if (rr.rank) {
+		ret = mpi->send(JR_TAG_REPORT, mine, len) ? JR_EXIT_RUN : 0;
+		mpi->finalize(mpi->verdict(0, 2 * o->survey.timeout_ns / 1e9));
+	} else {
+		ret = jr_fleet(&rr, mine, len, off, rtt, json);
+		mpi->finalize(mpi->verdict(ret == 0, 0));
+	}
+	free(mine);
+	free(off);
+	free(rtt);
+	jr_fwq_free(&rr.fwq);
+	jr_model_free(&m);
+	return ret;
+}
+
+const struct jr_cmd_def jr_cmd_survey = {
+	.name = "survey",
+	.summary = "noise across MPI ranks: run under mpirun or srun",
+	.cmd = JR_CMD_SURVEY,
+	.synopsis = "[options]   (mpirun -n N jitread survey ...)",
+	.about =
+		"Each rank samples one CPU at the same time as the others, with the user\n"
+		"sampler (gaps) or fixed work quanta and a barrier every K (fwq); rank 0\n"
+		"merges the ranks' histograms exactly and reports per rank and host, the\n"
+		"fleet's distribution, the worst ranks, outliers and the sources they\n"
+		"share, noise that comes together, and (fwq) the BSP slowdown.",
+	.run = jr_survey_run,
+};

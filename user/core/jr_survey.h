@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_survey.h - jitread survey's fleet report: every rank's own report,
+ * merged and compared on rank 0.
+ *
+ * A rank sends its report as jitread's JSON (mode "user") with a
+ * "survey" member: its rank, host, CPU and, in fixed-work-quantum mode,
+ * the time each window of quanta took between two barriers.  Histograms
+ * merge slot by slot at one precision, so the fleet's counts are the
+ * ranks' counts summed.
+ */
+#ifndef JR_SURVEY_H
+#define JR_SURVEY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/jr_err.h"
+#include "core/jr_hist.h"
+#include "core/jr_rdoc.h"
+
+#define JR_SURVEY_VERSION 1
+#define JR_SURVEY_TOP_SRC 3 /* a rank's sources compared across ranks */
+#define JR_SURVEY_OUTLIER_Z 3.5 /* modified z-score of an outlier */
+#define JR_SURVEY_BIN_NS 1000000ULL /* co-occurrence bins */
+#define JR_SURVEY_TL 2000 /* gaps per rank in the JSON, for the heat map */
+
+struct jr_srank {
+	int rank;
+	bool ok; /* its report came and was read */
+	char why[128]; /* when !ok */
+	char host[64];
+	int cpu;
+	char backend[8]; /* "jitmod" or "user" */
+	int64_t offset_ns; /* its clock minus rank 0's */
+	int64_t rtt_ns; /* the round trip that measured it; -1: none */
+	struct jr_rdoc doc;
+	uint64_t runtime_ns, noise_ns;
+	double noise_share;
+	struct jr_hist gap; /* its CPU's gaps (fwq: each quantum's excess) */
+	char top[JR_SURVEY_TOP_SRC][64]; /* sources by total, pid dropped */
+	/* fixed-work-quantum mode */
+	uint64_t quantum_ns, quanta;
+	uint64_t *win_ns;
+	size_t nr_win;
+	double z; /* modified z-score of noise_share */
+	bool outlier;
+};
+
+struct jr_survey {
+	char mode[8]; /* "gaps" or "fwq" */
+	int precision;
+	int nr;
+	struct jr_srank *r; /* by rank */
+	struct jr_hist fleet[JR_H_NR]; /* merged over the ranks */
+	uint64_t sum_counts[JR_H_NR]; /* the ranks' counts, summed */
+	/* co-occurrence of gaps at or above cooc_ns, in 1 ms bins */
+	uint64_t cooc_ns, cooc_bins, cooc_shared, cooc_max;
+	double cooc_ratio; /* pairs seen together over pairs expected */
+	/* fwq: per window, the slowest rank's time over the median's */
+	double bsp_mean, bsp_p50, bsp_p99, bsp_max;
+	uint64_t bsp_windows;
+	int bsp_worst_rank; /* most often the slowest */
+};
+
+int jr_survey_init(struct jr_survey *s, int nr, const char *mode,
+		   int precision);
+int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
+		  struct jr_err *e);
+void jr_survey_missing(struct jr_survey *s, int rank, const char *why);
+int jr_survey_analyse(struct jr_survey *s);
+void jr_survey_free(struct jr_survey *s);
+
+/* jr_survey_out.c */
+void jr_survey_text(FILE *out, const struct jr_survey *s, int worst);
+int jr_survey_json(FILE *out, const struct jr_survey *s, int worst);
+
+#endif /* JR_SURVEY_H */

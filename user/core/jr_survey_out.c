@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_survey_out.c - jitread survey's fleet report as text and as JSON
+ * (survey_version 1).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/jr_text.h"
+#include "core/jr_report.h"
+#include "core/jr_survey.h"
+
+/* the figures compared across ranks, by index */
+enum { JR_F_AVAIL, JR_F_P99, JR_F_P9999, JR_F_MAX, JR_NR_F };
+static const char *const jr_fig_names[JR_NR_F] = { "avail_pct", "p99_ns",
+						   "p99.99_ns", "max_ns" };
+
+static double jr_fig(const struct jr_srank *r, int f)
+{
+	switch (f) {
+	case JR_F_AVAIL:
+		return 100.0 * (1.0 - r->noise_share);
+	case JR_F_P99:
+		return (double)jr_hist_percentile(&r->gap, 99.0);
+	case JR_F_P9999:
+		return (double)jr_hist_percentile(&r->gap, 99.99);
+	default:
+		return r->gap.count ? (double)r->gap.max : 0;
+	}
+}
+
+static int jr_cmpd(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* jr_dist - min, median, p90 and max of figure f over the ranks */
+static int jr_dist(const struct jr_survey *s, int f, double *q)
+{
+	double *v = calloc(s->nr ? s->nr : 1, sizeof(*v));
+	int i, n = 0;
+
+	if (!v)
+		return 0;
+	for (i = 0; i < s->nr; i++)
+		if (s->r[i].ok)
+			v[n++] = jr_fig(&s->r[i], f);
+	qsort(v, n, sizeof(*v), jr_cmpd);
+	if (n) {
+		q[0] = v[0];
+		q[1] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+		q[2] = v[(9 * n + 9) / 10 - 1];
+		q[3] = v[n - 1];
+	}
+	free(v);
+	return n;
+}
+
+/* jr_by_noise - the ranks that reported, noisiest first; *n of them */
+static int *jr_by_noise(const struct jr_survey *s, int *n)
+{
+	int *o = calloc(s->nr ? s->nr : 1, sizeof(*o)), i, j, t;
+
+	*n = 0;
+	if (!o)
+		return NULL;
+	for (i = 0; i < s->nr; i++)
+		if (s->r[i].ok)
+			o[(*n)++] = i;
+	for (i = 1; i < *n; i++)
+		for (j = i; j > 0 &&
+			    s->r[o[j]].noise_share > s->r[o[j - 1]].noise_share;
+		     j--) {
+			t = o[j];
+			o[j] = o[j - 1];
+			o[j - 1] = t;
+		}
+	return o;
+}
+
+/*
+ * jr_common - a source in the top sources of at least half the outliers:
+ * how many outliers and how many other ranks have it there
+ */
+static bool jr_common(const struct jr_survey *s, const char *src, int *in_out,
+		      int *in_rest)
+{
+	int i, k, outliers = 0;
+
+	*in_out = *in_rest = 0;
+	for (i = 0; i < s->nr; i++) {
+		if (!s->r[i].ok)
+			continue;
+		outliers += s->r[i].outlier;
+		for (k = 0; k < JR_SURVEY_TOP_SRC; k++)
+			if (!strcmp(s->r[i].top[k], src)) {
+				*(s->r[i].outlier ? in_out : in_rest) += 1;
+				break;
+			}
+	}
+	return outliers && 2 * *in_out >= outliers;
+}
+
+/* jr_first_seen - src is first named by outlier rank i, top slot k */
+static bool jr_first_seen(const struct jr_survey *s, int i, int k)
+{
+	int j, m;
+
+	for (j = 0; j <= i; j++)
+		for (m = 0; m < JR_SURVEY_TOP_SRC; m++) {
+			if (j == i && m == k)
+				return true;
+			if (s->r[j].ok && s->r[j].outlier &&
+			    !strcmp(s->r[j].top[m], s->r[i].top[k]))
+				return false;
+		}
+	return true;
+}
+
+static void jr_text_ranks(FILE *out, const struct jr_survey *s)
+{
+	char shown[160];
+	int i, k;
+
+	fprintf(out,
+		"\n# per rank (ns)\n%-4s %-16s %4s %9s %10s %10s %10s "
+		"%6s  %s\n",
+		"rank", "host", "cpu", "%avail", "p99", "p99.99", "max", "z",
+		"top sources");
+	for (i = 0; i < s->nr; i++) {
+		const struct jr_srank *r = &s->r[i];
+
+		if (!r->ok) {
+			fprintf(out, "%-4d %-16s  -   missing: %s\n", i,
+				r->host[0] ? r->host : "?", r->why);
+			continue;
+		}
+		fprintf(out,
+			"%-4d %-16s %4d %8.4f%% %10.0f %10.0f %10.0f %6.1f ", i,
+			jr_text_safe(r->host, shown, sizeof(shown)), r->cpu,
+			jr_fig(r, JR_F_AVAIL), jr_fig(r, JR_F_P99),
+			jr_fig(r, JR_F_P9999), jr_fig(r, JR_F_MAX), r->z);
+		for (k = 0; k < JR_SURVEY_TOP_SRC && r->top[k][0]; k++)
+			fprintf(out, "%s%s", k ? ", " : " ",
+				jr_text_safe(r->top[k], shown, sizeof(shown)));
+		fprintf(out, "%s\n", r->outlier ? "  OUTLIER" : "");
+	}
+}
+
+static void jr_text_hosts(FILE *out, const struct jr_survey *s)
+{
+	char shown[160];
+	int i, j;
+
+	fprintf(out, "\n# per host\n%-16s %5s %9s %12s\n", "host", "ranks",
+		"%avail", "max (ns)");
+	for (i = 0; i < s->nr; i++) {
+		uint64_t run = 0, noise = 0, max = 0;
+		int n = 0;
+
+		if (!s->r[i].ok)
+			continue;
+		for (j = 0; j < i; j++)
+			if (s->r[j].ok && !strcmp(s->r[j].host, s->r[i].host))
+				break;
+		if (j < i)
+			continue; /* shown with its first rank */
+		for (j = i; j < s->nr; j++) {
+			if (!s->r[j].ok || strcmp(s->r[j].host, s->r[i].host))
+				continue;
+			n++;
+			run += s->r[j].runtime_ns;
+			noise += s->r[j].noise_ns;
+			if (s->r[j].gap.count && s->r[j].gap.max > max)
+				max = s->r[j].gap.max;
+		}
+		fprintf(out, "%-16s %5d %8.4f%% %12" PRIu64 "\n",
+			jr_text_safe(s->r[i].host, shown, sizeof(shown)), n,
+			run ? 100.0 * (1.0 - (double)noise / run) : 0.0, max);
+	}
+}
+
+static void jr_text_fleet(FILE *out, const struct jr_survey *s, int worst)
+{
+	int i, k, n, *o = jr_by_noise(s, &n), in_o, in_r;
+	double q[4];
+
+	fprintf(out, "\n# over the ranks: min, median, p90, max\n");
+	for (i = 0; i < JR_NR_F; i++)
+		if (jr_dist(s, i, q))
+			fprintf(out, "%-10s %14.4f %14.4f %14.4f %14.4f\n",
+				jr_fig_names[i], q[0], q[1], q[2], q[3]);
+	fprintf(out,
+		"\n# all ranks' gaps merged: %" PRIu64
+		" (the ranks' counts sum to %" PRIu64 "), p99 %" PRIu64
+		" ns, p99.99 %" PRIu64 " ns, max %" PRIu64 " ns\n",
+		s->fleet[JR_H_GAP].count, s->sum_counts[JR_H_GAP],
+		jr_hist_percentile(&s->fleet[JR_H_GAP], 99.0),
+		jr_hist_percentile(&s->fleet[JR_H_GAP], 99.99),
+		s->fleet[JR_H_GAP].count ? s->fleet[JR_H_GAP].max : 0);
+	fprintf(out, "\n# worst ranks by noise share:");
+	for (i = 0; o && i < n && i < worst; i++)
+		fprintf(out, " %d (%.4f%%)", o[i],
+			100.0 * s->r[o[i]].noise_share);
+	fprintf(out,
+		"\n# outliers (modified z-score > %.1f):", JR_SURVEY_OUTLIER_Z);
+	for (i = 0, k = 0; i < s->nr; i++)
+		if (s->r[i].ok && s->r[i].outlier)
+			fprintf(out, "%s %d", k++ ? "," : "", i);
+	fprintf(out, "%s\n", k ? "" : " none");
+	for (i = 0; i < s->nr; i++)
+		for (k = 0; s->r[i].ok && s->r[i].outlier &&
+			    k < JR_SURVEY_TOP_SRC && s->r[i].top[k][0];
+		     k++)
+			if (jr_first_seen(s, i, k) &&
+			    jr_common(s, s->r[i].top[k], &in_o, &in_r))
+				fprintf(out,
+					"# common to the outliers: %s (%d of them, %d other ranks)\n",
+					s->r[i].top[k], in_o, in_r);
+	free(o);
+}
+
+/* jr_survey_text - the fleet report; worst: how many ranks to name */
+void jr_survey_text(FILE *out, const struct jr_survey *s, int worst)
+{
+	int i, ok = 0;
+
+	for (i = 0; i < s->nr; i++)
+		ok += s->r[i].ok;
+	fprintf(out, "# jitread survey: %d ranks, %d reported, mode %s\n",
+		s->nr, ok, s->mode);
+	jr_text_ranks(out, s);
+	jr_text_hosts(out, s);
+	jr_text_fleet(out, s, worst);
+	if (s->cooc_bins)
+		fprintf(out,
+			"# noise together: gaps >= %" PRIu64 " ns in %" PRIu64
+			" 1 ms bins; %" PRIu64
+			" bins shared by 2+ ranks, at most %" PRIu64
+			" at once; pairs together %.2fx what independent ranks would give\n",
+			s->cooc_ns, s->cooc_bins, s->cooc_shared, s->cooc_max,
+			s->cooc_ratio);
+	if (s->bsp_windows)
+		fprintf(out,
+			"# BSP slowdown (slowest rank / median rank per window of %" PRIu64
+			" windows): mean %.3f, p50 %.3f, p99 %.3f, max %.3f; most often slowest: rank %d\n",
+			s->bsp_windows, s->bsp_mean, s->bsp_p50, s->bsp_p99,
+			s->bsp_max, s->bsp_worst_rank);
+}
+
+/*
+ * jr_json_timeline - the rank's first gaps on rank 0's clock, for the
+ * heat map: [ts_ns, dur_ns] pairs
+ */
+static void jr_json_timeline(FILE *out, const struct jr_srank *r)
+{
+	const struct jr_rcpu *c = jr_rdoc_cpu(&r->doc, r->cpu);
+	size_t i;
+
+	fprintf(out, ",\"timeline\":[");
+	for (i = 0; c && i < c->nr_tl && i < JR_SURVEY_TL; i++)
+		fprintf(out, "%s[%" PRId64 ",%" PRIu64 "]", i ? "," : "",
+			(int64_t)c->tl[i].ts_ns - r->offset_ns,
+			c->tl[i].dur_ns);
+	fprintf(out, "]");
+}
+
+static void jr_json_rank(FILE *out, const struct jr_srank *r)
+{
+	int k;
+
+	fprintf(out, "{\"rank\":%d,\"ok\":%s,\"host\":", r->rank,
+		r->ok ? "true" : "false");
+	jr_json_str(out, r->host);
+	fprintf(out,
+		",\"cpu\":%d,\"offset_ns\":%" PRId64 ",\"rtt_ns\":%" PRId64,
+		r->cpu, r->offset_ns, r->rtt_ns);
+	if (!r->ok) {
+		fprintf(out, ",\"why\":");
+		jr_json_str(out, r->why);
+		fprintf(out, "}");
+		return;
+	}
+	fprintf(out,
+		",\"backend\":\"%s\",\"runtime_ns\":%" PRIu64
+		",\"noise_ns\":%" PRIu64 ",\"gaps\":%" PRIu64,
+		r->backend, r->runtime_ns, r->noise_ns, r->gap.count);
+	for (k = 0; k < JR_NR_F; k++)
+		fprintf(out, ",\"%s\":%.6f", jr_fig_names[k], jr_fig(r, k));
+	fprintf(out, ",\"z\":%.4f,\"outlier\":%s,\"top_sources\":[", r->z,
+		r->outlier ? "true" : "false");
+	for (k = 0; k < JR_SURVEY_TOP_SRC && r->top[k][0]; k++) {
+		fprintf(out, "%s", k ? "," : "");
+		jr_json_str(out, r->top[k]);
+	}
+	fprintf(out, "],\"quantum_ns\":%" PRIu64 ",\"quanta\":%" PRIu64,
+		r->quantum_ns, r->quanta);
+	fprintf(out, ",\"gap\":");
+	jr_json_hist(out, &r->gap);
+	jr_json_timeline(out, r);
+	fprintf(out, "}");
+}
+
+/* jr_survey_json - the fleet report as data; 0 or -EIO */
+int jr_survey_json(FILE *out, const struct jr_survey *s, int worst)
+{
+	int i, h, n, *o = jr_by_noise(s, &n);
+	double q[4];
+
+	fprintf(out, "{\"survey_version\":%d,\"mode\":\"%s\",\"ranks\":[",
+		JR_SURVEY_VERSION, s->mode);
+	for (i = 0; i < s->nr; i++) {
+		fprintf(out, "%s", i ? "," : "");
+		jr_json_rank(out, &s->r[i]);
+	}
+	fprintf(out, "],\"fleet\":{");
+	for (h = 0; h < JR_H_NR; h++) {
+		fprintf(out, "%s\"%s\":{\"sum_of_ranks\":%" PRIu64 ",\"hist\":",
+			h ? "," : "", jr_hclass_name(h), s->sum_counts[h]);
+		jr_json_hist(out, &s->fleet[h]);
+		fprintf(out, "}");
+	}
+	fprintf(out, "},\"distribution\":{");
+	for (i = 0; i < JR_NR_F; i++) {
+		if (!jr_dist(s, i, q))
+			q[0] = q[1] = q[2] = q[3] = 0;
+		fprintf(out,
+			"%s\"%s\":{\"min\":%.6f,\"median\":%.6f,\"p90\":%.6f,\"max\":%.6f}",
+			i ? "," : "", jr_fig_names[i], q[0], q[1], q[2], q[3]);
+	}
+	fprintf(out, "},\"worst_ranks\":[");
+	for (i = 0; o && i < n && i < worst; i++)
+		fprintf(out, "%s%d", i ? "," : "", o[i]);
+	fprintf(out,
+		"],\"cooc\":{\"gap_ns\":%" PRIu64 ",\"bins\":%" PRIu64
+		",\"shared\":%" PRIu64 ",\"max_ranks\":%" PRIu64
+		",\"pair_ratio\":%.4f}",
+		s->cooc_ns, s->cooc_bins, s->cooc_shared, s->cooc_max,
+		s->cooc_ratio);
+	fprintf(out,
+		",\"bsp\":{\"windows\":%" PRIu64
+		",\"mean\":%.4f,\"p50\":%.4f,\"p99\":%.4f,\"max\":%.4f,\"worst_rank\":%d}}\n",
+		s->bsp_windows, s->bsp_mean, s->bsp_p50, s->bsp_p99, s->bsp_max,
+		s->bsp_worst_rank);
+	free(o);
+	return ferror(out) ? -EIO : 0;
+}

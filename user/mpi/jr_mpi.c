@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jr_mpi.c - jitread-mpi.so: the MPI calls of jitread survey.
+ *
+ * Only point-to-point messages and a non-blocking barrier, each polled
+ * against a deadline: a rank that died (with OpenMPI's --enable-recovery
+ * the job goes on) or that hangs is left behind, not waited for.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mpi/jr_mpi.h"
+
+#define JR_TAG_CLOCK 9001
+#define JR_TAG_VERDICT 9003
+#define JR_POLL_US 1000
+
+static int jr_rank, jr_size;
+
+static int64_t jr_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* jr_wait - until req completes or the deadline (MPI_Wtime) passes */
+static int jr_wait(MPI_Request *req, double deadline)
+{
+	int done = 0;
+
+	for (;;) {
+		if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return -EIO;
+		if (done)
+			return 0;
+		if (MPI_Wtime() > deadline)
+			return -ETIMEDOUT;
+		usleep(JR_POLL_US);
+	}
+}
+
+static int jr_init(int *rank, int *size, char *host, size_t len)
+{
+	char name[MPI_MAX_PROCESSOR_NAME];
+	int n = 0;
+
+	if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
+		return -EIO;
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	MPI_Comm_rank(MPI_COMM_WORLD, &jr_rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &jr_size);
+	MPI_Get_processor_name(name, &n);
+	name[n < MPI_MAX_PROCESSOR_NAME ? n : MPI_MAX_PROCESSOR_NAME - 1] =
+		'\0';
+	*rank = jr_rank;
+	*size = jr_size;
+	strncpy(host, name, len - 1);
+	host[len - 1] = '\0';
+	return 0;
+}
+
+static int jr_barrier(double timeout_s)
+{
+	MPI_Request req;
+
+	if (MPI_Ibarrier(MPI_COMM_WORLD, &req) != MPI_SUCCESS)
+		return -EIO;
+	return jr_wait(&req, MPI_Wtime() + timeout_s);
+}
+
+static int jr_send(int tag, const void *buf, size_t len)
+{
+	if (len > (size_t)INT32_MAX)
+		return -EMSGSIZE;
+	return MPI_Send(buf, (int)len, MPI_BYTE, 0, tag, MPI_COMM_WORLD) ==
+			       MPI_SUCCESS ?
+		       0 :
+		       -EIO;
+}
+
+static int jr_collect(int tag, double timeout_s, void **bufs, size_t *lens)
+{
+	double deadline = MPI_Wtime() + timeout_s;
+	int left = jr_size - 1, found, n, r;
+	MPI_Status st;
+
+	for (r = 0; r < jr_size; r++) {
+		bufs[r] = NULL;
+		lens[r] = 0;
+	}
+	while (left > 0 && MPI_Wtime() < deadline) {
+		if (MPI_Iprobe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &found,
+			       &st) != MPI_SUCCESS)
+			return -EIO;
+		if (!found) {
+			usleep(JR_POLL_US);
+			continue;
+		}
+		r = st.MPI_SOURCE;
+		MPI_Get_count(&st, MPI_BYTE, &n);
+		free(bufs[r]);
+		bufs[r] = malloc(n ? n : 1);
+		if (!bufs[r])
+			return -ENOMEM;
+		if (MPI_Recv(bufs[r], n, MPI_BYTE, r, tag, MPI_COMM_WORLD,
+			     MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return -EIO;
+		lens[r] = n;
+		left--;
+	}
+	return 0;
+}
+
+/*
+ * jr_clocks - Cristian's method, the round with the shortest trip kept;
+ * rank 0 gives each rank timeout_s, a rank waits for its turn
+ */
+static int jr_clocks(int rounds, double timeout_s, int64_t *offset_ns,
+		     int64_t *rtt_ns)
+{
+	double deadline = MPI_Wtime() + timeout_s * jr_size;
+	int64_t t0, t1, theirs;
+	MPI_Request req;
+	int r, k, ret;
+
+	if (jr_rank) {
+		for (k = 0; k < rounds; k++) {
+			if (MPI_Irecv(&theirs, 1, MPI_INT64_T, 0, JR_TAG_CLOCK,
+				      MPI_COMM_WORLD, &req) != MPI_SUCCESS)
+				return -EIO;
+			ret = jr_wait(&req, deadline);
+			if (ret)
+				return ret;
+			theirs = jr_mono_ns();
+			if (MPI_Send(&theirs, 1, MPI_INT64_T, 0, JR_TAG_CLOCK,
+				     MPI_COMM_WORLD) != MPI_SUCCESS)
+				return -EIO;
+		}
+		return 0;
+	}
+	offset_ns[0] = rtt_ns[0] = 0;
+	for (r = 1; r < jr_size; r++) {
+		deadline = MPI_Wtime() + timeout_s;
+		rtt_ns[r] = -1;
+		for (k = 0; k < rounds; k++) {
+			t0 = jr_mono_ns();
+			if (MPI_Send(&t0, 1, MPI_INT64_T, r, JR_TAG_CLOCK,
+				     MPI_COMM_WORLD) != MPI_SUCCESS ||
+			    MPI_Irecv(&theirs, 1, MPI_INT64_T, r, JR_TAG_CLOCK,
+				      MPI_COMM_WORLD, &req) != MPI_SUCCESS ||
+			    jr_wait(&req, deadline))
+				break;
+			t1 = jr_mono_ns();
+			if (rtt_ns[r] < 0 || t1 - t0 < rtt_ns[r]) {
+				rtt_ns[r] = t1 - t0;
+				offset_ns[r] = theirs - (t0 + (t1 - t0) / 2);
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * jr_verdict - rank 0 tells every other rank whether all is well; a rank
+ * returns what it was told, or 0 when nothing came by the deadline
+ */
+static int jr_verdict(int clean, double timeout_s)
+{
+	double deadline = MPI_Wtime() + timeout_s;
+	MPI_Request req;
+	int r, v = 0;
+
+	if (jr_rank) {
+		if (MPI_Irecv(&v, 1, MPI_INT, 0, JR_TAG_VERDICT, MPI_COMM_WORLD,
+			      &req) != MPI_SUCCESS ||
+		    jr_wait(&req, deadline))
+			return 0;
+		return v;
+	}
+	for (r = 1; r < jr_size; r++) {
+		/* a small message goes out at once, or not to a lost rank */
+		if (MPI_Isend(&clean, 1, MPI_INT, r, JR_TAG_VERDICT,
+			      MPI_COMM_WORLD, &req) == MPI_SUCCESS &&
+		    jr_wait(&req, MPI_Wtime() + 1.0))
+			MPI_Request_free(&req);
+	}
+	return clean;
+}
+
+/*
+ * jr_finalize - MPI_Finalize when every rank is well; else nothing, since
+ * MPI_Finalize would wait for the rank that is gone or stopped
+ */
+static void jr_finalize(int clean)
+{
+	if (clean)
+		MPI_Finalize();
+}
+
+const struct jr_mpi_ops jr_mpi_ops_v1 = {
+	.abi = JR_MPI_ABI,
+	.init = jr_init,
+	.barrier = jr_barrier,
+	.send = jr_send,
+	.collect = jr_collect,
+	.clocks = jr_clocks,
+	.verdict = jr_verdict,
+	.finalize = jr_finalize,
+};

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_mpi.h - the few MPI calls jitread survey makes, in a plugin of their
+ * own (jitread-mpi.so, built with mpicc): jitread itself never links the
+ * MPI library, and loads the plugin only for survey.
+ *
+ * Every call returns 0 or a negative errno.  Nothing here waits without
+ * a deadline on another rank, so a rank that died or hangs cannot hang
+ * the others.
+ */
+#ifndef JR_MPI_H
+#define JR_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define JR_MPI_ABI 1
+#define JR_MPI_SYMBOL "jr_mpi_ops_v1"
+
+struct jr_mpi_ops {
+	int abi; /* JR_MPI_ABI */
+	int (*init)(int *rank, int *size, char *host, size_t len);
+	/* every rank, or -ETIMEDOUT after timeout_s */
+	int (*barrier)(double timeout_s);
+	/* to rank 0, tagged; returns once sent */
+	int (*send)(int tag, const void *buf, size_t len);
+	/*
+	 * rank 0: one message with tag from each rank but 0 until the
+	 * deadline; bufs[r] (malloc'd) and lens[r], NULL where none came
+	 */
+	int (*collect)(int tag, double timeout_s, void **bufs, size_t *lens);
+	/*
+	 * rank 0 and each other rank in turn: the other's monotonic clock
+	 * minus rank 0's, ns, and the round trip it was measured in, at
+	 * least rounds times; only rank 0's arrays are filled
+	 */
+	int (*clocks)(int rounds, double timeout_s, int64_t *offset_ns,
+		      int64_t *rtt_ns);
+	/*
+	 * rank 0 says whether every rank is well (clean); the others learn
+	 * it, 0 when nothing came within timeout_s
+	 */
+	int (*verdict)(int clean, double timeout_s);
+	/* clean: MPI_Finalize; else leave without waiting for anyone */
+	void (*finalize)(int clean);
+};
+
+#endif /* JR_MPI_H */
