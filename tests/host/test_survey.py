@@ -227,6 +227,7 @@ class SurveyInput(unittest.TestCase):
         for args, text in ((["--mode", "burst"], "for --mode"),
                            (["--barrier-every", "0"], "for --barrier-every"),
                            (["--quantum", "2s"], "for --quantum"),
+                           (["--cpus-per-rank", "3-1"], "bad CPU list"),
                            (["--listen", ":1"], "not an option of")):
             jrcli.refused(self, ["survey", *args], 2, text)
 

@@ -151,6 +151,7 @@ static const struct jr_optdef jr_optdefs[] = {
 	{ "rank-cpus", K_RANK_CPUS, "LIST", SURVEY,
 	  "the CPUs the ranks of a node take, by local rank\n"
 	  "(default: the launcher's binding)" },
+	{ "cpus-per-rank", K_RANK_CPUS, "LIST", SURVEY, NULL },
 	{ "mode", K_MODE, "MODE", SURVEY,
 	  "gaps (the gap sampler, default) or fwq (fixed work\n"
 	  "quanta with a barrier every --barrier-every)" },
