@@ -45,6 +45,7 @@ struct jr_rank_run {
 	struct jr_fwq fwq;
 	double barrier_s;
 	bool jitmod; /* sampled by jitmod, not the user sampler */
+	uint64_t t0_ns; /* the timeline's origin, on the rank's clock */
 	bool quiet; /* rank 0: no text report */
 	const char *json; /* rank 0's --json */
 };
@@ -89,7 +90,9 @@ static int jr_survey_extra(FILE *out, void *ctx)
 	struct jr_rank_run *rr = ctx;
 	uint64_t i;
 
-	fprintf(out, ",\"survey\":{\"rank\":%d,\"host\":", rr->rank);
+	fprintf(out,
+		",\"survey\":{\"rank\":%d,\"t0_ns\":%llu,\"host\":", rr->rank,
+		(unsigned long long)rr->t0_ns);
 	jr_json_str(out, rr->host);
 	fprintf(out, ",\"cpu\":%d,\"mode\":\"%s\",\"backend\":\"%s\"", rr->cpu,
 		rr->o->survey.mode == JR_SURVEY_FWQ ? "fwq" : "gaps",
@@ -135,7 +138,8 @@ static bool jr_jitmod_samples(int cpu)
 static void jr_measure_jitmod(struct jr_rank_run *rr, struct jr_model *m,
 			      struct jr_sysinfo *sys)
 {
-	struct jr_live c = { .o = rr->o };
+	/* on CLOCK_MONOTONIC, as the user sampler's and other hosts' gaps */
+	struct jr_live c = { .o = rr->o, .mono_clock = true };
 	int ret;
 
 	rr->o->live.threshold_ns = 0;
@@ -322,6 +326,7 @@ static int jr_survey_run(struct jr_opts *o, int argc, char **argv)
 	/* from here the launcher's SIGTERM must end the rank, as it expects */
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
+	rr.t0_ns = m.t0_ns;
 	mine = jr_rank_report(&rr, &m, &sys, &len);
 	/*
 	 * With a rank gone or stopped, MPI_Finalize would wait for it

@@ -310,6 +310,11 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 	}
 	if (jr_stream_open(s, o->live.buffer_kb, jr_sink, c, &e))
 		jr_die(JR_EXIT_RUN, "%s", e.msg);
+	/* the instance is empty yet: changing its clock loses nothing */
+	if (c->mono_clock &&
+	    tracefs_instance_file_write(s->inst, "trace_clock", "mono") < 0)
+		jr_die(JR_EXIT_RUN, "%s: cannot set trace_clock to mono",
+		       s->name);
 	jr_ready(o->live.ready_file);
 }
 

@@ -37,6 +37,7 @@ struct jr_live {
 	struct jr_rec last_stop;
 	bool store_only; /* record: write the events, build no model */
 	bool windowed; /* top: also keep the events since the last frame */
+	bool mono_clock; /* stamp events with CLOCK_MONOTONIC, not "local" */
 	jr_frame_fn frame;
 };
 

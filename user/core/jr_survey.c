@@ -136,6 +136,7 @@ static int jr_survey_meta(struct jr_srank *r, const char *json, size_t len,
 	snprintf(r->backend, sizeof(r->backend), "%s",
 		 json_string_value(json_object_get(sv, "backend")) ?: "user");
 	r->cpu = (int)json_integer_value(json_object_get(sv, "cpu"));
+	r->t0_ns = json_integer_value(json_object_get(sv, "t0_ns"));
 	r->quantum_ns = json_integer_value(json_object_get(sv, "quantum_ns"));
 	r->quanta = json_integer_value(json_object_get(sv, "quanta"));
 	w = json_object_get(sv, "windows_ns");
@@ -222,7 +223,7 @@ static double jr_median(double *v, size_t n)
  */
 static int jr_outliers(struct jr_survey *s)
 {
-	double *v = calloc(s->nr ? s->nr : 1, sizeof(*v)), med, mad;
+	double *v = calloc(s->nr > 0 ? (size_t)s->nr : 1, sizeof(*v)), med, mad;
 	int i, n = 0;
 
 	if (!v)
@@ -250,6 +251,12 @@ static int jr_outliers(struct jr_survey *s)
 	return 0;
 }
 
+/* jr_on_rank0 - a gap's time on rank 0's clock */
+int64_t jr_on_rank0(const struct jr_srank *r, const struct jr_rgap *g)
+{
+	return (int64_t)(r->t0_ns + g->ts_ns) - r->offset_ns;
+}
+
 /*
  * jr_cooc - gaps at or above the fleet's 99th percentile, on rank 0's
  * clock, in 1 ms bins over the time every rank's timeline covers: how
@@ -273,10 +280,10 @@ static int jr_cooc(struct jr_survey *s)
 
 		if (!c || !c->nr_tl)
 			continue;
-		if ((int64_t)c->tl[0].ts_ns - s->r[i].offset_ns > t0)
-			t0 = c->tl[0].ts_ns - s->r[i].offset_ns;
-		if ((int64_t)c->tl[c->nr_tl - 1].ts_ns - s->r[i].offset_ns < t1)
-			t1 = c->tl[c->nr_tl - 1].ts_ns - s->r[i].offset_ns;
+		if (jr_on_rank0(&s->r[i], &c->tl[0]) > t0)
+			t0 = jr_on_rank0(&s->r[i], &c->tl[0]);
+		if (jr_on_rank0(&s->r[i], &c->tl[c->nr_tl - 1]) < t1)
+			t1 = jr_on_rank0(&s->r[i], &c->tl[c->nr_tl - 1]);
 	}
 	if (t0 == INT64_MIN || t1 <= t0 || !s->cooc_ns)
 		return 0;
@@ -293,7 +300,7 @@ static int jr_cooc(struct jr_survey *s)
 		double n = 0;
 
 		for (k = 0, last = UINT64_MAX; c && k < c->nr_tl; k++) {
-			int64_t t = c->tl[k].ts_ns - s->r[i].offset_ns;
+			int64_t t = jr_on_rank0(&s->r[i], &c->tl[k]);
 
 			if (t < t0 || t > t1 || c->tl[k].dur_ns < s->cooc_ns)
 				continue;
@@ -381,10 +388,36 @@ static int jr_bsp(struct jr_survey *s)
 	return 0;
 }
 
+/*
+ * jr_host_clocks - the ranks of one host share its clock: each takes the
+ * offset of its host's rank with the shortest round trip (rank 0 itself,
+ * offset 0, on rank 0's host), not its own noisier estimate
+ */
+static void jr_host_clocks(struct jr_survey *s)
+{
+	int i, j, best;
+
+	for (i = 0; i < s->nr; i++) {
+		if (!s->r[i].ok)
+			continue;
+		best = i;
+		for (j = 0; j < s->nr; j++)
+			if (s->r[j].ok && s->r[j].rtt_ns >= 0 &&
+			    !strcmp(s->r[j].host, s->r[i].host) &&
+			    (s->r[best].rtt_ns < 0 ||
+			     s->r[j].rtt_ns < s->r[best].rtt_ns))
+				best = j;
+		s->r[i].offset_ns = s->r[best].offset_ns;
+	}
+}
+
 /* jr_survey_analyse - after every rank was added or found missing */
 int jr_survey_analyse(struct jr_survey *s)
 {
-	int ret = jr_outliers(s);
+	int ret;
+
+	jr_host_clocks(s);
+	ret = jr_outliers(s);
 
 	if (!ret)
 		ret = jr_cooc(s);

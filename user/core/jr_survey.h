@@ -34,6 +34,7 @@ struct jr_srank {
 	int cpu;
 	char backend[8]; /* "jitmod" or "user" */
 	int64_t offset_ns; /* its clock minus rank 0's */
+	uint64_t t0_ns; /* its timeline's origin, on its clock */
 	int64_t rtt_ns; /* the round trip that measured it; -1: none */
 	struct jr_rdoc doc;
 	uint64_t runtime_ns, noise_ns;
@@ -71,6 +72,7 @@ int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
 void jr_survey_missing(struct jr_survey *s, int rank, const char *why);
 int jr_survey_analyse(struct jr_survey *s);
 void jr_survey_free(struct jr_survey *s);
+int64_t jr_on_rank0(const struct jr_srank *r, const struct jr_rgap *g);
 
 /* jr_survey_out.c */
 void jr_survey_text(FILE *out, const struct jr_survey *s, int worst);

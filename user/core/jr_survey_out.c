@@ -41,7 +41,7 @@ static int jr_cmpd(const void *a, const void *b)
 /* jr_dist - min, median, p90 and max of figure f over the ranks */
 static int jr_dist(const struct jr_survey *s, int f, double *q)
 {
-	double *v = calloc(s->nr ? s->nr : 1, sizeof(*v));
+	double *v = calloc(s->nr > 0 ? (size_t)s->nr : 1, sizeof(*v));
 	int i, n = 0;
 
 	if (!v)
@@ -264,8 +264,7 @@ static void jr_json_timeline(FILE *out, const struct jr_srank *r)
 	fprintf(out, ",\"timeline\":[");
 	for (i = 0; c && i < c->nr_tl && i < JR_SURVEY_TL; i++)
 		fprintf(out, "%s[%" PRId64 ",%" PRIu64 "]", i ? "," : "",
-			(int64_t)c->tl[i].ts_ns - r->offset_ns,
-			c->tl[i].dur_ns);
+			jr_on_rank0(r, &c->tl[i]), c->tl[i].dur_ns);
 	fprintf(out, "]");
 }
 
