@@ -23,7 +23,7 @@ import sys
 import time
 
 import jittest as jt
-from jitpy.fleet.prom import OPENMETRICS, get, samples
+from jitpy.fleet.prom import OPENMETRICS, get, samples, serving_url
 from jitpy.guest import injector, kmod, sysio
 from jitpy.guest.sysio import Fail, log
 
@@ -49,19 +49,14 @@ def start(jr, tmp, *extra):
                           "--ready-file", ready, "-d", "120s", *extra],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          text=True)
-    lines = []
-    for _ in range(5):
-        lines.append(p.stderr.readline())
-        m = re.search(r"serving (http://\S+/metrics)", lines[-1])
-        if m or not lines[-1]:
-            break
-    if not m:
+    url = serving_url(p)
+    if not url:
         p.kill()
-        raise Fail(f"no serving line: {lines} {p.communicate()[1]}")
+        raise Fail(f"no serving line: {p.communicate()[1]}")
     if not sysio.wait_for(lambda: os.path.exists(ready), 30):
         p.kill()
         raise Fail("jitread serve never became ready")
-    return p, m.group(1)
+    return p, url
 
 
 def stop(p):
