@@ -12,6 +12,18 @@ COMMANDS = ("hist", "top", "record", "report", "user", "compare", "diff",
             "audit", "advise", "serve", "survey")
 
 
+def native_root(why_root):
+    """Why a native test of jitread on CPU 1 as root cannot run here (a
+    skip reason), or None."""
+    if not os.access(JITREAD, os.X_OK):
+        return "user/jitread not built (make user)"
+    if os.cpu_count() < 2:
+        return "needs CPU 1"
+    if os.geteuid() != 0:
+        return why_root
+    return None
+
+
 def jitread(*args):
     """Run jitread; returns (exit code, stdout, stderr)."""
     p = subprocess.run([JITREAD, *args], capture_output=True, text=True,

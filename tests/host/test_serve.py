@@ -37,13 +37,7 @@ NATIVE_TOL = 2 ** 0.25
 
 
 def usable():
-    if not os.access(jrcli.JITREAD, os.X_OK):
-        return "user/jitread not built (make user)"
-    if os.cpu_count() < 2:
-        return "needs CPU 1"
-    if os.geteuid() != 0:
-        return "BPF needs root"
-    return None
+    return jrcli.native_root("BPF needs root")
 
 
 def raw(port, data):

@@ -21,13 +21,7 @@ NOBODY = 65534
 
 
 def usable():
-    if not os.access(jrcli.JITREAD, os.X_OK):
-        return "user/jitread not built (make user)"
-    if os.cpu_count() < 2:
-        return "needs CPU 1"
-    if os.geteuid() != 0:
-        return "BPF and SCHED_FIFO need root"
-    return None
+    return jrcli.native_root("BPF and SCHED_FIFO need root")
 
 
 @unittest.skipIf(usable(), usable())

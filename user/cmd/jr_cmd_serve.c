@@ -23,6 +23,7 @@
 #include "cmd/jr_serve.h"
 #include "cmd/jr_udoc.h"
 #include "common/jr_sys.h"
+#include "common/jr_tsc.h"
 #include "kernel/jr_kparams.h"
 
 #define JR_ONLINE "/sys/devices/system/cpu/online"
@@ -109,10 +110,7 @@ static int jr_serve_jitmod(struct jr_opts *o, int argc, char **argv)
 
 static double jr_mono(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return jr_mono_ns() / 1e9;
 }
 
 /* jr_sleep_until - a monotonic time; early on a stop signal */

@@ -13,20 +13,12 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmd/jr_fwq.h"
 #include "common/jr_err.h"
+#include "common/jr_tsc.h"
 
 #define JR_FWQ_MAX_QUANTA 20000000ULL
-
-static uint64_t jr_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /* jr_work - n units of dependent arithmetic the compiler must keep */
 static void jr_work(uint64_t n)
@@ -48,16 +40,16 @@ static uint64_t jr_calibrate(uint64_t quantum_ns)
 	int i;
 
 	for (;;) {
-		t = jr_now_ns();
+		t = jr_mono_ns();
 		jr_work(n);
-		if (jr_now_ns() - t >= 100000 || n >= 1ULL << 40)
+		if (jr_mono_ns() - t >= 100000 || n >= 1ULL << 40)
 			break;
 		n *= 2;
 	}
 	for (i = 0; i < 10; i++) {
-		t = jr_now_ns();
+		t = jr_mono_ns();
 		jr_work(n);
-		t = jr_now_ns() - t;
+		t = jr_mono_ns() - t;
 		if (t < best)
 			best = t;
 	}
@@ -124,9 +116,9 @@ int jr_fwq_run(struct jr_fwq *f, uint64_t duration_ns, int cpu,
 	f->iters = jr_calibrate(f->quantum_ns);
 	f->min_ns = UINT64_MAX;
 	for (i = 0; i < n && !jr_interrupted; i++) {
-		t0 = jr_now_ns();
+		t0 = jr_mono_ns();
 		jr_work(f->iters);
-		end = jr_now_ns();
+		end = jr_mono_ns();
 		start[i] = t0;
 		dur[i] = end - t0;
 		if (dur[i] < f->min_ns)
