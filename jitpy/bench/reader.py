@@ -8,14 +8,16 @@
 2. Live: boots the generic kernel in QEMU (2 vCPUs) and samples CPU 1
    with a 1 us threshold, so that TCG's noise gives thousands of events a
    second.  `jitread record` and `trace-cmd record -e jitmod` run at the
-   same time, each in its own instance, on the same event stream, for
-   LIVE_S (20 s), both pinned to CPU 0; each one's CPU time per event and
-   their ratio are printed, the median of ROUNDS runs; then the same with
-   `jitread hist`, which also analyses.  Each side's start-up cost is
-   measured too, with jitmod paused, and the ratio is also given net of
-   it.  Last, at a forced high event rate (threshold 100 ns, 64 KB
-   buffers, 10 s), the events each one read and lost.  Both readers share
-   CPU 0 there, so each one's losses also depend on the other's load.
+   same time, each in its own instance, both pinned to CPU 0.  jitmod is
+   paused while they start and stop, and samples for LIVE_S (20 s) in
+   between, so both read the same event stream.  Each one's CPU time per
+   event and their ratio are printed, the median of ROUNDS runs; then the
+   same with `jitread hist`, which also analyses.  Each side's idle cost
+   is measured too, the same run with jitmod paused throughout, and each
+   run is also given net of it.  Last, at a forced high event rate
+   (threshold 100 ns, 64 KB buffers, 10 s), the events each one read and
+   lost.  Both readers share CPU 0 there, so each one's losses also depend
+   on the other's load.
 
 A benchmark, not a test: it prints the figures and the machine, and exits 0
 whatever the speed.  The live figure comes from TCG and is relative only.
@@ -27,6 +29,7 @@ import platform
 import random
 import re
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -93,14 +96,15 @@ def start(cmd):
 
 
 def finish(p):
-    """Wait for p: (its stdout, CPU s of it and its children)."""
+    """Wait for p: (its stdout, (user s, system s) of it and its
+    children)."""
     out = p.stdout.read()
     err = p.stderr.read()
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode:
         raise RuntimeError(f"{p.args}: exit {p.returncode}: {err[-300:]}")
-    return out, ru.ru_utime + ru.ru_stime
+    return out, (ru.ru_utime, ru.ru_stime)
 
 
 def trace_cmd_events(dat):
@@ -115,20 +119,49 @@ def trace_cmd_events(dat):
             sum(int(n) for n in TC_LOST.findall(stat)))
 
 
-def both(jr_args, secs, buffer_kb):
-    """jitread jr_args and trace-cmd record, at once, on one event stream
-    for secs: {name: (events, cpu s, lost)}."""
+def enable(on):
+    with open("/sys/module/jitmod/parameters/enable", "w") as f:
+        f.write("1" if on else "0")
+
+
+def wait_file(path, secs):
+    end = time.monotonic() + secs
+    while not os.path.exists(path):
+        if time.monotonic() > end:
+            raise RuntimeError(f"{path} did not appear in {secs} s")
+        time.sleep(0.05)
+
+
+def both(jr_args, secs, buffer_kb, events=True):
+    """jitread jr_args and trace-cmd record, at once, on one event stream:
+    jitmod is paused while both start, samples for secs (unless events
+    is false), and is paused again while both drain; then both get
+    SIGINT.  So each reads the same events, and any difference in their
+    counts is loss.  {name: (events, (user s, system s), lost)}."""
     dat, out = "/tmp/bench-tc.dat", "/tmp/bench-live.json"
+    ready = "/tmp/bench-jr.ready"
     jr = os.path.join(TOP, "user", "jitread")
+    for f in (dat, ready):
+        if os.path.exists(f):
+            os.unlink(f)
+    enable(False)
     tc = start(["trace-cmd", "record", "-B", "benchtc", "-b",
-                str(buffer_kb), "-e", "jitmod", "-o", dat, "sleep",
-                str(secs + 2)])
+                str(buffer_kb), "-e", "jitmod", "-o", dat])
+    j = start([jr, *jr_args, "--buffer-kb", str(buffer_kb),
+               "--ready-file", ready]
+              + ([] if jr_args[0] == "record" else ["-q", "--json", out]))
+    wait_file(ready, 30)
+    time.sleep(2)  # trace-cmd says nothing when it is ready
+    if events:
+        enable(True)
+    time.sleep(secs)
+    enable(False)
     time.sleep(1)
-    j = start([jr, *jr_args, "--buffer-kb", str(buffer_kb), "-d",
-               f"{secs}s"] + ([] if jr_args[0] == "record" else
-                              ["-q", "--json", out]))
+    for p in (j, tc):
+        p.send_signal(signal.SIGINT)
     jout, jcpu = finish(j)
     _, tcpu = finish(tc)
+    enable(True)
     if jr_args[0] == "record":
         m = re.search(r"jitread: (\d+) events in", jout)
         jr_res = (int(m.group(1)) if m else 0, jcpu, None)
@@ -143,10 +176,11 @@ def both(jr_args, secs, buffer_kb):
 
 
 def per_event(res, fixed=None):
-    """Print each side's CPU per event, whole and net of its start-up
+    """Print each side's CPU per event, whole and net of its idle
     cost when fixed gives it; {name: (us per event, net us per event)}."""
     out = {}
-    for name, (events, cpu, lost) in res.items():
+    for name, (events, split, lost) in res.items():
+        cpu = sum(split)
         whole = 1e6 * cpu / max(events, 1)
         net = None
         if fixed and name in fixed:
@@ -154,23 +188,19 @@ def per_event(res, fixed=None):
         out[name] = (whole, net)
         print(f"live {name}: {events} events, {cpu:.2f} s CPU = "
               f"{whole:.2f} us per event"
-              + ("" if net is None else f", {net:.2f} net of start-up")
+              + f" (user {split[0]:.2f} s, system {split[1]:.2f} s)"
+              + ("" if net is None else f", {net:.2f} net of idle")
               + ("" if lost is None else f", lost {lost}"))
     return out
 
 
-def startup(cmd):
-    """CPU s of each side's run of 2 s with jitmod paused: what a run
-    costs before its first event (instance, buffers, formats, report)."""
-    with open("/sys/module/jitmod/parameters/enable", "w") as f:
-        f.write("0")
-    try:
-        args = [cmd, "-o", "/tmp/bench.rec"] if cmd == "record" else [cmd]
-        res = both(args, 2, 8192)
-    finally:
-        with open("/sys/module/jitmod/parameters/enable", "w") as f:
-            f.write("1")
-    return {name: cpu for name, (_, cpu, _) in res.items()}
+def idle(cmd):
+    """CPU s of each side's run with jitmod paused throughout: what a run
+    costs apart from its events (instance, buffers, formats, polls,
+    report)."""
+    args = [cmd, "-o", "/tmp/bench.rec"] if cmd == "record" else [cmd]
+    res = both(args, LIVE_S, 8192, events=False)
+    return {name: sum(split) for name, (_, split, _) in res.items()}
 
 
 def median(xs):
@@ -181,7 +211,7 @@ def median(xs):
 def rounds(cmd, secs, buffer_kb, fixed=None):
     """ROUNDS runs of jitread cmd beside trace-cmd record; prints each
     and the median ratio of CPU per event.  No ratio is made of the
-    figures net of start-up: trace-cmd's is near 0 at low rates (it
+    figures net of idle: trace-cmd's is near 0 at low rates (it
     splices whole pages and wakes rarely), and TCG's noise can make it
     negative, so such a ratio says nothing; the absolute figures are
     printed per run."""
@@ -207,8 +237,8 @@ def guest():
     print(f"live: TCG guest, 2 vCPUs, CPU 1 sampled at 1 us; each reader "
           f"on CPU 0, both at once for {LIVE_S} s; relative figures only")
     for cmd in ("record", "hist"):
-        fixed = startup(cmd)
-        print(f"live start-up, 2 s with jitmod paused: jitread {cmd} "
+        fixed = idle(cmd)
+        print(f"live idle, the same run with jitmod paused: jitread {cmd} "
               f"{fixed['jitread ' + cmd]:.2f} s CPU, trace-cmd record "
               f"{fixed['trace-cmd record']:.2f} s")
         rounds(cmd, LIVE_S, 8192, fixed)
