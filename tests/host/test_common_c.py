@@ -43,6 +43,11 @@ class CommonC(unittest.TestCase):
             "usamp/jr_ualign.c", "common/jr_tsc.c", "common/jr_text.c",
             "common/jr_ksym.c"]), (0, "ok\n"))
 
+    def test_reader_poll(self):
+        """The live reader's sleeps (tests/host/c/poll_test.c)."""
+        self.assertEqual(build_and_run("poll_test", ["kernel/jr_poll.c"]),
+                         (0, "ok\n"))
+
     def test_prometheus_exposition(self):
         """jitread serve's metrics (tests/host/c/prom_test.c)."""
         self.assertEqual(build_and_run("prom_test", [

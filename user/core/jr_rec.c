@@ -21,6 +21,8 @@
  */
 #define JR_MAX_SOFTIRQ 31
 
+#define JR_REC_BUF (256 << 10)
+
 /* jr_writer_open - a new recording at path (through jr_safe), its header
  * written; 0 or -errno with e filled. */
 int jr_writer_open(FILE **f, const char *path, const struct jr_sysinfo *sys,
@@ -36,6 +38,9 @@ int jr_writer_open(FILE **f, const char *path, const struct jr_sysinfo *sys,
 	*f = jr_safe_fopen(path, e);
 	if (!*f)
 		return -EIO;
+	/* records come in bursts of a sub-buffer: write them out in fewer,
+	 * larger writes than stdio's default */
+	setvbuf(*f, NULL, _IOFBF, JR_REC_BUF);
 	if (fwrite(&hdr, sizeof(hdr), 1, *f) != 1) {
 		fclose(*f);
 		*f = NULL;

@@ -124,9 +124,14 @@ out:
 	return tep;
 }
 
+/* what jr_stream_wait() assumes when the buffer's size cannot be read */
+#define JR_LEAST_BUFFER_KB 64
+
 int jr_stream_open(struct jr_stream *s, size_t buffer_kb, jr_sink_fn sink,
 		   void *ctx, struct jr_err *e)
 {
+	ssize_t kb;
+
 	memset(s, 0, sizeof(*s));
 	s->sink = sink;
 	s->ctx = ctx;
@@ -149,6 +154,8 @@ int jr_stream_open(struct jr_stream *s, size_t buffer_kb, jr_sink_fn sink,
 		goto err_destroy;
 	if (buffer_kb)
 		tracefs_instance_set_buffer_size(s->inst, buffer_kb, -1);
+	kb = tracefs_instance_get_buffer_size(s->inst, 0);
+	s->buffer_bytes = (kb > 0 ? (uint64_t)kb : JR_LEAST_BUFFER_KB) << 10;
 	if (jr_reader_init(s, e))
 		goto err_destroy;
 	if (tracefs_event_enable(s->inst, "jitmod", NULL)) {

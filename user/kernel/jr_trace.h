@@ -41,7 +41,11 @@ struct jr_stream {
 	int page_size;
 	uint64_t next_check_ns; /* when to look at cpus and losses again */
 	uint64_t pages; /* sub-buffers read so far */
-	uint64_t pages_waited; /* pages at the last jr_stream_wait() */
+	uint64_t bytes; /* of event data in them */
+	uint64_t bytes_waited; /* bytes at the last jr_stream_wait() */
+	uint64_t waited_ns; /* when the last wait ended */
+	uint64_t rate; /* bytes per second, as jr_stream_wait() judges it */
+	uint64_t buffer_bytes; /* of one CPU's ring buffer */
 };
 
 int jr_stream_open(struct jr_stream *s, size_t buffer_kb, jr_sink_fn sink,

@@ -8,8 +8,7 @@
  * at every poll; the sub-buffers are parsed with libtraceevent's kbuffer.
  * Which CPUs jitmod samples, and how many events each CPU's ring buffer
  * lost, is looked at once a second and at the end.  Callers sleep
- * between polls with jr_stream_wait(), which shortens the sleep while
- * the stream is busy.
+ * between polls with jr_stream_wait(), as long as jr_poll.c judges.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,12 +24,10 @@
 #include "common/jr_sys.h"
 #include "common/jr_tsc.h"
 #include "kernel/jr_kparams.h"
+#include "kernel/jr_poll.h"
 #include "kernel/jr_trace.h"
 
 #define JR_CHECK_NS 1000000000ULL
-#define JR_POLL_US 100000
-#define JR_BUSY_POLL_US 10000 /* after a poll that found JR_BUSY_PAGES */
-#define JR_BUSY_PAGES 2
 
 /* jr_lost_now - events the ring buffer lost on cpu so far. */
 static uint64_t jr_lost_now(struct jr_stream *s, int cpu)
@@ -148,6 +145,7 @@ static int jr_read_page(struct jr_stream *s, int cpu)
 
 	if (kbuffer_load_subbuffer(s->kbuf, s->page))
 		return 0;
+	s->bytes += kbuffer_subbuffer_size(s->kbuf);
 	for (data = kbuffer_read_event(s->kbuf, &ts); data;
 	     data = kbuffer_next_event(s->kbuf, &ts)) {
 		memset(&rec, 0, sizeof(rec));
@@ -238,16 +236,15 @@ int jr_stream_finish(struct jr_stream *s)
 	return jr_drain(s, true);
 }
 
-/*
- * jr_stream_wait - sleep until the next poll: 100 ms, or 10 ms when the
- * polls since the last wait gave JR_BUSY_PAGES sub-buffers or more, so
- * that a busy stream is read before a small ring buffer fills and loses
- * events.
- */
+/* jr_stream_wait - sleep until the next poll (see jr_poll.c). */
 void jr_stream_wait(struct jr_stream *s)
 {
-	bool busy = s->pages - s->pages_waited >= JR_BUSY_PAGES;
+	uint64_t now = jr_mono_ns();
 
-	s->pages_waited = s->pages;
-	usleep(busy ? JR_BUSY_POLL_US : JR_POLL_US);
+	if (s->waited_ns)
+		s->rate = jr_poll_rate(s->rate, s->bytes - s->bytes_waited,
+				       now - s->waited_ns);
+	s->bytes_waited = s->bytes;
+	usleep(jr_poll_sleep_ns(s->buffer_bytes, s->rate) / 1000);
+	s->waited_ns = jr_mono_ns();
 }
