@@ -163,8 +163,9 @@ def both(jr_args, secs, buffer_kb, events=True):
     _, tcpu = finish(tc)
     enable(True)
     if jr_args[0] == "record":
-        m = re.search(r"jitread: (\d+) events in", jout)
-        jr_res = (int(m.group(1)) if m else 0, jcpu, None)
+        m = re.search(r"jitread: (\d+) events in .*, (\d+) lost", jout)
+        jr_res = ((int(m.group(1)), jcpu, int(m.group(2))) if m else
+                  (0, jcpu, None))
     else:
         with open(out) as f:
             d = json.load(f)
@@ -248,9 +249,8 @@ def guest():
           "at once")
     for cmd in ("record", "hist"):
         lost = rounds(cmd, FLOOD_S, 64)
-        if cmd == "hist":
-            print("live flood lost (jitread hist, trace-cmd): "
-                  + ", ".join(f"{a}/{b}" for a, b in lost))
+        print(f"live flood lost (jitread {cmd}, trace-cmd): "
+              + ", ".join(f"{a}/{b}" for a, b in lost))
     subprocess.run(["rmmod", "jitmod"], check=True)
 
 

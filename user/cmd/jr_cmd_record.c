@@ -16,8 +16,9 @@ static int jr_record_run(struct jr_opts *o, int argc, char **argv)
 
 	ret = jr_live_run(&c, argc, argv);
 	if (!o->out.quiet && !c.fail)
-		printf("jitread: %" PRIu64 " events in %s\n", c.recorded,
-		       o->live.record);
+		printf("jitread: %" PRIu64 " events in %s, %" PRIu64
+		       " lost by the ring buffers\n",
+		       c.recorded, o->live.record, c.lost);
 	jr_outputs_close(&c.outs);
 	ret = jr_live_exit(&c, jr_live_end(&c, ret));
 	jr_live_free(&c);

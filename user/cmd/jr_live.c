@@ -164,6 +164,8 @@ static int jr_sink(void *data, const struct jr_rec *r)
 	} else if (c->rec) {
 		c->recorded++;
 	}
+	if (r->type == JR_LOST)
+		c->lost += r->v[0];
 	if (r->type == JR_STOP) {
 		/* a stop halts every sampler, reported CPU or not */
 		c->stopped = true;

@@ -30,6 +30,7 @@ struct jr_live {
 	struct jr_err why;
 	FILE *rec;
 	uint64_t recorded;
+	uint64_t lost; /* events the ring buffers lost, from JR_LOST */
 	struct jr_rec *tail;
 	uint64_t nr_tail;
 	bool stopped; /* jitmod stopped, and has not sampled again */
