@@ -70,9 +70,43 @@ def require(min_cpus=2):
     rmmod("jitmod")
 
 
+def instance_events(pid, cpu):
+    """Events of jitread pid's tracefs instance on cpu so far, read or
+    not; None while it has no instance."""
+    inst = f"{ROOT}/instances"
+    for name in os.listdir(inst):
+        if not name.startswith(f"jitread-{pid}-"):
+            continue
+        try:
+            with open(f"{inst}/{name}/per_cpu/cpu{cpu}/stats") as f:
+                st = dict(ln.split(": ", 1) for ln in f.read().splitlines()
+                          if ": " in ln)
+        except OSError:
+            return None
+        return int(st["entries"]) + int(st.get("read events", "0"))
+    return None
+
+
+def events_flowing(p, cpu=1, seconds=30):
+    """Wait until jitmod's events reach jitread p's instance on cpu.
+    Enabling them there patches kernel text, and under QEMU's TCG a vCPU
+    can go on running the old translation, events off, for a while: an
+    injection in that time leaves no event.  Fail, and kill p, if none
+    come."""
+    if not wait_for(lambda: (instance_events(p.pid, cpu) or 0) > 0 or
+                    p.poll() is not None, seconds):
+        p.kill()
+        p.wait()
+        raise Fail(f"no jitmod event reached jitread's instance on CPU "
+                   f"{cpu} within {seconds} s")
+    if p.poll() is not None:
+        raise Fail(f"jitread ended early: exit {p.returncode}")
+
+
 def jitread_live(mode, out, ready, *extra):
-    """jitread MODE on CPU 1's report into out, started and ready (its
-    --ready-file exists); the caller ends it with jitread_stop()."""
+    """jitread MODE on CPU 1's report into out, started, ready (its
+    --ready-file exists) and, but for the user side, getting CPU 1's
+    jitmod events; the caller ends it with jitread_stop()."""
     p = subprocess.Popen([jitread(), mode, "-q", "-c", "1", "-d", "120s",
                           "--json", out, "--ready-file", ready, *extra],
                          stderr=subprocess.PIPE, text=True)
@@ -82,6 +116,8 @@ def jitread_live(mode, out, ready, *extra):
         raise Fail(f"jitread {mode} never became ready")
     if p.poll() is not None:
         raise Fail(f"jitread {mode} ended early: {p.communicate()[1]}")
+    if mode != "user":  # the user side reads no jitmod events
+        events_flowing(p)
     return p
 
 

@@ -53,6 +53,7 @@ def hist(jr, path, inject):
     if not sysio.wait_for(lambda: os.path.exists(ready), 30):
         p.kill()
         raise Fail("jitread hist never began sampling")
+    kmod.events_flowing(p, CPU)
     end = time.monotonic() + RUN_S
     if inject:
         step = (RUN_S - 2) / N
@@ -102,6 +103,16 @@ def judged(d):
     return f"levels {levels}; sources judged changed {moved}"
 
 
+def nmi_seen(path):
+    """What run path saw of NMIs, for a failure report: its NMI rows, the
+    NMI class's count and the events its buffer lost."""
+    with open(path) as f:
+        cpu = [c for c in json.load(f)["cpus"] if c["cpu"] == CPU][0]
+    rows = [(s["source"], s["count"]) for s in cpu["sources"]
+            if s["class"] == "nmi"]
+    return (f"run A: NMI rows {rows}, summary {cpu['summary']}")
+
+
 def a_b(jr, a, b):
     """diff A B: the NMIs gone and the gaps above D/2 judged better."""
     rc, d, err = diff(jr, a, b, "--fail-worse")
@@ -109,7 +120,8 @@ def a_b(jr, a, b):
     if rc != (4 if d["verdict"] == "worse" else 0):
         raise Fail(f"diff A B: exit {rc} with verdict {d['verdict']}")
     if not nmi or nmi["count"] != [N, 0] or nmi["verdict"] != "better":
-        raise Fail(f"diff A B: nmi:jinj_nmi {nmi}; {judged(d)}")
+        raise Fail(f"diff A B: nmi:jinj_nmi {nmi}; {judged(d)}; "
+                   f"{nmi_seen(a)}")
     lvl = level_at_least(d, D_US * 500)
     if not lvl or lvl["verdict"] != "better":
         raise Fail(f"diff A B: gaps above {D_US * 500} ns {lvl}; "

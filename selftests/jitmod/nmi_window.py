@@ -8,7 +8,7 @@ is short, while the injector's NMIs, each spinning NMI_US, hit the same
 CPU for STORM_S.  An NMI that lands in a probe between its clock read and
 its use of a window's start pushes that start past the clock: unless the
 probe reads both as of one instant, that is a window pushed past its end,
-counted as an anomaly (and was a WARN).  So:
+counted as an anomaly, never a WARN.  So:
  - every summary reports 0 anomalies, and the kernel log has no WARN;
  - in every gap, the classes' net times add up to no more than the gap,
    so the NMIs' time is not also charged to the thread they interrupted.
