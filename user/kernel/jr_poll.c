@@ -9,7 +9,8 @@
  * big buffer at a modest rate is read every 100 ms, a small one in a
  * flood every 10 ms.  A quiet stream can burst before the next poll, so
  * the sleep is also never longer than half a buffer takes to fill at
- * JR_BURST_BPS (a flood under TCG): a 64 KB buffer is read every 32 ms.
+ * JR_BURST_BPS (a flood under TCG): a quiet 64 KB buffer is read every
+ * 31 ms.
  */
 #include "kernel/jr_poll.h"
 

@@ -40,8 +40,7 @@ struct jr_stream {
 	void *page;
 	int page_size;
 	uint64_t next_check_ns; /* when to look at cpus and losses again */
-	uint64_t pages; /* sub-buffers read so far */
-	uint64_t bytes; /* of event data in them */
+	uint64_t bytes; /* of event data read so far */
 	uint64_t bytes_waited; /* bytes at the last jr_stream_wait() */
 	uint64_t waited_ns; /* when the last wait ended */
 	uint64_t rate; /* bytes per second, as jr_stream_wait() judges it */

@@ -168,7 +168,6 @@ static int jr_read_cpu(struct jr_stream *s, int cpu)
 		n = tracefs_cpu_read(s->tcpu[cpu], s->page, true);
 		if (n <= 0)
 			return n < 0 && errno != EAGAIN ? -errno : 0;
-		s->pages++;
 		if (jr_read_page(s, cpu))
 			return s->sink_err;
 	}
