@@ -37,6 +37,7 @@ import time
 
 import jitpy
 from jitpy.formats import recording as jrrec
+from jitpy.guest.sysio import wait_for
 
 TOP = jitpy.TOP
 
@@ -124,14 +125,6 @@ def enable(on):
         f.write("1" if on else "0")
 
 
-def wait_file(path, secs):
-    end = time.monotonic() + secs
-    while not os.path.exists(path):
-        if time.monotonic() > end:
-            raise RuntimeError(f"{path} did not appear in {secs} s")
-        time.sleep(0.05)
-
-
 def both(jr_args, secs, buffer_kb, events=True):
     """jitread jr_args and trace-cmd record, at once, on one event stream:
     jitmod is paused while both start, samples for secs (unless events
@@ -150,7 +143,8 @@ def both(jr_args, secs, buffer_kb, events=True):
     j = start([jr, *jr_args, "--buffer-kb", str(buffer_kb),
                "--ready-file", ready]
               + ([] if jr_args[0] == "record" else ["-q", "--json", out]))
-    wait_file(ready, 30)
+    if not wait_for(lambda: os.path.exists(ready), 30, 0.05):
+        raise RuntimeError(f"jitread did not write {ready} in 30 s")
     time.sleep(2)  # trace-cmd says nothing when it is ready
     if events:
         enable(True)

@@ -103,6 +103,24 @@ def events_flowing(p, cpu=1, seconds=30):
         raise Fail(f"jitread ended early: exit {p.returncode}")
 
 
+def unload():
+    """Unload the injector and jitmod, whatever a failed try left."""
+    rmmod("jitinject", check=False)
+    rmmod("jitmod", check=False)
+
+
+def await_ready(p, ready, what, seconds=30):
+    """Wait until jitread p writes its --ready-file; Fail if it does not
+    within seconds (p killed) or ends first."""
+    if not wait_for(lambda: os.path.exists(ready) or p.poll() is not None,
+                    seconds):
+        p.kill()
+        p.wait()
+        raise Fail(f"{what} never became ready")
+    if p.poll() is not None:
+        raise Fail(f"{what} ended early: {p.communicate()[1]}")
+
+
 def jitread_live(mode, out, ready, *extra):
     """jitread MODE on CPU 1's report into out, started, ready (its
     --ready-file exists) and, but for the user side, getting CPU 1's
@@ -110,12 +128,7 @@ def jitread_live(mode, out, ready, *extra):
     p = subprocess.Popen([jitread(), mode, "-q", "-c", "1", "-d", "120s",
                           "--json", out, "--ready-file", ready, *extra],
                          stderr=subprocess.PIPE, text=True)
-    if not wait_for(lambda: os.path.exists(ready) or p.poll() is not None,
-                    30):
-        p.kill()
-        raise Fail(f"jitread {mode} never became ready")
-    if p.poll() is not None:
-        raise Fail(f"jitread {mode} ended early: {p.communicate()[1]}")
+    await_ready(p, ready, f"jitread {mode}")
     if mode != "user":  # the user side reads no jitmod events
         events_flowing(p)
     return p

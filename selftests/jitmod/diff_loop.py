@@ -50,9 +50,7 @@ def hist(jr, path, inject):
                           "-q", "--json", path, "--ready-file", ready],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          text=True)
-    if not sysio.wait_for(lambda: os.path.exists(ready), 30):
-        p.kill()
-        raise Fail("jitread hist never began sampling")
+    kmod.await_ready(p, ready, "jitread hist")
     kmod.events_flowing(p, CPU)
     end = time.monotonic() + RUN_S
     if inject:

@@ -97,15 +97,10 @@ def attempt():
         log(f"details {have}: no csd tracepoints, IPIs not named")
 
 
-def unload():
-    kmod.rmmod("jitinject", check=False)
-    kmod.rmmod("jitmod", check=False)
-
-
 def body():
     """ATTEMPTS tries: a host stall under TCG can split or hide one
     injection; a class misfiled every time is a jitmod bug."""
-    jt.attempts(attempt, ATTEMPTS, after_fail=unload)
+    jt.attempts(attempt, ATTEMPTS, after_fail=kmod.unload)
 
 
 if __name__ == "__main__":

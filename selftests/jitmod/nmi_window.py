@@ -103,7 +103,7 @@ def capture():
         stats = sysio.read(f"{inst.path}/per_cpu/cpu{CPU}/stats")
         if len(evs) < sent:
             jt.diagnose(CPU)
-    unload()
+    kmod.unload()
     return sent, evs, stats
 
 
@@ -119,11 +119,6 @@ def broken(evs):
         return (f"{len(over)} gaps whose classes add up to more than the "
                 f"gap: {over[0]}")
     return None
-
-
-def unload():
-    kmod.rmmod("jitinject", check=False)
-    kmod.rmmod("jitmod", check=False)
 
 
 def body():
@@ -149,9 +144,9 @@ def body():
                        "thread")
 
     try:
-        jt.attempts(attempt, ATTEMPTS, after_fail=unload)
+        jt.attempts(attempt, ATTEMPTS, after_fail=kmod.unload)
     except Broken as e:
-        unload()
+        kmod.unload()
         raise Fail(str(e)) from None
 
 

@@ -24,7 +24,7 @@ import time
 
 import jittest as jt
 from jitpy.guest import kmod
-from jitpy.guest.sysio import Fail, log, wait_for
+from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 STOP_S = 4
@@ -39,10 +39,7 @@ def record(path, ready, stop):
                           "--ready-file", ready],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
-    if not wait_for(lambda: os.path.exists(ready) or p.poll() is not None,
-                    30):
-        p.kill()
-        raise Fail("jitread record never became ready")
+    kmod.await_ready(p, ready, "jitread record")
     time.sleep(1)
     if stop:
         p.send_signal(signal.SIGSTOP)
