@@ -15,9 +15,14 @@
    same with `jitread hist`, which also analyses.  Each side's idle cost
    is measured too, the same run with jitmod paused throughout, and each
    run is also given net of it.  Last, at a forced high event rate
-   (threshold 100 ns, 64 KB buffers, 10 s), the events each one read and
-   lost.  Both readers share CPU 0 there, so each one's losses also depend
-   on the other's load.
+   (threshold 100 ns, 10 s), the events each one read and lost, with
+   jitread's default 8 MB buffers and with 64 KB ones, which a burst can
+   fill before a reader comes.  Both readers share CPU 0 there, so each
+   one's losses also depend on the other's load.  For each jitread hist
+   run, the irq_work interrupts jitmod saw on the sampled CPU are
+   printed, beside trace-cmd and alone: trace-cmd waits in the kernel,
+   and the ring buffer wakes such a reader with an irq_work on the CPU
+   that wrote the event; jitread only sleeps.
 
 A benchmark, not a test: it prints the figures and the machine, and exits 0
 whatever the speed.  The live figure comes from TCG and is relative only.
@@ -82,6 +87,7 @@ def machine():
 
 LIVE_S = 20
 FLOOD_S = 10
+LIVE_JSON = "/tmp/bench-live.json"
 ROUNDS = 3
 TC_EVENT = re.compile(r"\s(?:gap|irq_noise|softirq_noise|nmi_noise|"
                       r"thread_noise|summary|stop):\s")
@@ -125,13 +131,14 @@ def enable(on):
         f.write("1" if on else "0")
 
 
-def both(jr_args, secs, buffer_kb, events=True):
-    """jitread jr_args and trace-cmd record, at once, on one event stream:
-    jitmod is paused while both start, samples for secs (unless events
-    is false), and is paused again while both drain; then both get
-    SIGINT.  So each reads the same events, and any difference in their
-    counts is loss.  {name: (events, (user s, system s), lost)}."""
-    dat, out = "/tmp/bench-tc.dat", "/tmp/bench-live.json"
+def both(jr_args, secs, buffer_kb, events=True, tc_too=True):
+    """jitread jr_args and trace-cmd record (unless tc_too is false), at
+    once, on one event stream: jitmod is paused while both start, samples
+    for secs (unless events is false), and is paused again while both
+    drain; then both get SIGINT.  So each reads the same events, and any
+    difference in their counts is loss.  {name: (events, (user s, system
+    s), lost)}; jitread hist's report is left in LIVE_JSON."""
+    dat, out = "/tmp/bench-tc.dat", LIVE_JSON
     ready = "/tmp/bench-jr.ready"
     jr = os.path.join(TOP, "user", "jitread")
     for f in (dat, ready):
@@ -139,7 +146,7 @@ def both(jr_args, secs, buffer_kb, events=True):
             os.unlink(f)
     enable(False)
     tc = start(["trace-cmd", "record", "-B", "benchtc", "-b",
-                str(buffer_kb), "-e", "jitmod", "-o", dat])
+                str(buffer_kb), "-e", "jitmod", "-o", dat]) if tc_too else None
     j = start([jr, *jr_args, "--buffer-kb", str(buffer_kb),
                "--ready-file", ready]
               + ([] if jr_args[0] == "record" else ["-q", "--json", out]))
@@ -152,9 +159,11 @@ def both(jr_args, secs, buffer_kb, events=True):
     enable(False)
     time.sleep(1)
     for p in (j, tc):
-        p.send_signal(signal.SIGINT)
+        if p:
+            p.send_signal(signal.SIGINT)
     jout, jcpu = finish(j)
-    _, tcpu = finish(tc)
+    if tc:
+        _, tcpu = finish(tc)
     enable(True)
     if jr_args[0] == "record":
         m = re.search(r"jitread: (\d+) events in .*, (\d+) lost", jout)
@@ -165,9 +174,21 @@ def both(jr_args, secs, buffer_kb, events=True):
             d = json.load(f)
         jr_res = (d["events"], jcpu,
                   sum(c["summary"]["lost_events"] for c in d["cpus"]))
+    if not tc:
+        return {"jitread " + jr_args[0]: jr_res}
     ev, lost = trace_cmd_events(dat)
     return {"jitread " + jr_args[0]: jr_res, "trace-cmd record":
             (ev, tcpu, lost)}
+
+
+def irq_work(path, cpu=1):
+    """How many irq_work interrupts jitmod saw on cpu, in the jitread
+    hist report at path: a reader that waits in the kernel is woken by
+    one, sent on the CPU that wrote the event."""
+    with open(path) as f:
+        d = json.load(f)
+    return sum(s["count"] for c in d["cpus"] if c["cpu"] == cpu
+               for s in c["sources"] if s["source"] == "irq:irq_work")
 
 
 def per_event(res, fixed=None):
@@ -212,16 +233,44 @@ def rounds(cmd, secs, buffer_kb, fixed=None):
     printed per run."""
     name = "jitread " + cmd
     args = [cmd, "-o", "/tmp/bench.rec"] if cmd == "record" else [cmd]
-    whole, lost = [], []
+    whole, lost, work = [], [], []
     for _ in range(ROUNDS):
         res = both(args, secs, buffer_kb)
         us = per_event(res, fixed)
         whole.append(us[name][0] / us["trace-cmd record"][0])
         lost.append((res[name][2], res["trace-cmd record"][2]))
+        if cmd == "hist":
+            work.append(irq_work(LIVE_JSON))
     print(f"live ratio: {name} / trace-cmd record = {median(whole):.2f} "
           f"CPU per event, median of {ROUNDS} "
           f"({', '.join(f'{x:.2f}' for x in whole)}) (goal <= 1)")
+    if work:
+        print("live irq_work interrupts on CPU 1, trace-cmd running: "
+              + ", ".join(map(str, work)))
     return lost
+
+
+def alone(secs, buffer_kb):
+    """jitread hist without trace-cmd, ROUNDS times: the irq_work
+    interrupts on CPU 1 then, which jitread's own polls should not
+    cause."""
+    work = []
+    for _ in range(ROUNDS):
+        res = both(["hist"], secs, buffer_kb, tc_too=False)
+        work.append(f"{irq_work(LIVE_JSON)} in {res['jitread hist'][0]} "
+                    "events")
+    print("live irq_work interrupts on CPU 1, jitread hist alone: "
+          + ", ".join(work))
+
+
+def flood(buffer_kb, why):
+    """Both commands beside trace-cmd at the forced high event rate."""
+    print(f"live flood: threshold 100 ns, {buffer_kb} KB buffers ({why}), "
+          f"{FLOOD_S} s, at once")
+    for cmd in ("record", "hist"):
+        lost = rounds(cmd, FLOOD_S, buffer_kb)
+        print(f"live flood lost (jitread {cmd}, trace-cmd): "
+              + ", ".join(f"{a}/{b}" for a, b in lost))
 
 
 def guest():
@@ -239,19 +288,16 @@ def guest():
         rounds(cmd, LIVE_S, 8192, fixed)
     subprocess.run(["rmmod", "jitmod"], check=True)
     subprocess.run(["insmod", ko, "cpus=1", "threshold_ns=100"], check=True)
-    print(f"live flood: threshold 100 ns, 64 KB buffers, {FLOOD_S} s, "
-          "at once")
-    for cmd in ("record", "hist"):
-        lost = rounds(cmd, FLOOD_S, 64)
-        print(f"live flood lost (jitread {cmd}, trace-cmd): "
-              + ", ".join(f"{a}/{b}" for a, b in lost))
+    flood(8192, "jitread's default")
+    alone(FLOOD_S, 8192)
+    flood(64, "small, to provoke losses")
     subprocess.run(["rmmod", "jitmod"], check=True)
 
 
 def live():
     """Boot the generic kernel and run guest() there."""
     cmd = [sys.executable, "-m", "jitpy.vm", "-q",
-           "-k", "generic", "-s", "2", "-t", "10m", "-C", TOP, "--",
+           "-k", "generic", "-s", "2", "-t", "15m", "-C", TOP, "--",
            "python3", "-m", "jitpy.bench.reader", "--guest"]
     p = subprocess.run(cmd, capture_output=True, text=True, check=False,
                        cwd=TOP)
