@@ -32,7 +32,7 @@ help:
 	@echo "make checkpatch   run the kernel's checkpatch.pl --strict on module/"
 	@echo "make man          build/man/jitread.1 from Documentation/jitread.rst"
 	@echo "make fuzz         libFuzzer on the replay decoder and JSON writer (FUZZ_SECONDS=60)"
-	@echo "make bench-reader jitread replay throughput on 10 M events (BENCH_EVENTS)"
+	@echo "make bench-reader jitread replay throughput (BENCH_EVENTS); live reader vs trace-cmd in QEMU"
 	@echo "make bench-user   user sampler vs oslat ns/iteration; pipeline transit"
 	@echo "make bench        everything against osnoise/oslat/trace-cmd in one run: bench/results.json"
 
