@@ -28,7 +28,6 @@ A benchmark, not a test: it prints the figures and the machine, and exits 0
 whatever the speed.  The live figure comes from TCG and is relative only.
 """
 
-import json
 import os
 import platform
 import random
@@ -42,6 +41,7 @@ import time
 
 import jitpy
 from jitpy.formats import recording as jrrec
+from jitpy.formats import report
 from jitpy.guest.sysio import wait_for
 
 TOP = jitpy.TOP
@@ -166,12 +166,11 @@ def both(jr_args, secs, buffer_kb, events=True, tc_too=True):
         _, tcpu = finish(tc)
     enable(True)
     if jr_args[0] == "record":
-        m = re.search(r"jitread: (\d+) events in .*, (\d+) lost", jout)
-        jr_res = ((int(m.group(1)), jcpu, int(m.group(2))) if m else
+        counts = report.record_counts(jout)
+        jr_res = ((counts[0], jcpu, counts[1]) if counts else
                   (0, jcpu, None))
     else:
-        with open(out) as f:
-            d = json.load(f)
+        d = report.load(out)
         jr_res = (d["events"], jcpu,
                   sum(c["summary"]["lost_events"] for c in d["cpus"]))
     if not tc:
@@ -185,8 +184,7 @@ def irq_work(path, cpu=1):
     """How many irq_work interrupts jitmod saw on cpu, in the jitread
     hist report at path: a reader that waits in the kernel is woken by
     one, sent on the CPU that wrote the event."""
-    with open(path) as f:
-        d = json.load(f)
+    d = report.load(path)
     return sum(s["count"] for c in d["cpus"] if c["cpu"] == cpu
                for s in c["sources"] if s["source"] == "irq:irq_work")
 

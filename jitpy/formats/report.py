@@ -4,10 +4,12 @@
 Every Python consumer of `jitread --json` (plots, comparisons) loads it
 through load(), so a format change is caught in one place.  As a command:
 `python3 -m jitpy.formats.report FILE` checks a file and prints a one-line
-summary per CPU.
+summary per CPU.  record_counts() reads the line `jitread record` ends
+with.
 """
 
 import json
+import re
 import sys
 
 SUPPORTED_VERSIONS = (1, 2)
@@ -47,6 +49,18 @@ def sides(data):
     if isinstance(data.get("user"), dict):
         out["user"] = data["user"]
     return out
+
+
+RECORD_LINE = re.compile(r"^jitread: (\d+) events in .*, (\d+) lost by the "
+                         r"ring buffers$", re.M)
+
+
+def record_counts(out):
+    """(events recorded, events the ring buffers lost) from the line
+    `jitread record` prints at its end (user/cmd/jr_cmd_record.c), or
+    None when out has no such line."""
+    m = RECORD_LINE.search(out)
+    return (int(m.group(1)), int(m.group(2))) if m else None
 
 
 def main():

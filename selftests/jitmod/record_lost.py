@@ -16,13 +16,13 @@ So:
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
 import time
 
 import jittest as jt
+from jitpy.formats import report
 from jitpy.guest import kmod
 from jitpy.guest.sysio import Fail, log
 
@@ -48,11 +48,10 @@ def record(path, ready, stop):
     out, err = p.communicate(timeout=RUN_S * 10)
     if p.returncode:
         raise Fail(f"jitread record exit {p.returncode}: {err}")
-    m = re.search(r"jitread: (\d+) events in .*, (\d+) lost by the ring "
-                  r"buffers", out)
-    if not m:
+    counts = report.record_counts(out)
+    if not counts:
         raise Fail(f"no count in jitread record's output: {out!r}")
-    return int(m.group(1)), int(m.group(2))
+    return counts
 
 
 def body():

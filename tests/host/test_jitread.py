@@ -179,6 +179,16 @@ class JitreadReplay(unittest.TestCase):
         with self.assertRaises(jrjson.ReportError):
             jrjson.load(path)
 
+    def test_record_line(self):
+        """record_counts() reads jitread record's last line (the guest
+        test record_lost.py reads it from the real command)."""
+        out = ("jitread: removed 1 stale instance(s)\n"
+               "jitread: 4512 events in /tmp/a b.rec, 37 lost by the ring "
+               "buffers\n")
+        self.assertEqual(jrjson.record_counts(out), (4512, 37))
+        self.assertIsNone(jrjson.record_counts("jitread: 4512 events in "
+                                               "/tmp/a.rec\n"))
+
     def test_json_system_block_and_version(self):
         d = self.replay_json([jrrec.gap(1, 5000)])
         self.assertEqual(d["file_version"], 2)
