@@ -245,7 +245,7 @@ class Advise(unittest.TestCase):
 class RulesDocumented(unittest.TestCase):
     def test_every_rule_is_in_advise_rst(self):
         """advise.rst lists each rule of the table, in its order."""
-        with open(os.path.join(jrcli.TOP, "user", "kernel",
+        with open(os.path.join(jrcli.TOP, "user", "tune",
                                "jr_advise_rules.c")) as f:
             ids = re.findall(r'^\t\{ "([a-z-]+)",', f.read(), re.M)
         with open(os.path.join(jrcli.TOP, "Documentation",

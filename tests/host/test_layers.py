@@ -5,7 +5,8 @@ every function a header declares is defined beside it.
 The layers, lowest first: common (errors, CPU lists, times, pinning)
 beside mpi (the survey's MPI plugin, built apart with mpicc), core
 (histograms, model, records, reports), kernel (jitmod's parameters and
-event stream) beside usamp (the user side), cmd (one file per
+event stream) beside usamp (the user side) and tune (audit and advise,
+which read /proc and /sys and never jitmod), cmd (one file per
 subcommand), then jitread.c and the fuzz target.
 """
 
@@ -18,7 +19,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 USER = os.path.join(TOP, "user")
 
-RANK = {"common": 0, "mpi": 0, "core": 1, "kernel": 2, "usamp": 2, "cmd": 3}
+RANK = {"common": 0, "mpi": 0, "core": 1, "kernel": 2, "usamp": 2,
+        "tune": 2, "cmd": 3}
 TOP_RANK = 4                       # jitread.c, fuzz/
 OUTSIDE = {"jitmod_abi.h", "jr_ubpf.skel.h", "vmlinux.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -52,7 +54,8 @@ def read(root, path):
 
 
 def include_errors(root):
-    """Includes that go up, sideways between kernel and usamp, or nowhere."""
+    """Includes that go up, sideways between kernel, usamp and tune, or
+    nowhere."""
     bad = []
     for src in sources(root):
         rank, name = layer(src)

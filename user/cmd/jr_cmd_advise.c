@@ -10,7 +10,7 @@
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_out.h"
 #include "common/jr_sys.h"
-#include "kernel/jr_advise.h"
+#include "tune/jr_advise.h"
 
 /*
  * jr_advise_audit - the audit to judge by: --audit's file, else the

@@ -10,7 +10,7 @@
 
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_out.h"
-#include "kernel/jr_audit_check.h"
+#include "tune/jr_audit_check.h"
 
 static int jr_audit_main(struct jr_opts *o, int argc, char **argv)
 {

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/jr_out.h"
-#include "kernel/jr_audit_check.h"
+#include "tune/jr_audit_check.h"
 #include "common/jr_safe.h"
 
 struct jr_report_opts jr_report_opts_of(const struct jr_opts *o)

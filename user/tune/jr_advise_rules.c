@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "common/jr_parse.h"
-#include "kernel/jr_advise.h"
+#include "tune/jr_advise.h"
 
 #define HOUSEKEEPING " (housekeeping CPUs: {hk})"
 

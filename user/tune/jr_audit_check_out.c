@@ -6,7 +6,7 @@
 #include <inttypes.h>
 
 #include "core/jr_report.h"
-#include "kernel/jr_audit_check.h"
+#include "tune/jr_audit_check.h"
 
 static void jr_text_checks(FILE *out, const struct jr_checks *c, int cpu,
 			   const char *indent)

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernel/jr_audit.h"
+#include "tune/jr_audit.h"
 
 /*
  * jr_audit_file - the file at root + path into buf, without its trailing

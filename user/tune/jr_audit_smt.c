@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kernel/jr_audit.h"
+#include "tune/jr_audit.h"
 
 #define JR_SMT_SAMPLE_MS 200
 #define JR_STAT_MAX (1U << 20)

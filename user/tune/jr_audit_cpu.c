@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/jr_text.h"
-#include "kernel/jr_audit.h"
+#include "tune/jr_audit.h"
 
 #define JR_PF_KTHREAD 0x00200000UL /* task->flags of a kernel thread */
 #define JR_INTERRUPTS_MAX (1U << 20)

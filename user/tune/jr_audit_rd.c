@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "kernel/jr_audit.h"
+#include "tune/jr_audit.h"
 
 static void jr_str_of(json_t *obj, const char *key, char *buf, size_t len)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/jr_audit_check.h"
+#include "tune/jr_audit_check.h"
 
 #define JR_AUDIT_IDLE_US 10 /* an exit latency above this is a deep state */
 #define JR_AUDIT_SMT_BUSY 5 /* a sibling busier than this, in % */

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "common/jr_sys.h"
-#include "kernel/jr_advise.h"
+#include "tune/jr_advise.h"
 
 /* the fill-ins of one piece of advice's texts */
 struct jr_fill {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/jr_audit.h"
+#include "tune/jr_audit.h"
 
 /* jr_boot_param - name=VALUE of the boot line into out ("" if absent). */
 static bool jr_boot_param(const char *cmdline, const char *name, char *out,

@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "kernel/jr_audit.h"
+#include "tune/jr_audit.h"
 
 #define JR_CHECKS_PER_CPU 12
 

@@ -15,7 +15,7 @@
 
 #include "common/jr_err.h"
 #include "core/jr_rdoc.h"
-#include "kernel/jr_audit.h"
+#include "tune/jr_audit.h"
 
 /* what must hold in the audit (or the report) for a rule to apply */
 enum jr_adv_cond {

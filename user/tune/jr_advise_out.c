@@ -7,7 +7,7 @@
 
 #include "common/jr_text.h"
 #include "core/jr_report.h"
-#include "kernel/jr_advise.h"
+#include "tune/jr_advise.h"
 
 static void jr_text_advice(FILE *out, int rank, const struct jr_advice *x)
 {
