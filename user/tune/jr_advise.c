@@ -28,6 +28,8 @@ struct jr_fill {
 	char from[24]; /* an IPI's sender: "CPU 0", or "another CPU" */
 	const char *hk;
 	const char *hkmask;
+	const char *hv; /* the hypervisor, by name */
+	const char *tell; /* what tells the hardware's gaps apart here */
 };
 
 /* jr_expand - tmpl with its {names} filled in from f. */
@@ -56,6 +58,8 @@ static void jr_expand(const char *tmpl, const struct jr_fill *f, char *buf,
 			    !strncmp(tmpl + 1, "fn", k) && k == 2   ? f->fn :
 			    !strncmp(tmpl + 1, "sib", k) && k == 3  ? f->sib :
 			    !strncmp(tmpl + 1, "from", k) && k == 4 ? f->from :
+			    !strncmp(tmpl + 1, "hv", k) && k == 2   ? f->hv :
+			    !strncmp(tmpl + 1, "tell", k) && k == 4 ? f->tell :
 								      NULL;
 		}
 		if (v) {
@@ -160,12 +164,54 @@ struct jr_cpu_scan {
 	const struct jr_rcpu *c;
 	bool *src_taken;
 	bool **det_taken;
+	unsigned char *src_cov; /* enum jr_cov: what covers the row */
+	unsigned char **det_cov;
+	size_t (*pend)[2]; /* rows of the advice being built: source, detail+1 */
+	size_t nr_pend;
 };
 
-/* jr_finish - fill the texts and decide whether the evidence is enough */
-static bool jr_finish(struct jr_advise *v, struct jr_advice *x,
-		      const struct jr_rcpu *c, struct jr_fill *f)
+/* how a row is covered; a fix outranks an outside remedy */
+enum jr_cov {
+	JR_COV_NONE,
+	JR_COV_OUTSIDE,
+	JR_COV_FIX,
+};
+
+/*
+ * jr_fix_text - the fix for this kernel: the rule's own, or where the
+ * kernel lacks what it needs, what to change instead (when the kernel
+ * has what that needs), else none.
+ */
+static void jr_fix_text(struct jr_advice *x, const struct jr_fill *f,
+			const struct jr_audit *a, const struct jr_audit_cpu *ax)
 {
+	const struct jr_rule *r = x->rule;
+
+	x->lacks = jr_adv_needs_in(r->needs, JR_NO, a, ax);
+	x->unknown = jr_adv_needs_in(r->needs, JR_UNKNOWN, a, ax);
+	x->fix[0] = '\0';
+	if (!x->lacks) {
+		jr_expand(r->fix, f, x->fix, sizeof(x->fix));
+	} else if (r->instead &&
+		   !jr_adv_needs_in(r->instead_needs, JR_NO, a, ax)) {
+		x->unknown |=
+			jr_adv_needs_in(r->instead_needs, JR_UNKNOWN, a, ax);
+		jr_expand(r->instead, f, x->fix, sizeof(x->fix));
+	} else {
+		x->lacks |= jr_adv_needs_in(r->instead_needs, JR_NO, a, ax);
+	}
+}
+
+/*
+ * jr_finish - fill the texts and decide whether the evidence is enough;
+ * the rows of advice that stands are marked covered.
+ */
+static bool jr_finish(struct jr_advise *v, struct jr_advice *x,
+		      struct jr_cpu_scan *s, struct jr_fill *f,
+		      const struct jr_audit *a)
+{
+	const struct jr_rcpu *c = s->c;
+	unsigned char cov = x->rule->outside ? JR_COV_OUTSIDE : JR_COV_FIX;
 	uint64_t base = c->noise_ns;
 	size_t i;
 
@@ -178,10 +224,27 @@ static bool jr_finish(struct jr_advise *v, struct jr_advice *x,
 	    (c->runtime_ns && x->ppm < v->min_ppm))
 		return false;
 	jr_expand(x->rule->what, f, x->what, sizeof(x->what));
-	jr_expand(x->rule->fix, f, x->fix, sizeof(x->fix));
+	jr_fix_text(x, f, a, jr_audit_cpu_of(a, c->cpu));
 	jr_expand(x->rule->caveat, f, x->caveat, sizeof(x->caveat));
 	jr_expand(x->rule->verify, f, x->verify, sizeof(x->verify));
+	for (i = 0; i < s->nr_pend; i++) {
+		size_t k = s->pend[i][0], j = s->pend[i][1];
+		unsigned char *m = j ? &s->det_cov[k][j - 1] : &s->src_cov[k];
+
+		if (*m < cov)
+			*m = cov;
+	}
 	return true;
+}
+
+/* jr_close - finish x, or take it back when its evidence is too thin */
+static void jr_close(struct jr_advise *v, struct jr_advice *x,
+		     struct jr_cpu_scan *s, struct jr_fill *f,
+		     const struct jr_audit *a)
+{
+	if (x && !jr_finish(v, x, s, f, a))
+		v->nr--;
+	s->nr_pend = 0;
 }
 
 /*
@@ -195,11 +258,19 @@ static int jr_rule_on_cpu(struct jr_advise *v, const struct jr_rule *r,
 	struct jr_advice *x = NULL;
 	struct jr_fill f0 = { .cpu = s->c->cpu,
 			      .hk = v->hk,
-			      .hkmask = v->hkmask };
-	struct jr_fill f = f0;
+			      .hkmask = v->hkmask,
+			      .hv = a->hypervisor[0] ?
+					    a->hypervisor :
+					    "a hypervisor it does not name" };
+	struct jr_fill f;
+	char tell[JR_ADV_TEXT] = "";
 	size_t i, j;
 
 	jr_sibling(ax, f0.sib, sizeof(f0.sib));
+	if (r->outside)
+		jr_adv_hw_tell(a, ax, d, tell, sizeof(tell));
+	f0.tell = tell;
+	f = f0;
 	for (i = 0; i < s->c->nr_src; i++) {
 		const struct jr_rsource *src = &s->c->src[i];
 
@@ -221,8 +292,7 @@ static int jr_rule_on_cpu(struct jr_advise *v, const struct jr_rule *r,
 			if (r->cond == JR_IF_NEVER)
 				continue;
 			if (!x || r->per_row) {
-				if (x && !jr_finish(v, x, s->c, &f))
-					v->nr--;
+				jr_close(v, x, s, &f, a);
 				x = jr_adv_new(v);
 				if (!x)
 					return -ENOMEM;
@@ -233,10 +303,11 @@ static int jr_rule_on_cpu(struct jr_advise *v, const struct jr_rule *r,
 			jr_adv_add(x, src->name, det,
 				   det ? src->det[j].count : src->count,
 				   det ? src->det[j].total_ns : src->total_ns);
+			s->pend[s->nr_pend][0] = i;
+			s->pend[s->nr_pend++][1] = det ? j + 1 : 0;
 		}
 	}
-	if (x && !jr_finish(v, x, s->c, &f))
-		v->nr--;
+	jr_close(v, x, s, &f, a);
 	return 0;
 }
 
@@ -313,6 +384,90 @@ static void jr_housekeeping(struct jr_advise *v, const struct jr_rdoc *d,
 	v->hkmask[m] = '\0';
 }
 
+/* jr_scan_new - the per-row flags of c's rows; 0 or -ENOMEM */
+static int jr_scan_new(struct jr_cpu_scan *s, const struct jr_rcpu *c)
+{
+	size_t k, rows = c->nr_src;
+
+	s->c = c;
+	s->src_taken = calloc(c->nr_src + 1, sizeof(bool));
+	s->det_taken = calloc(c->nr_src + 1, sizeof(bool *));
+	s->src_cov = calloc(c->nr_src + 1, 1);
+	s->det_cov = calloc(c->nr_src + 1, sizeof(unsigned char *));
+	if (!s->src_taken || !s->det_taken || !s->src_cov || !s->det_cov)
+		return -ENOMEM;
+	for (k = 0; k < c->nr_src; k++) {
+		s->det_taken[k] = calloc(c->src[k].nr_det + 1, sizeof(bool));
+		s->det_cov[k] = calloc(c->src[k].nr_det + 1, 1);
+		if (!s->det_taken[k] || !s->det_cov[k])
+			return -ENOMEM;
+		rows += c->src[k].nr_det;
+	}
+	s->pend = calloc(rows + 1, sizeof(*s->pend));
+	return s->pend ? 0 : -ENOMEM;
+}
+
+static void jr_scan_free(struct jr_cpu_scan *s)
+{
+	size_t k;
+
+	for (k = 0; k < s->c->nr_src; k++) {
+		if (s->det_taken)
+			free(s->det_taken[k]);
+		if (s->det_cov)
+			free(s->det_cov[k]);
+	}
+	free(s->det_taken);
+	free(s->src_taken);
+	free(s->det_cov);
+	free(s->src_cov);
+	free(s->pend);
+}
+
+/*
+ * jr_coverage - how much of the CPU's noise the advice given covers: by
+ * fixes on this system, by remedies outside it, and what no rule
+ * covers, by class.  A row covered through its detail rows is covered
+ * as far as they go.  The noise beyond the sum of the rows (gross gaps
+ * against the net time of what ran in them) is unattributed.
+ */
+static void jr_coverage(struct jr_adv_cpu *o, const struct jr_cpu_scan *s)
+{
+	const struct jr_rcpu *c = s->c;
+	uint64_t rows = 0;
+	size_t i, j;
+
+	for (i = 0; i < c->nr_src; i++) {
+		const struct jr_rsource *src = &c->src[i];
+		uint64_t left = src->total_ns, fix = 0, out = 0;
+		int h = src->hcls > 0 && src->hcls < JR_H_NR ? src->hcls :
+							       JR_H_GAP;
+
+		rows += src->total_ns;
+		if (s->src_cov[i] == JR_COV_FIX)
+			fix = left;
+		else if (s->src_cov[i] == JR_COV_OUTSIDE)
+			out = left;
+		for (j = 0; !fix && !out && j < src->nr_det; j++) {
+			uint64_t t = src->det[j].total_ns;
+
+			t = t < left ? t : left;
+			if (s->det_cov[i][j] == JR_COV_NONE)
+				continue;
+			if (s->det_cov[i][j] == JR_COV_FIX)
+				o->fix_ns += t;
+			else
+				o->outside_ns += t;
+			left -= t;
+		}
+		o->fix_ns += fix;
+		o->outside_ns += out;
+		o->unc_ns[h] += fix || out ? 0 : left;
+	}
+	o->base_ns = c->noise_ns > rows ? c->noise_ns : rows;
+	o->unc_ns[JR_ADV_UNATTRIBUTED] = o->base_ns - rows;
+}
+
 /*
  * jr_advise_run - every rule over every CPU of the report d, judged by
  * the audit a.  0, or -ENOMEM with e saying so.
@@ -320,7 +475,7 @@ static void jr_housekeeping(struct jr_advise *v, const struct jr_rdoc *d,
 int jr_advise_run(struct jr_advise *v, const struct jr_rdoc *d,
 		  const struct jr_audit *a, struct jr_err *e)
 {
-	size_t i, k;
+	size_t i;
 	int r, ret = 0;
 
 	jr_housekeeping(v, d, a);
@@ -330,24 +485,15 @@ int jr_advise_run(struct jr_advise *v, const struct jr_rdoc *d,
 	v->nr_cpu = (int)d->nr_cpu;
 	for (i = 0; i < d->nr_cpu && !ret; i++) {
 		const struct jr_rcpu *c = &d->cpu[i];
-		struct jr_cpu_scan s = { .c = c };
+		struct jr_cpu_scan s = { 0 };
 		int before = v->nr;
 
-		s.src_taken = calloc(c->nr_src + 1, sizeof(bool));
-		s.det_taken = calloc(c->nr_src + 1, sizeof(bool *));
-		ret = !s.src_taken || !s.det_taken ? -ENOMEM : 0;
-		for (k = 0; k < c->nr_src && !ret; k++) {
-			s.det_taken[k] =
-				calloc(c->src[k].nr_det + 1, sizeof(bool));
-			if (!s.det_taken[k])
-				ret = -ENOMEM;
-		}
+		ret = jr_scan_new(&s, c);
 		for (r = 0; r < jr_nr_rules && !ret; r++)
 			ret = jr_rule_on_cpu(v, &jr_rules[r], &s, a, d);
-		for (k = 0; s.det_taken && k < c->nr_src; k++)
-			free(s.det_taken[k]);
-		free(s.det_taken);
-		free(s.src_taken);
+		if (!ret)
+			jr_coverage(&v->cpu[i], &s);
+		jr_scan_free(&s);
 		v->cpu[i].cpu = c->cpu;
 		v->cpu[i].runtime_ns = c->runtime_ns;
 		v->cpu[i].noise_ns = c->noise_ns;

@@ -34,8 +34,14 @@ enum jr_adv_cond {
 	JR_IF_SIBLING_BUSY,
 	JR_IF_MOVABLE_KTHREAD,
 	JR_IF_USER_TASK,
+	JR_IF_VIRTUAL,
+	JR_IF_BARE_METAL,
+	JR_IF_PLATFORM_UNKNOWN,
 	JR_IF_NR,
 };
+
+/* a need of a fix beside the kernel options: cpufreq's performance */
+#define JR_NEED_PERF_GOVERNOR (1U << JR_KF_NR)
 
 /*
  * struct jr_rule - one mitigation.  Evidence is the source rows whose
@@ -45,8 +51,15 @@ enum jr_adv_cond {
  * later rules may use it too.  per_row gives one piece of advice per row
  * (per IRQ, per task, per function), else one per CPU.  In the texts,
  * {cpu}, {hk} (housekeeping CPUs), {hkmask} (the same as a hex mask),
- * {irq}, {pid}, {comm}, {fn} and {sib} (the busiest SMT sibling) are
- * filled in.
+ * {irq}, {pid}, {comm}, {fn}, {sib} (the busiest SMT sibling), {hv}
+ * (the hypervisor) and {tell} (what can tell hardware noise apart on this
+ * machine, and whether this run could) are filled in.
+ *
+ * needs holds the JR_KF() options (and JR_NEED_PERF_GOVERNOR) that fix
+ * needs.  Where the audited kernel lacks one, instead is printed as the
+ * fix (when the kernel has what instead_needs), else no fix at all, and
+ * the advice says what is missing.  outside marks a rule whose remedy
+ * lies beyond this OS: the hardware, its firmware or the hypervisor.
  */
 struct jr_rule {
 	const char *id;
@@ -60,6 +73,10 @@ struct jr_rule {
 	const char *caveat;
 	const char *verify;
 	const char *ref;
+	unsigned int needs;
+	const char *instead;
+	unsigned int instead_needs;
+	bool outside;
 };
 
 extern const struct jr_rule jr_rules[];
@@ -69,7 +86,8 @@ extern const int jr_nr_rules;
 #define JR_ADV_TEXT 512
 
 struct jr_adv_row {
-	char name[128]; /* "irq:24 virtio0" or "thread:kworker/1:1[80] > work:vmstat_update" */
+	char name[128]; /* "irq:24 virtio0" or "thread:kworker/1:1[80] >
+                     work:vmstat_update" */
 	uint64_t count;
 	uint64_t total_ns;
 };
@@ -88,13 +106,23 @@ struct jr_advice {
 	char fix[JR_ADV_TEXT];
 	char caveat[JR_ADV_TEXT];
 	char verify[JR_ADV_TEXT];
+	unsigned int lacks; /* needs the audited kernel does not have */
+	unsigned int unknown; /* needs the audit cannot tell */
 };
+
+/* the uncovered noise by class: enum jr_hclass, JR_H_GAP for a row of no
+ * known class, and this for gap time that no event explains */
+#define JR_ADV_UNATTRIBUTED JR_H_NR
 
 struct jr_adv_cpu {
 	int cpu;
 	uint64_t runtime_ns;
 	uint64_t noise_ns;
 	int nr_advice;
+	uint64_t base_ns; /* the noise the coverage is a share of */
+	uint64_t fix_ns; /* covered by a fix on this system */
+	uint64_t outside_ns; /* explained, with a remedy outside the OS */
+	uint64_t unc_ns[JR_ADV_UNATTRIBUTED + 1]; /* covered by no rule */
 };
 
 struct jr_advise {
@@ -115,6 +143,12 @@ void jr_advise_free(struct jr_advise *v);
 bool jr_adv_cond_holds(enum jr_adv_cond c, const struct jr_audit *a,
 		       const struct jr_audit_cpu *x, const struct jr_rdoc *d,
 		       const char *comm);
+unsigned int jr_adv_needs_in(unsigned int needs, int state,
+			     const struct jr_audit *a,
+			     const struct jr_audit_cpu *x);
+void jr_adv_hw_tell(const struct jr_audit *a, const struct jr_audit_cpu *x,
+		    const struct jr_rdoc *d, char *buf, size_t len);
+const char *jr_adv_need_name(int bit);
 
 /* jr_advise_out.c */
 int jr_advise_text(FILE *out, const struct jr_advise *v);

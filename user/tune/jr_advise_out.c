@@ -9,12 +9,48 @@
 #include "core/jr_report.h"
 #include "tune/jr_advise.h"
 
+/* jr_needs_list - the names of the needs in bits, comma-separated */
+static void jr_needs_list(unsigned int bits, char *buf, size_t len)
+{
+	size_t n = 0;
+	int b;
+
+	buf[0] = '\0';
+	for (b = 0; b <= JR_KF_NR && n < len; b++)
+		if (bits & (1U << b))
+			n += snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+				      jr_adv_need_name(b));
+}
+
+/* jr_text_needs - what the kernel lacks for the rule's fix, or may */
+static void jr_text_needs(FILE *out, const struct jr_advice *x)
+{
+	char names[256];
+
+	if (x->lacks) {
+		jr_needs_list(x->lacks, names, sizeof(names));
+		fprintf(out,
+			"   kernel:   lacks %s, which the usual fix needs: %s\n",
+			names,
+			x->fix[0] ? "the fix above is what to change instead" :
+				    "no fix is printed");
+	}
+	if (x->unknown) {
+		jr_needs_list(x->unknown, names, sizeof(names));
+		fprintf(out,
+			"   kernel:   needs %s; the audit does not say whether this kernel "
+			"has it\n",
+			names);
+	}
+}
+
 static void jr_text_advice(FILE *out, int rank, const struct jr_advice *x)
 {
 	char safe[4 * sizeof(x->ev[0].name)], dur[32];
 	int i;
 
-	fprintf(out, "\n%d. [%s] CPU %d: %s\n", rank, x->rule->id, x->cpu,
+	fprintf(out, "\n%d. [%s%s] CPU %d: %s\n", rank, x->rule->id,
+		x->rule->outside ? ", outside" : "", x->cpu,
 		jr_text_safe(x->what, safe, sizeof(safe)));
 	fprintf(out,
 		"   gain:     %.2f%% of CPU %d's noise, %.1f ppm of its time\n",
@@ -29,12 +65,57 @@ static void jr_text_advice(FILE *out, int rank, const struct jr_advice *x)
 		fprintf(out, "             and %d more rows\n",
 			x->nr_rows - x->nr_ev);
 	fprintf(out, "   fix:      %s\n",
-		jr_text_safe(x->fix, safe, sizeof(safe)));
+		x->fix[0] ? jr_text_safe(x->fix, safe, sizeof(safe)) :
+			    "none that this kernel can take");
+	jr_text_needs(out, x);
 	fprintf(out, "   caveat:   %s\n",
 		jr_text_safe(x->caveat, safe, sizeof(safe)));
 	fprintf(out, "   verify:   %s\n",
 		jr_text_safe(x->verify, safe, sizeof(safe)));
 	fprintf(out, "   source:   %s\n", x->rule->ref);
+}
+
+static double jr_pct(uint64_t part, uint64_t base)
+{
+	return base ? 100.0 * part / base : 0.0;
+}
+
+/* jr_unc_name - a class of uncovered noise, as the coverage line says */
+static const char *jr_unc_name(int h)
+{
+	return h == JR_ADV_UNATTRIBUTED ? "unattributed" :
+	       h == JR_H_GAP		? "other" :
+					  jr_hclass_name(h);
+}
+
+/*
+ * jr_text_coverage - one line per CPU: the share of its noise that the
+ * fixes cover, that remedies outside the OS explain, and that no rule
+ * covers, by class, largest first.
+ */
+static void jr_text_coverage(FILE *out, const struct jr_adv_cpu *c)
+{
+	bool done[JR_ADV_UNATTRIBUTED + 1] = { false };
+	int k, h, best;
+
+	fprintf(out,
+		"CPU %d: the fixes cover %.1f%% of its noise, remedies outside the "
+		"OS %.1f%%; no rule covers %.1f%%",
+		c->cpu, jr_pct(c->fix_ns, c->base_ns),
+		jr_pct(c->outside_ns, c->base_ns),
+		jr_pct(c->base_ns - c->fix_ns - c->outside_ns, c->base_ns));
+	for (k = 0; k <= JR_ADV_UNATTRIBUTED; k++) {
+		for (best = -1, h = 0; h <= JR_ADV_UNATTRIBUTED; h++)
+			if (!done[h] && c->unc_ns[h] &&
+			    (best < 0 || c->unc_ns[h] > c->unc_ns[best]))
+				best = h;
+		if (best < 0)
+			break;
+		done[best] = true;
+		fprintf(out, "%s %s %.1f%%", k ? "," : ":", jr_unc_name(best),
+			jr_pct(c->unc_ns[best], c->base_ns));
+	}
+	fprintf(out, "\n");
 }
 
 /* jr_advise_text - the ranked advice, then the CPUs with nothing to do. */
@@ -45,7 +126,8 @@ int jr_advise_text(FILE *out, const struct jr_advise *v)
 	fprintf(out, "# jitread advise: audit %s; housekeeping CPUs %s\n",
 		v->audit_from, v->hk);
 	fprintf(out, "# ranked by the share of the CPU's time each would "
-		     "remove, as measured\n");
+		     "remove, as measured; \"outside\": the remedy lies "
+		     "beyond this OS\n");
 	for (i = 0; i < v->nr; i++)
 		jr_text_advice(out, i + 1, &v->adv[i]);
 	for (i = 0; i < v->nr_cpu; i++) {
@@ -60,6 +142,11 @@ int jr_advise_text(FILE *out, const struct jr_advise *v)
 					0.0,
 				c->runtime_ns / 1e9);
 	}
+	fprintf(out,
+		"\n# coverage of each CPU's noise (unattributed: gap time that "
+		"no event explains)\n");
+	for (i = 0; i < v->nr_cpu; i++)
+		jr_text_coverage(out, &v->cpu[i]);
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -67,6 +154,39 @@ static void jr_json_kv(FILE *out, const char *key, const char *val)
 {
 	fprintf(out, ", \"%s\": ", key);
 	jr_json_str(out, val);
+}
+
+/* jr_json_coverage - jr_text_coverage's figures, as shares of base_ns */
+static void jr_json_coverage(FILE *out, const struct jr_adv_cpu *c)
+{
+	double base = c->base_ns ? (double)c->base_ns : 1.0;
+	int h, n = 0;
+
+	fprintf(out,
+		",\n     \"coverage\": {\"noise_ns\": %" PRIu64
+		", \"fixes\": %.6f, \"outside\": %.6f, \"uncovered\": %.6f, "
+		"\"uncovered_by_class\": {",
+		c->base_ns, c->fix_ns / base, c->outside_ns / base,
+		(c->base_ns - c->fix_ns - c->outside_ns) / base);
+	for (h = 0; h <= JR_ADV_UNATTRIBUTED; h++)
+		if (c->unc_ns[h])
+			fprintf(out, "%s\"%s\": %.6f", n++ ? ", " : "",
+				jr_unc_name(h), c->unc_ns[h] / base);
+	fprintf(out, "}}");
+}
+
+/* jr_json_needs - the needs in bits as a JSON array of their keys */
+static void jr_json_needs(FILE *out, const char *key, unsigned int bits)
+{
+	int b, n = 0;
+
+	fprintf(out, ", \"%s\": [", key);
+	for (b = 0; b <= JR_KF_NR; b++)
+		if (bits & (1U << b))
+			fprintf(out, "%s\"%s\"", n++ ? ", " : "",
+				b < JR_KF_NR ? jr_kfeat_key(b) :
+					       "performance_governor");
+	fprintf(out, "]");
 }
 
 /* jr_advise_json - the same as data (advise_version 1). */
@@ -78,12 +198,15 @@ int jr_advise_json(FILE *out, const struct jr_advise *v)
 	jr_json_kv(out, "audit", v->audit_from);
 	jr_json_kv(out, "housekeeping", v->hk);
 	fprintf(out, ",\n  \"cpus\": [");
-	for (i = 0; i < v->nr_cpu; i++)
+	for (i = 0; i < v->nr_cpu; i++) {
 		fprintf(out,
-			"%s{\"cpu\": %d, \"runtime_ns\": %" PRIu64
-			", \"noise_ns\": %" PRIu64 ", \"advice\": %d}",
-			i ? ", " : "", v->cpu[i].cpu, v->cpu[i].runtime_ns,
+			"%s\n    {\"cpu\": %d, \"runtime_ns\": %" PRIu64
+			", \"noise_ns\": %" PRIu64 ", \"advice\": %d",
+			i ? "," : "", v->cpu[i].cpu, v->cpu[i].runtime_ns,
 			v->cpu[i].noise_ns, v->cpu[i].nr_advice);
+		jr_json_coverage(out, &v->cpu[i]);
+		fprintf(out, "}");
+	}
 	fprintf(out, "],\n  \"advice\": [");
 	for (i = 0; i < v->nr; i++) {
 		const struct jr_advice *x = &v->adv[i];
@@ -96,9 +219,15 @@ int jr_advise_json(FILE *out, const struct jr_advise *v)
 		jr_json_kv(out, "caveat", x->caveat);
 		jr_json_kv(out, "verify", x->verify);
 		jr_json_kv(out, "source", x->rule->ref);
+		fprintf(out, ",\n     \"kind\": \"%s\", \"feasible\": %s",
+			x->rule->outside ? "outside" : "fix",
+			x->fix[0] ? "true" : "false");
+		jr_json_needs(out, "needs", x->rule->needs);
+		jr_json_needs(out, "lacks", x->lacks);
+		jr_json_needs(out, "unknown", x->unknown);
 		fprintf(out,
-			",\n     \"gain\": {\"share\": %.6f, \"ppm\": %.3f, \"total_ns\": %" PRIu64
-			", \"count\": %" PRIu64
+			",\n     \"gain\": {\"share\": %.6f, \"ppm\": %.3f, \"total_ns\": "
+			"%" PRIu64 ", \"count\": %" PRIu64
 			"}, \"rows\": %d, \"evidence\": [",
 			x->share, x->ppm, x->total_ns, x->count, x->nr_rows);
 		for (k = 0; k < x->nr_ev; k++) {

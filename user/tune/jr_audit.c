@@ -113,6 +113,7 @@ int jr_audit_read(struct jr_audit *a, const char *root,
 	jr_audit_file(a, "/sys/devices/virtual/workqueue/cpumask", a->wq_mask,
 		      sizeof(a->wq_mask));
 	jr_thp_mode(a, a->thp, sizeof(a->thp));
+	jr_audit_kfeats(a);
 	a->stat_interval = jr_audit_long(a, "/proc/sys/vm/stat_interval");
 	a->timer_migration =
 		jr_audit_long(a, "/proc/sys/kernel/timer_migration");
@@ -131,6 +132,7 @@ int jr_audit_read(struct jr_audit *a, const char *root,
 			a->cpu[a->nr_cpu++].cpu = cpu;
 	if (jr_audit_cpus(a))
 		return jr_fail(e, -ENOMEM, "out of memory");
+	jr_audit_platform(a);
 	return 0;
 }
 

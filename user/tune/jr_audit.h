@@ -17,6 +17,30 @@
 #define JR_AUDIT_NAMES 256 /* room for the first names of a list */
 #define JR_AUDIT_IRQS 32 /* IRQs named per CPU */
 
+/* a fact the audit may not know: an old audit file, or no way to look */
+enum jr_tri {
+	JR_UNKNOWN = -1,
+	JR_NO = 0,
+	JR_YES = 1,
+};
+
+/*
+ * enum jr_kfeat - what the kernel may be built without, that a fix
+ * needs (jr_audit_kfeat.c says how each is told: the kernel's config,
+ * else the file the option creates).
+ */
+enum jr_kfeat {
+	JR_KF_NO_HZ_FULL,
+	JR_KF_RCU_NOCB,
+	JR_KF_TRACE_EVENTS,
+	JR_KF_CSD_EVENTS,
+	JR_KF_FTRACE_FILTER,
+	JR_KF_THP,
+	JR_KF_NR,
+};
+
+#define JR_KF(f) (1U << (f))
+
 struct jr_audit_irq {
 	int irq;
 	char name[48];
@@ -42,6 +66,8 @@ struct jr_audit_cpu {
 	char resume_latency[32]; /* PM QoS, as sysfs says it */
 	char siblings[64]; /* SMT siblings, this CPU included */
 	int sibling_busy_pct; /* busiest other sibling; -1: none or unknown */
+	signed char perf_governor; /* enum jr_tri: cpufreq offers performance */
+	long long steal_ms; /* /proc/stat's steal since boot; -1: unknown */
 };
 
 struct jr_audit {
@@ -54,7 +80,10 @@ struct jr_audit {
 	bool managed_irq; /* isolcpus=managed_irq,... */
 	bool skew_tick;
 	bool tsc_reliable;
-	bool no_nohz_full; /* no sysfs nohz_full: built without NO_HZ_FULL */
+	signed char kfeat[JR_KF_NR]; /* enum jr_tri each */
+	signed char virt; /* enum jr_tri: a virtual machine */
+	char hypervisor[32]; /* its name when known, "" otherwise */
+	char cpu_vendor[16]; /* /proc/cpuinfo's vendor_id */
 	char clocksource[32];
 	int irqbalance_pid; /* 0: not running */
 	char wq_mask[160]; /* unbound workqueues' cpumask, "" unknown */
@@ -79,6 +108,14 @@ int jr_audit_file(const struct jr_audit *a, const char *path, char *buf,
 		  size_t len);
 long jr_audit_long(const struct jr_audit *a, const char *path);
 int jr_audit_cpulist(const char *text, unsigned char *set);
+
+/* jr_audit_kfeat.c: the kernel's options and the platform */
+void jr_audit_kfeats(struct jr_audit *a);
+void jr_audit_platform(struct jr_audit *a);
+const char *jr_kfeat_name(enum jr_kfeat f);
+const char *jr_kfeat_config(enum jr_kfeat f);
+const char *jr_kfeat_key(enum jr_kfeat f);
+const char *jr_tri_json(int v);
 
 /* jr_audit_cpu.c and jr_audit_smt.c: per CPU */
 int jr_audit_cpus(struct jr_audit *a);

@@ -11,7 +11,7 @@
 
 #define JR_AUDIT_IDLE_US 10 /* an exit latency above this is a deep state */
 #define JR_AUDIT_SMT_BUSY 5 /* a sibling busier than this, in % */
-#define JR_AUDIT_SYS_CHECKS 8
+#define JR_AUDIT_SYS_CHECKS 10
 
 static struct jr_check *jr_add(struct jr_checks *c, int cpu, const char *id,
 			       enum jr_check_status st)
@@ -27,6 +27,36 @@ static struct jr_check *jr_add(struct jr_checks *c, int cpu, const char *id,
 }
 
 #define jr_say(k, ...) snprintf((k)->text, sizeof((k)->text), __VA_ARGS__)
+
+/*
+ * jr_check_kernel - the options fixes need, as this kernel has them, and
+ * what it runs on: what advise may prescribe, and what can tell hardware
+ * noise apart here.
+ */
+static void jr_check_kernel(const struct jr_audit *a, struct jr_checks *c)
+{
+	static const char *const tri[] = { "?", "no", "yes" };
+	struct jr_check *k = jr_add(c, -1, "kernel_features", JR_CHECK_INFO);
+	size_t n = snprintf(k->text, sizeof(k->text), "kernel has:");
+	int f;
+
+	for (f = 0; f < JR_KF_NR && n < sizeof(k->text); f++)
+		n += snprintf(k->text + n, sizeof(k->text) - n, "%s %s %s",
+			      f ? "," : "", jr_kfeat_name(f),
+			      tri[a->kfeat[f] + 1]);
+	k = jr_add(c, -1, "platform", JR_CHECK_INFO);
+	jr_say(k, "%s%s%s%s, CPU vendor %s%s",
+	       a->virt == JR_YES ? "virtual machine" :
+	       a->virt == JR_NO	 ? "bare metal" :
+				   "virtual or not: unknown",
+	       a->hypervisor[0] ? " (" : "", a->hypervisor,
+	       a->hypervisor[0] ? ")" : "",
+	       a->cpu_vendor[0] ? a->cpu_vendor : "?",
+	       !a->cpu_vendor[0] ? "" :
+	       !strcmp(a->cpu_vendor, "GenuineIntel") ?
+				   ": MSR 0x34 counts SMIs" :
+				   ": no SMI counter the OS can read");
+}
 
 static void jr_check_system(const struct jr_audit *a, struct jr_checks *c)
 {
@@ -45,7 +75,8 @@ static void jr_check_system(const struct jr_audit *a, struct jr_checks *c)
 		   a->irqbalance_pid ? JR_CHECK_WARN : JR_CHECK_OK);
 	if (a->irqbalance_pid)
 		jr_say(k,
-		       "irqbalance runs (pid %d): it moves IRQs onto CPUs it is not told to leave alone",
+		       "irqbalance runs (pid %d): it moves IRQs onto CPUs it is not told "
+		       "to leave alone",
 		       a->irqbalance_pid);
 	else
 		jr_say(k, "irqbalance does not run");
@@ -60,7 +91,8 @@ static void jr_check_system(const struct jr_audit *a, struct jr_checks *c)
 			   JR_CHECK_WARN :
 			   JR_CHECK_OK);
 	jr_say(k,
-	       "vm.stat_interval %ld s: vmstat_update runs that often on CPUs with counters to fold",
+	       "vm.stat_interval %ld s: vmstat_update runs that often on CPUs with "
+	       "counters to fold",
 	       a->stat_interval);
 	k = jr_add(c, -1, "kernel.nmi_watchdog",
 		   a->nmi_watchdog > 0 ? JR_CHECK_WARN : JR_CHECK_OK);
@@ -73,10 +105,12 @@ static void jr_check_system(const struct jr_audit *a, struct jr_checks *c)
 	jr_say(k, "RT throttling: sched_rt_runtime_us %ld of %ld%s",
 	       a->rt_runtime_us, a->rt_period_us,
 	       a->rt_runtime_us >= 0 ?
-		       ": a SCHED_FIFO task that never sleeps is stopped for the rest of each period" :
+		       ": a SCHED_FIFO task that never sleeps is "
+		       "stopped for the rest of each period" :
 		       "");
 	k = jr_add(c, -1, "kernel.timer_migration", JR_CHECK_INFO);
 	jr_say(k, "kernel.timer_migration %ld", a->timer_migration);
+	jr_check_kernel(a, c);
 }
 
 static void jr_check_boot(const struct jr_audit *a,
@@ -94,9 +128,10 @@ static void jr_check_boot(const struct jr_audit *a,
 		   x->nohz_full ? JR_CHECK_OK : JR_CHECK_WARN);
 	if (x->nohz_full)
 		jr_say(k, "nohz_full: the tick stops while one task runs");
-	else if (a->no_nohz_full)
+	else if (a->kfeat[JR_KF_NO_HZ_FULL] == JR_NO)
 		jr_say(k,
-		       "not nohz_full: this kernel is built without NO_HZ_FULL, so nohz_full= does nothing; the tick runs every jiffy");
+		       "not nohz_full: this kernel is built without NO_HZ_FULL, so "
+		       "nohz_full= does nothing; the tick runs every jiffy");
 	else
 		jr_say(k, "not nohz_full: the tick runs every jiffy");
 	k = jr_add(c, x->cpu, "rcu_nocbs",
@@ -172,6 +207,13 @@ static void jr_check_power(const struct jr_audit_cpu *x, struct jr_checks *c)
 				   JR_CHECK_OK);
 		jr_say(k, "idle states enabled: %s (deepest exit %llu us)",
 		       x->idle, (unsigned long long)x->idle_latency_us);
+	}
+	if (x->steal_ms >= 0) {
+		k = jr_add(c, x->cpu, "steal", JR_CHECK_INFO);
+		jr_say(k, "steal %lld ms since boot%s", x->steal_ms,
+		       x->steal_ms ?
+			       ": the hypervisor ran something else here" :
+			       "");
 	}
 	k = jr_add(c, x->cpu, "pm_qos", JR_CHECK_INFO);
 	jr_say(k, "PM QoS resume latency: %s",

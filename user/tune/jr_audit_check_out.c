@@ -50,6 +50,21 @@ static void jr_json_kv(FILE *out, const char *key, const char *val, int more)
 	fprintf(out, "%s", more ? ", " : "");
 }
 
+/* jr_json_platform - the kernel's options and what it runs on */
+static void jr_json_platform(FILE *out, const struct jr_audit *a)
+{
+	int f;
+
+	fprintf(out, "  \"kernel_features\": {");
+	for (f = 0; f < JR_KF_NR; f++)
+		fprintf(out, "%s\"%s\": %s", f ? ", " : "", jr_kfeat_key(f),
+			jr_tri_json(a->kfeat[f]));
+	fprintf(out, "},\n  \"virtual\": %s, ", jr_tri_json(a->virt));
+	jr_json_kv(out, "hypervisor", a->hypervisor, 1);
+	jr_json_kv(out, "cpu_vendor", a->cpu_vendor, 0);
+	fprintf(out, "},\n");
+}
+
 static void jr_json_system(FILE *out, const struct jr_audit *a)
 {
 	fprintf(out, "  \"system\": {");
@@ -62,13 +77,17 @@ static void jr_json_system(FILE *out, const struct jr_audit *a)
 	jr_json_kv(out, "workqueue_cpumask", a->wq_mask, 1);
 	jr_json_kv(out, "thp", a->thp, 1);
 	fprintf(out,
-		"\"managed_irq\": %s, \"skew_tick\": %s, \"tsc_reliable\": %s, \"kernel_nohz_full\": %s, \"irqbalance_pid\": %d, \"vm.stat_interval\": %ld, \"kernel.timer_migration\": %ld, \"kernel.nmi_watchdog\": %ld, \"sched_rt_runtime_us\": %ld, \"sched_rt_period_us\": %ld},\n",
+		"\"managed_irq\": %s, \"skew_tick\": %s, \"tsc_reliable\": %s, "
+		"\"kernel_nohz_full\": %s, \"irqbalance_pid\": %d, \"vm.stat_interval\": "
+		"%ld, \"kernel.timer_migration\": %ld, \"kernel.nmi_watchdog\": %ld, "
+		"\"sched_rt_runtime_us\": %ld, \"sched_rt_period_us\": %ld,\n",
 		a->managed_irq ? "true" : "false",
 		a->skew_tick ? "true" : "false",
 		a->tsc_reliable ? "true" : "false",
-		a->no_nohz_full ? "false" : "true", a->irqbalance_pid,
+		jr_tri_json(a->kfeat[JR_KF_NO_HZ_FULL]), a->irqbalance_pid,
 		a->stat_interval, a->timer_migration, a->nmi_watchdog,
 		a->rt_runtime_us, a->rt_period_us);
+	jr_json_platform(out, a);
 }
 
 static void jr_json_cpu(FILE *out, const struct jr_audit_cpu *x)
@@ -76,7 +95,8 @@ static void jr_json_cpu(FILE *out, const struct jr_audit_cpu *x)
 	int i;
 
 	fprintf(out,
-		"    {\"cpu\": %d, \"isolated\": %s, \"nohz_full\": %s, \"rcu_nocb\": %s, \"in_workqueue_cpumask\": %s, \"nr_irqs\": %d, \"irqs\": [",
+		"    {\"cpu\": %d, \"isolated\": %s, \"nohz_full\": %s, \"rcu_nocb\": "
+		"%s, \"in_workqueue_cpumask\": %s, \"nr_irqs\": %d, \"irqs\": [",
 		x->cpu, x->isolated ? "true" : "false",
 		x->nohz_full ? "true" : "false", x->rcu_nocb ? "true" : "false",
 		x->in_wq_mask ? "true" : "false", x->nr_irq);
@@ -96,7 +116,13 @@ static void jr_json_cpu(FILE *out, const struct jr_audit_cpu *x)
 	fprintf(out, "\"idle_latency_us\": %" PRIu64 ", ", x->idle_latency_us);
 	jr_json_kv(out, "pm_qos_resume_latency_us", x->resume_latency, 1);
 	jr_json_kv(out, "smt_siblings", x->siblings, 1);
-	fprintf(out, "\"sibling_busy_pct\": %d}", x->sibling_busy_pct);
+	fprintf(out,
+		"\"sibling_busy_pct\": %d, \"performance_governor\": %s, \"steal_ms\": ",
+		x->sibling_busy_pct, jr_tri_json(x->perf_governor));
+	if (x->steal_ms >= 0)
+		fprintf(out, "%lld}", x->steal_ms);
+	else
+		fprintf(out, "null}");
 }
 
 /* jr_audit_json - the audit as data (audit_version 1). */

@@ -217,6 +217,21 @@ static void jr_audit_idle(struct jr_audit *a, struct jr_audit_cpu *x)
 	}
 }
 
+/* jr_perf_governor - whether cpufreq offers cpu the performance governor */
+static signed char jr_perf_governor(const struct jr_audit *a, int cpu)
+{
+	char path[128], buf[512], padded[sizeof(buf) + 2];
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/cpufreq/"
+		 "scaling_available_governors",
+		 cpu);
+	if (jr_audit_file(a, path, buf, sizeof(buf)))
+		return JR_UNKNOWN;
+	snprintf(padded, sizeof(padded), " %s ", buf);
+	return strstr(padded, " performance ") ? JR_YES : JR_NO;
+}
+
 static void jr_audit_cpu1(struct jr_audit *a, struct jr_audit_cpu *x,
 			  const unsigned char *iso, const unsigned char *nohz,
 			  const unsigned char *nocb, const unsigned char *wq)
@@ -231,6 +246,7 @@ static void jr_audit_cpu1(struct jr_audit *a, struct jr_audit_cpu *x,
 		 "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor",
 		 x->cpu);
 	jr_audit_file(a, path, x->governor, sizeof(x->governor));
+	x->perf_governor = jr_perf_governor(a, x->cpu);
 	snprintf(path, sizeof(path),
 		 "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq",
 		 x->cpu);
@@ -280,9 +296,9 @@ int jr_audit_cpus(struct jr_audit *a)
 	if (!jr_audit_file(a, "/sys/devices/system/cpu/isolated", buf,
 			   sizeof(buf)))
 		jr_audit_cpulist(buf, iso);
-	a->no_nohz_full = jr_audit_file(a, "/sys/devices/system/cpu/nohz_full",
-					buf, sizeof(buf)) != 0;
-	if (!a->no_nohz_full && strcmp(buf, "(null)"))
+	if (!jr_audit_file(a, "/sys/devices/system/cpu/nohz_full", buf,
+			   sizeof(buf)) &&
+	    strcmp(buf, "(null)"))
 		jr_audit_cpulist(buf, nohz);
 	jr_audit_cpulist(a->rcu_nocbs, nocb);
 	jr_wq_cpus(a->wq_mask, wq);

@@ -33,6 +33,29 @@ static bool jr_bool_of(json_t *obj, const char *key)
 	return json_is_true(json_object_get(obj, key));
 }
 
+/* jr_tri_of - true, false, or anything else (null, absent) unknown */
+static signed char jr_tri_of(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_true(v) ? JR_YES : json_is_false(v) ? JR_NO : JR_UNKNOWN;
+}
+
+/*
+ * jr_audit_kfeats_of - the kernel's options; an audit from before they
+ * were written knows only NO_HZ_FULL, as kernel_nohz_full.
+ */
+static void jr_audit_kfeats_of(json_t *sys, struct jr_audit *a)
+{
+	json_t *kf = json_object_get(sys, "kernel_features");
+	int f;
+
+	for (f = 0; f < JR_KF_NR; f++)
+		a->kfeat[f] = jr_tri_of(kf, jr_kfeat_key(f));
+	if (!json_is_object(kf))
+		a->kfeat[JR_KF_NO_HZ_FULL] = jr_tri_of(sys, "kernel_nohz_full");
+}
+
 static void jr_audit_sys_of(json_t *sys, struct jr_audit *a)
 {
 	jr_str_of(sys, "cmdline", a->cmdline, sizeof(a->cmdline));
@@ -45,8 +68,10 @@ static void jr_audit_sys_of(json_t *sys, struct jr_audit *a)
 	jr_str_of(sys, "thp", a->thp, sizeof(a->thp));
 	a->managed_irq = jr_bool_of(sys, "managed_irq");
 	a->skew_tick = jr_bool_of(sys, "skew_tick");
-	a->no_nohz_full =
-		json_is_false(json_object_get(sys, "kernel_nohz_full"));
+	jr_audit_kfeats_of(sys, a);
+	a->virt = jr_tri_of(sys, "virtual");
+	jr_str_of(sys, "hypervisor", a->hypervisor, sizeof(a->hypervisor));
+	jr_str_of(sys, "cpu_vendor", a->cpu_vendor, sizeof(a->cpu_vendor));
 	a->tsc_reliable = jr_bool_of(sys, "tsc_reliable");
 	a->irqbalance_pid = (int)jr_long_of(sys, "irqbalance_pid", 0);
 	a->stat_interval = jr_long_of(sys, "vm.stat_interval", -1);
@@ -88,6 +113,8 @@ static int jr_audit_cpu_of(json_t *c, struct jr_audit_cpu *x)
 		  sizeof(x->resume_latency));
 	jr_str_of(c, "smt_siblings", x->siblings, sizeof(x->siblings));
 	x->sibling_busy_pct = (int)jr_long_of(c, "sibling_busy_pct", -1);
+	x->perf_governor = jr_tri_of(c, "performance_governor");
+	x->steal_ms = jr_long_of(c, "steal_ms", -1);
 	return 0;
 }
 
