@@ -192,6 +192,81 @@ class Audit(unittest.TestCase):
         self.assertTrue(d["system"]["kernel_nohz_full"])
         self.assertNotIn("NO_HZ_FULL", self.check(d, 2, "nohz_full")["text"])
 
+    def test_kernel_features_from_files_then_config(self):
+        """An option's file decides where its filesystem is there, else
+        /boot/config-RELEASE, else it is unknown (null)."""
+        files = mistuned()
+        files.update({
+            "sys/module/rcutree/parameters/rcu_nocb_gp_stride": "-1\n",
+            "sys/kernel/tracing/events/workqueue/workqueue_queue_work/id":
+                "1\n",
+            "sys/kernel/tracing/set_ftrace_filter": "",
+        })
+        d, _ = self.audit(self.root(files))
+        self.assertEqual(d["system"]["kernel_features"], {
+            "no_hz_full": True, "rcu_nocb_cpu": True, "trace_events": True,
+            "csd_events": False, "ftrace_filter": True, "thp": True})
+        self.assertIn("kernel has: NO_HZ_FULL yes, RCU_NOCB_CPU yes",
+                      self.check(d, -1, "kernel_features")["text"])
+        files = mistuned()
+        for k in ("sys/devices/system/cpu/nohz_full",
+                  "sys/kernel/mm/transparent_hugepage/enabled"):
+            del files[k]
+        files.update({
+            "sys/kernel/mm/ksm/run": "0\n",
+            "sys/module/rcutree/parameters/rcu_fanout_leaf": "16\n",
+            "proc/sys/kernel/osrelease": "6.1.0-test\n",
+            "boot/config-6.1.0-test": "CONFIG_RCU_NOCB_CPU=y\n"
+                                      "# CONFIG_DYNAMIC_FTRACE is not set\n"
+                                      "CONFIG_EVENT_TRACING=y\n",
+        })
+        d, _ = self.audit(self.root(files))
+        self.assertEqual(d["system"]["kernel_features"], {
+            "no_hz_full": False, "rcu_nocb_cpu": False, "trace_events": True,
+            "csd_events": None, "ftrace_filter": False, "thp": False})
+        self.assertFalse(d["system"]["kernel_nohz_full"])
+        del files["boot/config-6.1.0-test"]
+        d, _ = self.audit(self.root(files))
+        self.assertEqual(d["system"]["kernel_features"]["trace_events"],
+                         None)
+
+    def test_platform_steal_and_governors(self):
+        """The hypervisor flag makes a virtual machine, named by its
+        clocksource; /proc/stat gives steal; cpufreq's list says whether
+        performance is offered."""
+        files = mistuned()
+        files.update({
+            "proc/cpuinfo": "processor\t: 0\nvendor_id\t: GenuineIntel\n"
+                            "flags\t\t: fpu tsc hypervisor avx\n\n",
+            "sys/devices/system/clocksource/clocksource0/"
+            "available_clocksource": "kvm-clock tsc acpi_pm\n",
+            "proc/stat": "cpu  9 9 9 9 9 9 9 9 0 0\n"
+                         "cpu2 1 2 3 4 5 6 7 42 0 0\n"
+                         "cpu3 1 2 3 4 5 6 7 0 0 0\nintr 5\n",
+            "sys/devices/system/cpu/cpu2/cpufreq/"
+            "scaling_available_governors": "powersave performance\n",
+            "sys/devices/system/cpu/cpu3/cpufreq/"
+            "scaling_available_governors": "schedutil powersave\n",
+        })
+        d, _ = self.audit(self.root(files))
+        self.assertEqual((d["system"]["virtual"], d["system"]["hypervisor"],
+                          d["system"]["cpu_vendor"]),
+                         (True, "KVM", "GenuineIntel"))
+        self.assertEqual([(c["steal_ms"], c["performance_governor"])
+                          for c in d["cpus"]], [(420, True), (0, False)])
+        self.assertIn("steal 420 ms", self.check(d, 2, "steal")["text"])
+        self.assertIn("virtual machine (KVM)",
+                      self.check(d, -1, "platform")["text"])
+        files["proc/cpuinfo"] = files["proc/cpuinfo"].replace(
+            " hypervisor", "")
+        d, _ = self.audit(self.root(files))
+        self.assertEqual((d["system"]["virtual"], d["system"]["hypervisor"]),
+                         (False, ""))
+        del files["proc/cpuinfo"], files["proc/stat"]
+        d, _ = self.audit(self.root(files))
+        self.assertIsNone(d["system"]["virtual"])
+        self.assertEqual([c["steal_ms"] for c in d["cpus"]], [None, None])
+
     def test_text_is_a_checklist(self):
         rc, out, _ = jrcli.jitread("audit", "--sysroot",
                                    self.root(mistuned()), "-c", "3")
