@@ -6,9 +6,10 @@
  * "--compare", "--replay FILE") still works and picks the subcommand from
  * its mode flag.
  *
- * Exit status: 0 done, 1 cannot run (not root, no module, bad file),
- * 2 bad usage, 3 jitmod went away during the run (the report covers what
- * was read).
+ * Exit status (common/jr_err.h): 0 done, 1 cannot run (not root, no
+ * module, bad file), 2 bad usage, 3 jitmod went away during the run (the
+ * report covers what was read), 4 a --fail-* condition held, 5 jitmod
+ * stopped on a threshold (-s, -S).
  */
 #include <stdio.h>
 #include <string.h>

@@ -103,16 +103,6 @@ static const struct {
 
 #define JR_NR_UNITS (sizeof(jr_units) / sizeof(jr_units[0]))
 
-const char *jr_unit_name(uint64_t unit_ns)
-{
-	size_t i;
-
-	for (i = 0; i < JR_NR_UNITS; i++)
-		if (jr_units[i].ns == unit_ns)
-			return jr_units[i].name;
-	return "?";
-}
-
 /*
  * jr_parse_time - "500ns", "2us", "1.5ms", "30s", "5m", "1h", "1d"; a
  * bare number is in units of bare_ns.  The result, in ns, must lie in

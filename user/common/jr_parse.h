@@ -23,7 +23,6 @@ int jr_parse_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
 int jr_parse_size(const char *text, uint64_t lo, uint64_t hi, uint64_t *out);
 int jr_parse_time(const char *text, uint64_t bare_ns, uint64_t lo_ns,
 		  uint64_t hi_ns, uint64_t *ns);
-const char *jr_unit_name(uint64_t unit_ns);
 const char *jr_param_value(const char *params, const char *key, char *buf,
 			   size_t len);
 

@@ -38,16 +38,6 @@ const char *const jr_work_names[JR_WORK_NR] = {
 	"none", "usleep", "nanosleep", "memwalk", "arith", "kill", "gettime",
 };
 
-int jr_usamp_parse_work(const char *s)
-{
-	int i;
-
-	for (i = 0; i < JR_WORK_NR; i++)
-		if (!strcmp(s, jr_work_names[i]))
-			return i;
-	return -1;
-}
-
 /* jr_log_gap - queue one gap for the reader; a full queue counts it. */
 static void jr_log_gap(struct jr_usamp *u, uint64_t tsc, uint64_t cyc)
 {

@@ -73,7 +73,6 @@ struct jr_usamp {
 	unsigned int resident_pct; /* of the gap log, before sampling */
 };
 
-int jr_usamp_parse_work(const char *s);
 int jr_usamp_start(struct jr_usamp *u);
 void jr_usamp_go(struct jr_usamp *u);
 int jr_usamp_join(struct jr_usamp *u);
