@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""jitread's layers: includes go downwards only, no include cycle, and
-every function a header declares is defined beside it.
+"""jitread's layers: includes go downwards only, no include cycle,
+every function a header declares is defined beside it, and every
+function a file exports has a caller in another file (jitread's, or a C
+unit test's).
 
 The layers, lowest first: common (errors, CPU lists, times, pinning)
 beside mpi (the survey's MPI plugin, built apart with mpicc), core
@@ -127,6 +129,30 @@ def misplaced(root):
     return bad
 
 
+def lonely_exports(root, others=()):
+    """Functions a .c file defines without static that no other .c file
+    under root, nor one of others (paths of the C unit tests), calls."""
+    texts = {src: read(root, src) for src in sources(root)
+             if src.endswith(".c")}
+    for path in others:
+        with open(path) as f:
+            texts[path] = COMMENT.sub("", f.read())
+    bad = []
+    for src in sorted(p for p in texts if p not in others):
+        for name in DEFN.findall(texts[src]):
+            call = re.compile(rf"\b{name}\b")
+            if not any(call.search(t) for p, t in texts.items()
+                       if p != src):
+                bad.append(f"{src} exports {name}, called nowhere else")
+    return bad
+
+
+C_TESTS = [os.path.join(TOP, "tests", "host", "c", f)
+           for f in sorted(os.listdir(os.path.join(TOP, "tests", "host",
+                                                   "c")))
+           if f.endswith(".c")]
+
+
 class Layers(unittest.TestCase):
     def test_includes_go_down(self):
         self.assertEqual(include_errors(USER), [])
@@ -136,6 +162,9 @@ class Layers(unittest.TestCase):
 
     def test_functions_live_beside_their_header(self):
         self.assertEqual(misplaced(USER), [])
+
+    def test_every_export_has_a_caller_elsewhere(self):
+        self.assertEqual(lonely_exports(USER, C_TESTS), [])
 
     def test_layers_are_there(self):
         for d in RANK:
@@ -175,16 +204,20 @@ class Checker(unittest.TestCase):
                          [["cmd/b", "common/a", "cmd/b"]])
         self.assertEqual(misplaced(root),
                          ["cmd/b.h declares jr_b, defined in cmd/c.c"])
+        self.assertEqual(lonely_exports(root), [
+            "cmd/c.c exports jr_b, called nowhere else",
+            "common/a.c exports jr_a, called nowhere else"])
 
     def test_clean_tree_passes(self):
         root = self.tree({
             "common/a.h": "int jr_a(void);\n",
             "common/a.c": '#include "common/a.h"\nint jr_a(void)\n{\n}\n',
             "cmd/b.h": '#include "common/a.h"\n',
-            "cmd/b_x.c": '#include "cmd/b.h"\n',
+            "cmd/b_x.c": '#include "cmd/b.h"\nvoid f(void)\n{\n\tjr_a();\n}\n',
         })
         self.assertEqual((include_errors(root), cycles(unit_graph(root)),
-                          misplaced(root)), ([], [], []))
+                          misplaced(root), lonely_exports(root)),
+                         ([], [], [], []))
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ static const char *const jr_tick_deps[JIT_TICK_DEP_NR] =
  * jr_detail_name - "work:fn", "timer:fn", "hrtimer:fn", "tick:A+B" or
  * "ipi:fn from CPU n" (n: the CPU that asked, when it was seen).
  */
-int jr_detail_name(const struct jr_rec *r, char *buf, size_t len)
+static int jr_detail_name(const struct jr_rec *r, char *buf, size_t len)
 {
 	size_t n;
 	int b;

@@ -51,7 +51,6 @@ void jr_pend_add(struct jr_pend *p, const struct jr_rec *r);
 int jr_pend_claim(struct jr_pend *p, const struct jr_rec *win,
 		  struct jr_src_detail **det);
 void jr_pend_flush(struct jr_pend *p);
-int jr_detail_name(const struct jr_rec *r, char *buf, size_t len);
 int jr_ia_add(struct jr_ia **ia, uint64_t *last_ns, uint64_t ts_ns);
 double jr_ia_period(const struct jr_ia *ia, uint64_t *period_ns);
 

@@ -67,7 +67,7 @@ static uint64_t jr_value_at(const struct jr_hist *h, int idx)
 	return (uint64_t)sub << b;
 }
 
-uint64_t jr_hist_lowest_equiv(const struct jr_hist *h, uint64_t v)
+static uint64_t jr_hist_lowest_equiv(const struct jr_hist *h, uint64_t v)
 {
 	int b = jr_bucket(h, v);
 

@@ -50,7 +50,6 @@ int jr_hist_record_n(struct jr_hist *h, uint64_t value_ns, uint64_t n);
 int jr_hist_merge(struct jr_hist *dst, const struct jr_hist *src);
 uint64_t jr_hist_percentile(const struct jr_hist *h, double pct);
 double jr_hist_mean(const struct jr_hist *h);
-uint64_t jr_hist_lowest_equiv(const struct jr_hist *h, uint64_t v);
 uint64_t jr_hist_highest_equiv(const struct jr_hist *h, uint64_t v);
 void jr_hist_iter_init(struct jr_hist_iter *it, const struct jr_hist *h);
 bool jr_hist_iter_next(struct jr_hist_iter *it);

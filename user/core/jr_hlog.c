@@ -122,7 +122,7 @@ static void jr_base64(const unsigned char *in, size_t n, char *out)
  * jr_hlog_encode - h as a compressed V2 histogram in base64, as an
  * interval log line holds it; NULL when out of memory.  Free the result.
  */
-char *jr_hlog_encode(const struct jr_hist *h)
+static char *jr_hlog_encode(const struct jr_hist *h)
 {
 	size_t raw_max = JR_V2_HDR + 9 * (size_t)(h->nr_counts + 1), raw;
 	unsigned char *buf = malloc(raw_max), *z = NULL;

@@ -41,6 +41,5 @@ int jr_hlog_open(struct jr_hlog *l, FILE *f, uint64_t interval_ns,
 		 int precision, double start_epoch_s);
 int jr_hlog_add(struct jr_hlog *l, const struct jr_rec *r);
 int jr_hlog_close(struct jr_hlog *l);
-char *jr_hlog_encode(const struct jr_hist *h);
 
 #endif /* JR_HLOG_H */

@@ -276,7 +276,7 @@ static void jr_add_summary(struct jr_cpu *c, const struct jr_rec *r)
 }
 
 /* jr_gap_hclass - the histogram class a gap record is filed under. */
-int jr_gap_hclass(const struct jr_rec *r)
+static int jr_gap_hclass(const struct jr_rec *r)
 {
 	if (r->cls >= JIT_NOISE_HW_SMI && r->cls <= JIT_NOISE_HW_UNKNOWN)
 		return JR_H_SMI + (r->cls - JIT_NOISE_HW_SMI);

@@ -110,7 +110,6 @@ int jr_model_init(struct jr_model *m, int precision, uint64_t bucket_ns,
 		  int entries);
 void jr_model_free(struct jr_model *m);
 int jr_model_add(struct jr_model *m, const struct jr_rec *r);
-int jr_gap_hclass(const struct jr_rec *r);
 int jr_source_key(const struct jr_rec *r, char *buf, size_t len, int *hcls);
 void jr_cpu_sort_sources(struct jr_cpu *c);
 double jr_cpu_avail_pct(const struct jr_cpu *c);

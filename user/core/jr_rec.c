@@ -79,8 +79,8 @@ static int jr_cstr_ok(const char *s, size_t len)
 	return memchr(s, '\0', len) != NULL;
 }
 
-int jr_parse_header(const void *buf, size_t len, struct jr_file_hdr *hdr,
-		    struct jr_err *e)
+static int jr_parse_header(const void *buf, size_t len, struct jr_file_hdr *hdr,
+			   struct jr_err *e)
 {
 	if (len < sizeof(*hdr)) {
 		jr_fail(e, -EINVAL, "truncated header (%zu of %zu bytes)", len,

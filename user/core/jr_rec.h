@@ -100,7 +100,5 @@ int jr_reader_attach(struct jr_reader *rd, FILE *f, const char *name,
 		     struct jr_err *e);
 int jr_read(struct jr_reader *rd, struct jr_rec *r, struct jr_err *e);
 int jr_rec_check(const struct jr_rec *r, struct jr_err *e);
-int jr_parse_header(const void *buf, size_t len, struct jr_file_hdr *hdr,
-		    struct jr_err *e);
 
 #endif /* JR_REC_H */

@@ -307,7 +307,8 @@ static void jr_summary(FILE *out, struct jr_model *m,
  * "details" parameter ("work,timer,hrtimer,tick"); "" when it names none
  * (a jitmod without jitmod:detail, or a kernel without the tracepoints).
  */
-const char *jr_sys_details(const struct jr_sysinfo *sys, char *buf, size_t len)
+static const char *jr_sys_details(const struct jr_sysinfo *sys, char *buf,
+				  size_t len)
 {
 	if (!jr_param_value(sys->params, "details", buf, len))
 		buf[0] = '\0';

@@ -32,7 +32,6 @@ struct jr_out_dir {
 	const char *path;
 };
 
-const char *jr_sys_details(const struct jr_sysinfo *sys, char *buf, size_t len);
 const char *jr_report_details(const struct jr_sysinfo *sys,
 			      const struct jr_report_opts *o, char *buf,
 			      size_t len);

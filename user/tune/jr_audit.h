@@ -113,7 +113,6 @@ int jr_audit_cpulist(const char *text, unsigned char *set);
 void jr_audit_kfeats(struct jr_audit *a);
 void jr_audit_platform(struct jr_audit *a);
 const char *jr_kfeat_name(enum jr_kfeat f);
-const char *jr_kfeat_config(enum jr_kfeat f);
 const char *jr_kfeat_key(enum jr_kfeat f);
 const char *jr_tri_json(int v);
 

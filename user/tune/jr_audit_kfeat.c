@@ -65,11 +65,6 @@ const char *jr_kfeat_name(enum jr_kfeat f)
 	return jr_kfeats[f].label;
 }
 
-const char *jr_kfeat_config(enum jr_kfeat f)
-{
-	return jr_kfeats[f].config;
-}
-
 const char *jr_kfeat_key(enum jr_kfeat f)
 {
 	return jr_kfeats[f].key;

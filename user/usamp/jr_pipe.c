@@ -76,7 +76,7 @@ struct jr_pipe {
 	int err[JR_NR_PT];
 };
 
-uint64_t jr_pipe_mix(uint64_t sum, uint64_t payload)
+static uint64_t jr_pipe_mix(uint64_t sum, uint64_t payload)
 {
 	return (sum * 0x100000001b3ULL) ^ payload;
 }
@@ -409,9 +409,9 @@ static int jr_journal_bad(FILE *f, void *buf)
  * was sent (input[seq % nr_input], when input is given), their checksum
  * the header's, and the whole checksum too when nothing was dropped.
  */
-int jr_pipe_verify_journal(const char *path, const uint64_t *input,
-			   uint64_t nr_input, struct jr_pipe_result *res,
-			   struct jr_err *e)
+static int jr_pipe_verify_journal(const char *path, const uint64_t *input,
+				  uint64_t nr_input, struct jr_pipe_result *res,
+				  struct jr_err *e)
 {
 	struct jr_journal_entry *ents = NULL;
 	uint64_t s, sum = 0, held;

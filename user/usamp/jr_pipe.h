@@ -92,14 +92,10 @@ struct jr_pipe_result {
 	double elapsed_s;
 };
 
-uint64_t jr_pipe_mix(uint64_t sum, uint64_t payload);
 int jr_pipe_place(const unsigned char *cpus, enum jr_wait wait,
 		  struct jr_pipe_cfg *cfg, struct jr_err *e);
 int jr_pipe_run(const struct jr_pipe_cfg *cfg, struct jr_pipe_result *res,
 		struct jr_err *e);
-int jr_pipe_verify_journal(const char *path, const uint64_t *input,
-			   uint64_t nr_input, struct jr_pipe_result *res,
-			   struct jr_err *e);
 void jr_pipe_free(struct jr_pipe_result *res);
 
 #endif /* JR_PIPE_H */
