@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * jitread - report what jitmod saw, and what a user thread sees on the
- * same CPUs.  "jitread CMD [options]" runs one subcommand; the old form
- * without one ("jitread", "jitread --hist", "--top", "--user",
- * "--compare", "--replay FILE") still works and picks the subcommand from
- * its mode flag.
+ * same CPUs.  "jitread CMD [options]" runs one subcommand.  The old form
+ * that users were promised ("jitread", "jitread --hist", "--top",
+ * "--replay FILE") still works: its mode flags are aliases, here and
+ * nowhere else, and its bare -T and --bucket-size stay in ns.
  *
  * Exit status (common/jr_err.h): 0 done, 1 cannot run (not root, no
  * module, bad file), 2 bad usage, 3 jitmod went away during the run (the
  * report covers what was read), 4 a --fail-* condition held, 5 jitmod
  * stopped on a threshold (-s, -S).
  */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/jr_cmds.h"
@@ -37,16 +39,16 @@ static void jr_usage(FILE *out)
 		fprintf(out, "  %-9s %s\n", jr_cmds[i]->name,
 			jr_cmds[i]->summary);
 	fprintf(out,
-		"\nWithout CMD, jitread runs hist; the old mode flags --hist, --top,\n"
-		"--user, --compare and --replay FILE pick the subcommand, and their\n"
-		"bare -T and --bucket-size stay in ns.\n");
+		"\nWithout CMD, jitread runs hist; the old mode flags --hist, --top\n"
+		"and --replay FILE pick the subcommand, and their bare -T and\n"
+		"--bucket-size stay in ns.\n");
 }
 
 static void jr_cmd_usage(FILE *out, const struct jr_cmd_def *d)
 {
 	fprintf(out, "usage: jitread %s %s\n\n%s\n\n", d->name, d->synopsis,
 		d->about);
-	jr_opts_usage(out, d->cmd);
+	jr_opts_usage(out, d);
 }
 
 static const struct jr_cmd_def *jr_cmd_named(const char *name)
@@ -60,25 +62,68 @@ static const struct jr_cmd_def *jr_cmd_named(const char *name)
 }
 
 /*
- * jr_legacy_cmd - the subcommand the old form's mode flags ask for; a
- * recording to read (--replay) wins over the others, as it did.
+ * The old form's mode flags: each names its subcommand and the others it
+ * may stand beside ("--hist --replay FILE" reports FILE).
  */
-static const struct jr_cmd_def *jr_legacy_cmd(int argc, char **argv)
+static const struct {
+	const char *flag;
+	const struct jr_cmd_def *cmd;
+	const struct jr_cmd_def *also;
+} jr_aliases[] = {
+	{ "--hist", &jr_cmd_hist, &jr_cmd_report },
+	{ "--top", &jr_cmd_top, NULL },
+	{ "--replay", &jr_cmd_report, NULL },
+};
+
+#define JR_NR_ALIASES (sizeof(jr_aliases) / sizeof(jr_aliases[0]))
+
+/* jr_alias_of - the alias arg is ("--replay=FILE" too), or -1 */
+static int jr_alias_of(const char *arg)
+{
+	size_t i, n;
+
+	for (i = 0; i < JR_NR_ALIASES; i++) {
+		n = strlen(jr_aliases[i].flag);
+		if (!strncmp(arg, jr_aliases[i].flag, n) &&
+		    (!arg[n] ||
+		     (arg[n] == '=' && jr_aliases[i].cmd == &jr_cmd_report)))
+			return (int)i;
+	}
+	return -1;
+}
+
+/*
+ * jr_legacy - the old form: the subcommand its mode flags ask for (a
+ * recording to read wins, as it did), and into out its arguments without
+ * the flags that only chose it.  A mode flag of another subcommand is
+ * refused.
+ */
+static const struct jr_cmd_def *jr_legacy(int argc, char **argv, int *out_argc,
+					  char **out)
 {
 	const struct jr_cmd_def *d = &jr_cmd_hist;
-	int i;
+	bool opts = true;
+	int i, k, n = 0;
 
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		if (!strcmp(argv[i], "--replay") ||
-		    !strncmp(argv[i], "--replay=", 9))
-			return &jr_cmd_report;
-		if (!strcmp(argv[i], "--top"))
-			d = &jr_cmd_top;
-		else if (!strcmp(argv[i], "--user"))
-			d = &jr_cmd_user;
-		else if (!strcmp(argv[i], "--compare"))
-			d = &jr_cmd_compare;
+		k = jr_alias_of(argv[i]);
+		if (k >= 0 &&
+		    (d == &jr_cmd_hist || jr_aliases[k].cmd == &jr_cmd_report))
+			d = jr_aliases[k].cmd;
 	}
+	out[n++] = argv[0];
+	for (i = 1; i < argc; i++) {
+		k = opts ? jr_alias_of(argv[i]) : -1;
+		opts = opts && strcmp(argv[i], "--");
+		if (k >= 0 && jr_aliases[k].cmd != d && jr_aliases[k].also != d)
+			jr_die(JR_EXIT_USAGE,
+			       "'%s' is not an option of 'jitread %s' (see jitread %s --help)",
+			       argv[i], d->name, d->name);
+		if (k < 0 || jr_aliases[k].cmd == &jr_cmd_report)
+			out[n++] = argv[i];
+	}
+	out[n] = NULL;
+	*out_argc = n;
 	return d;
 }
 
@@ -98,7 +143,10 @@ int main(int argc, char **argv)
 	}
 	legacy = argc < 2 || argv[1][0] == '-';
 	if (legacy) {
-		d = jr_legacy_cmd(argc, argv);
+		sub_argv = calloc(argc + 1, sizeof(*sub_argv));
+		if (!sub_argv)
+			jr_die(JR_EXIT_RUN, "out of memory");
+		d = jr_legacy(argc, argv, &sub_argc, sub_argv);
 	} else {
 		d = jr_cmd_named(argv[1]);
 		if (!d)
@@ -108,8 +156,8 @@ int main(int argc, char **argv)
 		sub_argc--;
 		sub_argv++;
 	}
-	ret = jr_parse_opts(d->cmd, d->name, legacy, sub_argc, sub_argv, &o,
-			    &e);
+	ret = jr_parse_opts(d, jr_cmds, JR_NR_CMD_DEFS, legacy, sub_argc,
+			    sub_argv, &o, &e);
 	if (ret == 1) {
 		jr_cmd_usage(stdout, d);
 		return JR_EXIT_OK;

@@ -2,11 +2,11 @@
 """make bench-user: the user sampler against oslat, and the pipeline.
 
 1. Resolution: on one CPU (BENCH_CPU, default 1), alternate runs of
-   `jitread --user --no-pipeline` and `oslat -c CPU -D D` (rt-tests),
+   `jitread user --no-pipeline` and `oslat -c CPU -D D` (rt-tests),
    BENCH_ROUNDS times each, and compare ns per loop iteration: jitread's
    runtime / iterations, oslat's duration / samples (the sum of its
    bucket counts; its loop reads the time once per sample).
-2. Pipeline: one `jitread --user` run with the pipeline; prints transit
+2. Pipeline: one `jitread user` run with the pipeline; prints transit
    min/p50/p99/max per consumer.  With fewer than 4 CPUs the threads share
    CPUs (--wait yield), and the figures say so.
 
@@ -32,7 +32,7 @@ GOAL = 0.5
 
 def jitread_ns_per_iter(cpu, secs, tmp):
     out = os.path.join(tmp, "s.json")
-    subprocess.run([JITREAD, "--user", "-c", str(cpu), "-d", str(secs),
+    subprocess.run([JITREAD, "user", "-c", str(cpu), "-d", str(secs),
                     "--no-pipeline", "-q", "--json", out], check=True)
     with open(out) as f:
         return json.load(f)["sampler"]["ns_per_iter"]
@@ -63,7 +63,7 @@ def pipeline(secs, tmp):
     ncpu = os.cpu_count()
     cpus, wait = ("1-3", "spin") if ncpu >= 4 else ("0-1", "yield")
     out = os.path.join(tmp, "p.json")
-    subprocess.run([JITREAD, "--user", "-c", cpus, "-d", str(secs),
+    subprocess.run([JITREAD, "user", "-c", cpus, "-d", str(secs),
                     "--wait", wait, "-q", "--json", out], check=True)
     with open(out) as f:
         p = json.load(f)["pipeline"]

@@ -43,7 +43,7 @@ def sides(data):
 
     A side is a dict with "cpus" and "all_cpus".  In file_version 2 the
     primary side sits at the top level and names itself in "side"; a
-    --compare report adds the user side under "user".
+    compare report adds the user side under "user".
     """
     out = {data.get("side", "kernel"): data}
     if isinstance(data.get("user"), dict):

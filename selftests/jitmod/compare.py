@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""jitread --compare with the module: both sides, side by side.
+"""jitread compare with the module: both sides, side by side.
 
 Two rounds of kernel and user phases on CPU 1 (the pipeline shares it with
 --wait yield): the report has jitmod's summaries from the kernel phases,
@@ -29,14 +29,14 @@ def body():
     jitread = kmod.jitread()
     kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000)
     out, journal = "/tmp/compare.json", "/tmp/compare-journal"
-    rc, text = sysio.sh([jitread, "--compare", "--rounds", str(ROUNDS),
+    rc, text = sysio.sh([jitread, "compare", "--rounds", str(ROUNDS),
                          "--phase", "2s", "--wait", "yield", "--warmup-ms",
                          "100", "--json", out, "--journal", journal,
                          "--fail-if", "side=kernel,count>=0", "--fail-if",
                          "side=user,max>100s", "--fail-if", "max>100s"],
                         check=False, timeout=240)
     if rc != 4:
-        raise Fail(f"jitread --compare exit {rc}, not 4: {text[-600:]}")
+        raise Fail(f"jitread compare exit {rc}, not 4: {text[-600:]}")
     verdicts = [ln for ln in text.splitlines() if "fail-if" in ln]
     want = f"'side=kernel,count>=0': kernel side, CPU {CPU}: gap count"
     if len(verdicts) != 1 or want not in verdicts[0]:

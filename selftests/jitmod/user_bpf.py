@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""jitread --user on this kernel: the BPF path names known interference.
+"""jitread user on this kernel: the BPF path names known interference.
 
 A user sampler runs on CPU 1 (no module); jitinject interrupts it with a
 SCHED_FIFO thread, an IPI and a TIMER softirq, N times each, D long.
@@ -150,7 +150,7 @@ def body():
     kmod.require()
     jitread = kmod.jitread()
     kmod.insmod("jitinject", cpu=INJECT_CPU)
-    cmd = [jitread, "--user", "-c", str(INJECT_CPU), "-d", f"{PHASE_S}s",
+    cmd = [jitread, "user", "-c", str(INJECT_CPU), "-d", f"{PHASE_S}s",
            "--no-pipeline", "--json", REPORT, "--ready-file", READY, "-q"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
@@ -165,7 +165,7 @@ def body():
             proc.wait()
         kmod.rmmod("jitinject", check=False)
     if proc.returncode:
-        raise Fail(f"jitread --user exit {proc.returncode}: {out[-600:]}")
+        raise Fail(f"jitread user exit {proc.returncode}: {out[-600:]}")
     with open(REPORT) as f:
         d = json.load(f)
     if not d["sampler"]["bpf"]["ok"]:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""jitread --user in the layout the pipeline is built for, on this kernel.
+"""jitread user in the layout the pipeline is built for, on this kernel.
 
 Three user CPUs: a sampler on each, then producer, accumulator and
 journaller each pinned to its own CPU and busy-spinning (the default
@@ -54,12 +54,12 @@ def check_pipeline(p):
 
 def body():
     kmod.require(min_cpus=len(CPUS) + 1)
-    cmd = [kmod.jitread(), "--user", "-c", ",".join(map(str, CPUS)), "-d",
+    cmd = [kmod.jitread(), "user", "-c", ",".join(map(str, CPUS)), "-d",
            f"{PHASE_S}s", "--warmup-ms", "200", "--journal", JOURNAL,
            "--json", REPORT, "-q"]
     rc, out = sysio.sh(cmd, check=False, timeout=120)
     if rc:
-        raise Fail(f"jitread --user exit {rc}: {out[-600:]}")
+        raise Fail(f"jitread user exit {rc}: {out[-600:]}")
     with open(REPORT) as f:
         d = json.load(f)
     cpus = {c["cpu"]: c for c in d["cpus"]}

@@ -94,6 +94,9 @@ class Commands(unittest.TestCase):
         self.expect(["hist", "--wat"], 2, "unknown option '--wat'")
         self.expect(["report", self.rec, self.rec], 2,
                     "unexpected argument")
+        # the old form keeps only the mode flags users were promised
+        self.expect(["--user", "-c", "1"], 2, "unknown option '--user'")
+        self.expect(["--compare"], 2, "unknown option '--compare'")
 
     def test_bad_times(self):
         for bad in ("1.5ns", "5 us", "us", "-1us", "2x", "1.", "0.0000000001s",

@@ -3,6 +3,8 @@
  * jr_cmd_advise.c - jitread advise: what to change, from a report's
  * measured evidence and the audit of the machine it was measured on.
  */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,82 @@
 #include "cmd/jr_out.h"
 #include "common/jr_sys.h"
 #include "tune/jr_advise.h"
+
+/* jitread advise's own options */
+static struct {
+	const char *audit; /* an audit's JSON instead of the report's */
+	double min_ppm; /* evidence below this share of a CPU's time */
+	uint64_t min_count; /* or below this many events */
+	bool fail_advice; /* exit 4 when there is advice */
+} jr_advise_opts = { .min_ppm = 1, .min_count = 2 };
+
+enum {
+	JR_K_AUDIT_FILE = JR_K_OWN,
+	JR_K_MIN_PPM,
+	JR_K_MIN_COUNT,
+	JR_K_FAIL_ADVICE,
+};
+
+static const struct jr_optdef jr_advise_optdefs[] = {
+	JR_OPT_CPUS,
+	JR_OPT_QUIET,
+	JR_OPT_JSON,
+	{ "audit", JR_K_AUDIT_FILE, "FILE",
+	  "the audit to judge by (jitread audit --json); default:\n"
+	  "the report's, else this machine's now" },
+	{ "min-ppm", JR_K_MIN_PPM, "PPM",
+	  "least evidence for advice, in ppm of a CPU's sampled\n"
+	  "time (default 1)" },
+	{ "min-count", JR_K_MIN_COUNT, "N",
+	  "least events of evidence for advice (default 2)" },
+	{ "fail-advice", JR_K_FAIL_ADVICE, NULL,
+	  "exit 4 when there is advice" },
+	JR_OPT_HELP,
+};
+
+/* jr_advise_ppm - a number of ppm, 0 to 1000000. */
+static int jr_advise_ppm(const char *arg, double *ppm)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || errno || *end || !(v >= 0) || v > 1e6)
+		return -EINVAL;
+	*ppm = v;
+	return 0;
+}
+
+static int jr_advise_apply(int key, const char *arg, struct jr_opts *o,
+			   struct jr_err *e)
+{
+	(void)o;
+	(void)e;
+	switch (key) {
+	case JR_K_AUDIT_FILE:
+		jr_advise_opts.audit = arg;
+		return 0;
+	case JR_K_MIN_PPM:
+		return jr_advise_ppm(arg, &jr_advise_opts.min_ppm);
+	case JR_K_MIN_COUNT:
+		return jr_parse_u64(arg, 1, UINT32_MAX,
+				    &jr_advise_opts.min_count);
+	case JR_K_FAIL_ADVICE:
+		jr_advise_opts.fail_advice = true;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int jr_advise_check(struct jr_opts *o, const char *name,
+			   struct jr_err *e)
+{
+	if (!o->file)
+		return jr_fail(e, -EINVAL,
+			       "jitread %s needs a JSON report to judge", name);
+	return 0;
+}
 
 /*
  * jr_advise_audit - the audit to judge by: --audit's file, else the
@@ -25,14 +103,14 @@ static const char *jr_advise_audit(const struct jr_opts *o,
 	size_t i, len;
 	char *text;
 
-	if (o->advise.audit) {
-		text = jr_read_file(o->advise.audit, 64UL << 20, &len, &e);
+	if (jr_advise_opts.audit) {
+		text = jr_read_file(jr_advise_opts.audit, 64UL << 20, &len, &e);
 		if (!text)
-			jr_die(JR_EXIT_RUN, "--audit %s: %s", o->advise.audit,
-			       e.msg);
+			jr_die(JR_EXIT_RUN, "--audit %s: %s",
+			       jr_advise_opts.audit, e.msg);
 		if (jr_audit_parse(a, text, &e))
-			jr_die(JR_EXIT_RUN, "--audit %s: %s", o->advise.audit,
-			       e.msg);
+			jr_die(JR_EXIT_RUN, "--audit %s: %s",
+			       jr_advise_opts.audit, e.msg);
 		free(text);
 		return "from --audit";
 	}
@@ -50,8 +128,8 @@ static const char *jr_advise_audit(const struct jr_opts *o,
 
 static int jr_advise_main(struct jr_opts *o, int argc, char **argv)
 {
-	struct jr_advise v = { .min_ppm = o->advise.min_ppm,
-			       .min_count = o->advise.min_count };
+	struct jr_advise v = { .min_ppm = jr_advise_opts.min_ppm,
+			       .min_count = jr_advise_opts.min_count };
 	struct jr_outputs outs;
 	struct jr_audit a;
 	struct jr_rdoc d;
@@ -74,7 +152,7 @@ static int jr_advise_main(struct jr_opts *o, int argc, char **argv)
 		ret |= jr_json_close(&outs, o->out.json,
 				     jr_advise_json(outs.json, &v));
 	jr_outputs_close(&outs);
-	if (!ret && o->advise.fail_advice && v.nr) {
+	if (!ret && jr_advise_opts.fail_advice && v.nr) {
 		fprintf(stderr, "jitread: advise: %d piece(s) of advice\n",
 			v.nr);
 		ret = JR_EXIT_VERDICT;
@@ -88,7 +166,10 @@ static int jr_advise_main(struct jr_opts *o, int argc, char **argv)
 const struct jr_cmd_def jr_cmd_advise = {
 	.name = "advise",
 	.summary = "what to change, ranked by the noise it would remove",
-	.cmd = JR_CMD_ADVISE,
+	JR_OPTS(jr_advise_optdefs),
+	.nr_args = 1,
+	.apply = jr_advise_apply,
+	.check = jr_advise_check,
 	.synopsis = "REPORT.json [options]",
 	.about =
 		"Reads a --json report of jitread hist (or report, or user) and\n"

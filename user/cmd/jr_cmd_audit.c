@@ -3,6 +3,7 @@
  * jr_cmd_audit.c - jitread audit: how the machine is set up for quiet
  * CPUs, as a checklist; no module, no root.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +13,43 @@
 #include "cmd/jr_out.h"
 #include "tune/jr_audit_check.h"
 
+/* jitread audit's own options */
+static struct {
+	const char *sysroot; /* read /proc and /sys under this directory */
+	bool fail_warn; /* exit 4 when an item warns */
+} jr_audit_opts;
+
+enum { JR_K_SYSROOT = JR_K_OWN, JR_K_FAIL_WARN };
+
+static const struct jr_optdef jr_audit_optdefs[] = {
+	JR_OPT_CPUS,
+	JR_OPT_QUIET,
+	JR_OPT_JSON,
+	{ "sysroot", JR_K_SYSROOT, "DIR",
+	  "read /proc and /sys under DIR (a copy of a machine's)" },
+	{ "fail-warn", JR_K_FAIL_WARN, NULL, "exit 4 when an item warns" },
+	JR_OPT_HELP,
+};
+
+static int jr_audit_apply(int key, const char *arg, struct jr_opts *o,
+			  struct jr_err *e)
+{
+	(void)o;
+	(void)e;
+	switch (key) {
+	case JR_K_SYSROOT:
+		jr_audit_opts.sysroot = arg;
+		return 0;
+	case JR_K_FAIL_WARN:
+		jr_audit_opts.fail_warn = true;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 static int jr_audit_main(struct jr_opts *o, int argc, char **argv)
 {
-	const char *root = o->audit.sysroot ? o->audit.sysroot : "";
+	const char *root = jr_audit_opts.sysroot ? jr_audit_opts.sysroot : "";
 	unsigned char cpus[JR_MAX_CPUS];
 	struct jr_outputs outs;
 	struct jr_checks checks;
@@ -43,7 +78,7 @@ static int jr_audit_main(struct jr_opts *o, int argc, char **argv)
 		ret |= jr_json_close(&outs, o->out.json,
 				     jr_audit_json(outs.json, &a, &checks));
 	jr_outputs_close(&outs);
-	if (!ret && o->audit.fail_warn && checks.warnings) {
+	if (!ret && jr_audit_opts.fail_warn && checks.warnings) {
 		fprintf(stderr, "jitread: audit: %d warning(s)\n",
 			checks.warnings);
 		ret = JR_EXIT_VERDICT;
@@ -56,7 +91,8 @@ static int jr_audit_main(struct jr_opts *o, int argc, char **argv)
 const struct jr_cmd_def jr_cmd_audit = {
 	.name = "audit",
 	.summary = "how the machine is set up for quiet CPUs: a checklist",
-	.cmd = JR_CMD_AUDIT,
+	JR_OPTS(jr_audit_optdefs),
+	.apply = jr_audit_apply,
 	.synopsis = "[-c CPUS] [options]",
 	.about =
 		"Reads /proc and /sys and lists, for the machine and each CPU\n"

@@ -147,10 +147,53 @@ static int jr_compare_run(struct jr_opts *o, int argc, char **argv)
 	return ret;
 }
 
+enum { JR_K_ROUNDS = JR_K_OWN, JR_K_PHASE };
+
+static const struct jr_optdef jr_compare_opts[] = {
+	JR_OPT_CPUS,
+	JR_OPT_THRESHOLD,
+	JR_OPT_HOUSE,
+	JR_OPT_READY,
+	JR_OPT_BUFKB,
+	JR_OPT_QUIET,
+	JR_OPTS_SHOWN,
+	JR_OPT_JSON,
+	{ "rounds", JR_K_ROUNDS, "R",
+	  "R kernel and R user phases (default 2)" },
+	{ "phase", JR_K_PHASE, "TIME",
+	  "length of each phase (default 10s); bare: s" },
+	JR_OPTS_USER_SIDE,
+	JR_OPT_HELP,
+};
+
+/* jr_compare_defaults - two rounds of 10 s; --fail-if may name a side */
+static void jr_compare_defaults(struct jr_opts *o)
+{
+	o->user.rounds = 2;
+	o->user.phase_ns = 10 * JR_S;
+	o->two_sides = true;
+}
+
+static int jr_compare_apply(int key, const char *arg, struct jr_opts *o,
+			    struct jr_err *e)
+{
+	(void)e;
+	switch (key) {
+	case JR_K_ROUNDS:
+		return jr_parse_u64(arg, 1, 1000, &o->user.rounds);
+	case JR_K_PHASE:
+		return jr_parse_time(arg, JR_S, JR_S, 86400 * JR_S,
+				     &o->user.phase_ns);
+	}
+	return -ENOENT;
+}
+
 const struct jr_cmd_def jr_cmd_compare = {
 	.name = "compare",
 	.summary = "jitmod and the user side in turn on the same CPUs",
-	.cmd = JR_CMD_COMPARE,
+	JR_OPTS(jr_compare_opts),
+	.defaults = jr_compare_defaults,
+	.apply = jr_compare_apply,
 	.synopsis = "[-c CPUS] [options]",
 	.about =
 		"Runs jitmod and the user side in turn on the same CPUs (by default\n"

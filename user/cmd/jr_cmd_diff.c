@@ -3,13 +3,76 @@
  * jr_cmd_diff.c - jitread diff: two JSON reports of the same CPUs, before
  * and after a change, and whether it made them quieter.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_out.h"
 #include "core/jr_diff.h"
 #include "core/jr_diff_out.h"
+
+/* jitread diff's own options */
+static struct {
+	double min_change; /* a fraction of the first report's value */
+	bool fail_worse; /* exit 4 when the verdict is worse */
+} jr_diff_opts = { .min_change = 0.1 };
+
+enum { JR_K_MIN_CHANGE = JR_K_OWN, JR_K_FAIL_WORSE };
+
+static const struct jr_optdef jr_diff_optdefs[] = {
+	JR_OPT_CPUS,
+	JR_OPT_QUIET,
+	JR_OPT_UNIT,
+	JR_OPT_JSON,
+	{ "min-change", JR_K_MIN_CHANGE, "PCT",
+	  "smallest change judged, in % of the first report's\n"
+	  "value (default 10)" },
+	{ "fail-worse", JR_K_FAIL_WORSE, NULL,
+	  "exit 4 when the verdict is worse" },
+	JR_OPT_HELP,
+};
+
+/* jr_diff_pct - "10" or "10%" (0-1000) as a fraction. */
+static int jr_diff_pct(const char *arg, double *frac)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || errno || (*end && strcmp(end, "%")) || !(v >= 0) ||
+	    v > 1000)
+		return -EINVAL;
+	*frac = v / 100;
+	return 0;
+}
+
+static int jr_diff_apply(int key, const char *arg, struct jr_opts *o,
+			 struct jr_err *e)
+{
+	(void)o;
+	(void)e;
+	switch (key) {
+	case JR_K_MIN_CHANGE:
+		return jr_diff_pct(arg, &jr_diff_opts.min_change);
+	case JR_K_FAIL_WORSE:
+		jr_diff_opts.fail_worse = true;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int jr_diff_check(struct jr_opts *o, const char *name, struct jr_err *e)
+{
+	if (!o->file_b)
+		return jr_fail(
+			e, -EINVAL,
+			"jitread %s needs two JSON reports: before and after",
+			name);
+	return 0;
+}
 
 static void jr_diff_load(struct jr_rdoc *d, const char *path)
 {
@@ -25,7 +88,7 @@ static int jr_diff_main(struct jr_opts *o, int argc, char **argv)
 {
 	struct jr_diff_view v = {
 		.label_a = o->file,
-		.label_b = o->diff.file_b,
+		.label_b = o->file_b,
 		.unit = o->out.unit,
 		.div = o->out.div,
 	};
@@ -37,13 +100,13 @@ static int jr_diff_main(struct jr_opts *o, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	jr_diff_load(&a, o->file);
-	jr_diff_load(&b, o->diff.file_b);
+	jr_diff_load(&b, o->file_b);
 	if (strcmp(a.side, b.side))
 		jr_die(JR_EXIT_RUN, "%s is a %s report, %s a %s report",
-		       o->file, a.side, o->diff.file_b, b.side);
+		       o->file, a.side, o->file_b, b.side);
 	jr_outputs_open(&outs, o, 0);
 	if (jr_diff_run(&d, &a, &b, o->have_cpus ? o->cpus : NULL,
-			o->diff.min_change))
+			jr_diff_opts.min_change))
 		jr_die(JR_EXIT_RUN, "out of memory");
 	if (!o->out.quiet && jr_diff_text(stdout, &d, &v))
 		ret = JR_EXIT_RUN;
@@ -51,7 +114,7 @@ static int jr_diff_main(struct jr_opts *o, int argc, char **argv)
 		ret |= jr_json_close(&outs, o->out.json,
 				     jr_diff_json(outs.json, &d, &v));
 	jr_outputs_close(&outs);
-	if (!ret && o->diff.fail_worse && d.verdict == JR_DV_WORSE) {
+	if (!ret && jr_diff_opts.fail_worse && d.verdict == JR_DV_WORSE) {
 		fprintf(stderr, "jitread: diff: worse\n");
 		ret = JR_EXIT_VERDICT;
 	}
@@ -64,7 +127,10 @@ static int jr_diff_main(struct jr_opts *o, int argc, char **argv)
 const struct jr_cmd_def jr_cmd_diff = {
 	.name = "diff",
 	.summary = "two JSON reports compared: better, worse or unchanged",
-	.cmd = JR_CMD_DIFF,
+	JR_OPTS(jr_diff_optdefs),
+	.nr_args = 2,
+	.apply = jr_diff_apply,
+	.check = jr_diff_check,
 	.synopsis = "BEFORE.json AFTER.json [options]",
 	.about =
 		"Compares two --json reports of jitread hist, report or user, CPU by\n"

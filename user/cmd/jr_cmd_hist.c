@@ -3,6 +3,7 @@
  * jr_cmd_hist.c - jitread hist: histograms, sources and a summary at the
  * end of a live run.  Also what "jitread" alone and "jitread --hist" run.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -46,10 +47,17 @@ static int jr_hist_run(struct jr_opts *o, int argc, char **argv)
 	return ret;
 }
 
+static const struct jr_optdef jr_hist_opts[] = {
+	JR_OPT_CPUS,   JR_OPT_DURATION, JR_OPT_THRESHOLD, JR_OPTS_DUTY,
+	JR_OPTS_STOP,  JR_OPT_HOUSE,	JR_OPT_RECORD,	  JR_OPT_READY,
+	JR_OPT_BUFKB,  JR_OPT_QUIET,	JR_OPTS_SHOWN,	  JR_OPT_JSON,
+	JR_OPTS_FILES, JR_OPT_HELP,
+};
+
 const struct jr_cmd_def jr_cmd_hist = {
 	.name = "hist",
 	.summary = "histograms, sources and a summary at the end of a live run",
-	.cmd = JR_CMD_HIST,
+	JR_OPTS(jr_hist_opts),
 	.synopsis = "[options]",
 	.about =
 		"Reads jitmod's events until the end of the run and reports per-CPU\n"

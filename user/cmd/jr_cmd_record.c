@@ -3,6 +3,7 @@
  * jr_cmd_record.c - jitread record: save every jitmod event to a file,
  * for jitread report to analyse later, anywhere.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -25,10 +26,49 @@ static int jr_record_run(struct jr_opts *o, int argc, char **argv)
 	return ret;
 }
 
+#define JR_K_OUTPUT 'o'
+
+static const struct jr_optdef jr_record_opts[] = {
+	JR_OPT_CPUS,
+	JR_OPT_DURATION,
+	JR_OPT_THRESHOLD,
+	JR_OPTS_DUTY,
+	JR_OPTS_STOP,
+	JR_OPT_HOUSE,
+	{ "output", JR_K_OUTPUT, "FILE", "the recording to write (required)" },
+	JR_OPT_READY,
+	JR_OPT_BUFKB,
+	JR_OPT_QUIET,
+	JR_OPT_HELP,
+};
+
+static int jr_record_apply(int key, const char *arg, struct jr_opts *o,
+			   struct jr_err *e)
+{
+	(void)e;
+	if (key != JR_K_OUTPUT)
+		return -ENOENT;
+	o->live.record = arg;
+	return 0;
+}
+
+static int jr_record_check(struct jr_opts *o, const char *name,
+			   struct jr_err *e)
+{
+	if (!o->live.record)
+		return jr_fail(
+			e, -EINVAL,
+			"jitread %s needs -o FILE, the recording to write",
+			name);
+	return 0;
+}
+
 const struct jr_cmd_def jr_cmd_record = {
 	.name = "record",
 	.summary = "save every jitmod event to a file",
-	.cmd = JR_CMD_RECORD,
+	JR_OPTS(jr_record_opts),
+	.apply = jr_record_apply,
+	.check = jr_record_check,
 	.synopsis = "-o FILE [options]",
 	.about =
 		"Saves every jitmod event, with the machine's description, to FILE;\n"

@@ -2,6 +2,7 @@
 /*
  * jr_cmd_report.c - jitread report: the hist report of a recording.
  */
+#include <errno.h>
 #include <stdio.h>
 
 #include "cmd/jr_cmds.h"
@@ -42,10 +43,42 @@ static int jr_report_run(struct jr_opts *o, int argc, char **argv)
 	return ret;
 }
 
+#define JR_K_REPLAY JR_K_OWN
+
+static const struct jr_optdef jr_report_opts[] = {
+	JR_OPT_CPUS,  { "replay", JR_K_REPLAY, "FILE", NULL },
+	JR_OPT_QUIET, JR_OPTS_SHOWN,
+	JR_OPT_JSON,  JR_OPTS_FILES,
+	JR_OPT_HELP,
+};
+
+/* jr_report_apply - --replay FILE, the old form's way to name FILE */
+static int jr_report_apply(int key, const char *arg, struct jr_opts *o,
+			   struct jr_err *e)
+{
+	(void)e;
+	if (key != JR_K_REPLAY)
+		return -ENOENT;
+	o->file = arg;
+	return 0;
+}
+
+static int jr_report_check(struct jr_opts *o, const char *name,
+			   struct jr_err *e)
+{
+	if (!o->file)
+		return jr_fail(e, -EINVAL,
+			       "jitread %s needs the recording to read", name);
+	return 0;
+}
+
 const struct jr_cmd_def jr_cmd_report = {
 	.name = "report",
 	.summary = "the hist report of a recording: no root, no module",
-	.cmd = JR_CMD_REPORT,
+	JR_OPTS(jr_report_opts),
+	.nr_args = 1,
+	.apply = jr_report_apply,
+	.check = jr_report_check,
 	.synopsis = "FILE [options]",
 	.about =
 		"Reports a recording of jitread record (or --record) as jitread hist\n"

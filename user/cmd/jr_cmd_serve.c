@@ -28,6 +28,93 @@
 
 #define JR_ONLINE "/sys/devices/system/cpu/online"
 
+static struct jr_serve_opts jr_serve_opts = {
+	.listen = "127.0.0.1:9478",
+	.interval_ns = JR_S,
+	.top = 10,
+};
+
+enum {
+	JR_K_LISTEN = JR_K_OWN,
+	JR_K_TEXTFILE,
+	JR_K_REFRESH,
+	JR_K_TOP_N,
+	JR_K_SAMPLER,
+};
+
+static const struct jr_optdef jr_serve_optdefs[] = {
+	JR_OPT_CPUS,
+	JR_OPT_DURATION,
+	JR_OPT_THRESHOLD,
+	JR_OPTS_DUTY,
+	JR_OPT_HOUSE,
+	{ "listen", JR_K_LISTEN, "ADDR",
+	  "serve /metrics on ADDR: HOST:PORT, [V6]:PORT, :PORT\n"
+	  "(default 127.0.0.1:9478; none: --textfile only)" },
+	{ "textfile", JR_K_TEXTFILE, "DIR",
+	  "also write DIR/jitread.prom at every refresh, for\n"
+	  "node_exporter's textfile collector" },
+	{ "refresh", JR_K_REFRESH, "TIME",
+	  "how often the metrics are brought up to date\n"
+	  "(default 1s, at least 100ms); bare: s" },
+	{ "top", JR_K_TOP_N, "N",
+	  "sources per CPU with series of their own (default\n"
+	  "10); the rest is source=\"other\"" },
+	{ "sampler", JR_K_SAMPLER, "WHICH",
+	  "jitmod, user (a user thread per -c CPU, no module)\n"
+	  "or auto: jitmod where loaded (default)" },
+	JR_OPT_READY,
+	JR_OPT_BUFKB,
+	JR_OPT_QUIET,
+	JR_OPT_JSON,
+	JR_OPT_FIFO,
+	JR_OPT_HELP,
+};
+
+/* jr_serve_defaults - a low duty cycle: 100 ms of every 1 s */
+static void jr_serve_defaults(struct jr_opts *o)
+{
+	o->live.runtime_us = 100000;
+	o->live.period_us = 1000000;
+}
+
+static int jr_serve_apply(int key, const char *arg, struct jr_opts *o,
+			  struct jr_err *e)
+{
+	static const char *const samplers[] = { "auto", "jitmod", "user" };
+	struct jr_serve_opts *so = &jr_serve_opts;
+
+	(void)o;
+	(void)e;
+	switch (key) {
+	case JR_K_LISTEN:
+		so->listen = strcmp(arg, "none") ? arg : NULL;
+		return 0;
+	case JR_K_TEXTFILE:
+		so->textfile = arg;
+		return 0;
+	case JR_K_REFRESH:
+		return jr_parse_time(arg, JR_S, 100 * JR_MS, 3600 * JR_S,
+				     &so->interval_ns);
+	case JR_K_TOP_N:
+		return jr_opt_int(arg, 0, JR_PROM_MAX_TOP, &so->top);
+	case JR_K_SAMPLER:
+		return jr_opt_name(arg, samplers, 3, &so->sampler);
+	}
+	return -ENOENT;
+}
+
+static int jr_serve_check(struct jr_opts *o, const char *name, struct jr_err *e)
+{
+	(void)o;
+	(void)name;
+	if (!jr_serve_opts.listen && !jr_serve_opts.textfile)
+		return jr_fail(
+			e, -EINVAL,
+			"--listen none needs --textfile DIR: nothing to serve");
+	return 0;
+}
+
 /* jr_serve_house - without -H: the online CPUs that are not sampled */
 static void jr_serve_house(struct jr_opts *o, const unsigned char *sampled)
 {
@@ -63,13 +150,13 @@ static void jr_serve_frame(struct jr_live *c, double elapsed, bool last)
 		if (jr_serve_start(&sl->serve, &c->model, &e))
 			jr_die(JR_EXIT_RUN, "%s", e.msg);
 		sl->started = true;
-		sl->next = c->o->serve.interval_ns / 1e9;
+		sl->next = jr_serve_opts.interval_ns / 1e9;
 		return;
 	}
 	if (!last && elapsed < sl->next)
 		return;
 	while (sl->next <= elapsed)
-		sl->next += c->o->serve.interval_ns / 1e9;
+		sl->next += jr_serve_opts.interval_ns / 1e9;
 	jr_serve_refresh(&sl->serve, &c->model);
 }
 
@@ -87,8 +174,9 @@ static int jr_serve_jitmod(struct jr_opts *o, int argc, char **argv)
 			     sizeof(text)))
 		jr_serve_house(o, sampled);
 	jr_sysinfo_fill(&sys, argc, argv);
-	if (jr_serve_open(&sl.serve, o, "jitmod", sys.kernel, &e))
+	if (jr_serve_open(&sl.serve, &jr_serve_opts, "jitmod", sys.kernel, &e))
 		jr_die(JR_EXIT_RUN, "%s", e.msg);
+	sl.serve.quiet = o->out.quiet;
 	ret = jr_live_run(&sl.live, argc, argv);
 	jr_serve_close(&sl.serve);
 	if (!o->out.quiet) {
@@ -154,13 +242,14 @@ static int jr_serve_user(struct jr_opts *o, int argc, char **argv)
 	jr_model_of(&user, o);
 	d.user = &user;
 	jr_sysinfo_fill(&sys, argc, argv);
-	if (jr_serve_open(&s, o, "user", sys.kernel, &e))
+	if (jr_serve_open(&s, &jr_serve_opts, "user", sys.kernel, &e))
 		jr_die(JR_EXIT_RUN, "%s", e.msg);
+	s.quiet = o->out.quiet;
 	jr_prepare(&d, &b, &sys);
 	if (jr_serve_start(&s, &user, &e))
 		jr_die(JR_EXIT_RUN, "%s", e.msg);
 	start = jr_mono();
-	next_refresh = o->serve.interval_ns / 1e9;
+	next_refresh = jr_serve_opts.interval_ns / 1e9;
 	for (k = 0; !jr_interrupted && !d.fail; k++) {
 		if (o->live.duration_ns &&
 		    (jr_mono() - start) * 1e9 >= (double)o->live.duration_ns)
@@ -170,7 +259,7 @@ static int jr_serve_user(struct jr_opts *o, int argc, char **argv)
 		if (jr_mono() - start >= next_refresh) {
 			jr_serve_refresh(&s, &user);
 			while (next_refresh <= jr_mono() - start)
-				next_refresh += o->serve.interval_ns / 1e9;
+				next_refresh += jr_serve_opts.interval_ns / 1e9;
 		}
 	}
 	jr_serve_refresh(&s, &user);
@@ -188,9 +277,9 @@ static int jr_serve_user(struct jr_opts *o, int argc, char **argv)
 
 static int jr_serve_run(struct jr_opts *o, int argc, char **argv)
 {
-	bool jitmod =
-		o->serve.sampler == JR_SAMPLER_JITMOD ||
-		(o->serve.sampler == JR_SAMPLER_AUTO && jr_module_loaded());
+	bool jitmod = jr_serve_opts.sampler == JR_SAMPLER_JITMOD ||
+		      (jr_serve_opts.sampler == JR_SAMPLER_AUTO &&
+		       jr_module_loaded());
 
 	if (jitmod)
 		return jr_serve_jitmod(o, argc, argv);
@@ -200,7 +289,10 @@ static int jr_serve_run(struct jr_opts *o, int argc, char **argv)
 const struct jr_cmd_def jr_cmd_serve = {
 	.name = "serve",
 	.summary = "Prometheus metrics of a long, low-duty run (/metrics)",
-	.cmd = JR_CMD_SERVE,
+	JR_OPTS(jr_serve_optdefs),
+	.defaults = jr_serve_defaults,
+	.apply = jr_serve_apply,
+	.check = jr_serve_check,
 	.synopsis = "[options]",
 	.about =
 		"Samples --runtime of every --period (100ms of 1s by default) with jitmod,\n"

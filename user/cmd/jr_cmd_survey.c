@@ -35,6 +35,92 @@
 #define JR_TAG_REPORT 9002
 #define JR_CLOCK_ROUNDS 8
 
+/* jitread survey's own options */
+enum jr_survey_mode { JR_SURVEY_GAPS, JR_SURVEY_FWQ };
+
+static struct {
+	unsigned char cpus[JR_MAX_CPUS]; /* --rank-cpus */
+	bool have_cpus;
+	int mode; /* enum jr_survey_mode */
+	uint64_t quantum_ns;
+	uint64_t every; /* quanta between barriers */
+	uint64_t timeout_ns;
+	int worst;
+} jr_survey_opts = {
+	.quantum_ns = 100 * JR_US,
+	.every = 100,
+	.timeout_ns = 30 * JR_S,
+	.worst = 5,
+};
+
+enum {
+	JR_K_RANK_CPUS = JR_K_OWN,
+	JR_K_MODE,
+	JR_K_QUANTUM = 'g',
+	JR_K_EVERY = JR_K_OWN + 2,
+	JR_K_TIMEOUT,
+	JR_K_WORST,
+};
+
+static const struct jr_optdef jr_survey_optdefs[] = {
+	JR_OPT_CPUS,
+	JR_OPT_DURATION,
+	JR_OPT_THRESHOLD,
+	{ "rank-cpus", JR_K_RANK_CPUS, "LIST",
+	  "the CPUs the ranks of a node take, by local rank\n"
+	  "(default: the launcher's binding)" },
+	{ "cpus-per-rank", JR_K_RANK_CPUS, "LIST", NULL },
+	{ "mode", JR_K_MODE, "MODE",
+	  "gaps (the gap sampler, default) or fwq (fixed work\n"
+	  "quanta with a barrier every --barrier-every)" },
+	{ "quantum", JR_K_QUANTUM, "TIME",
+	  "fwq: the work quantum (default 100us); bare: us" },
+	{ "barrier-every", JR_K_EVERY, "K",
+	  "fwq: quanta between barriers (default 100)" },
+	{ "timeout", JR_K_TIMEOUT, "TIME",
+	  "how long to wait for a rank past the run (default\n"
+	  "30s); bare: s" },
+	{ "worst", JR_K_WORST, "K", "ranks named worst (default 5)" },
+	JR_OPT_QUIET,
+	JR_OPT_JSON,
+	JR_OPT_FIFO,
+	JR_OPT_HELP,
+};
+
+/* jr_survey_defaults - a survey is short unless -d says otherwise */
+static void jr_survey_defaults(struct jr_opts *o)
+{
+	o->live.duration_ns = 10 * JR_S;
+}
+
+static int jr_survey_apply(int key, const char *arg, struct jr_opts *o,
+			   struct jr_err *e)
+{
+	static const char *const modes[] = { "gaps", "fwq" };
+
+	(void)o;
+	switch (key) {
+	case JR_K_RANK_CPUS:
+		if (jr_parse_cpus(arg, jr_survey_opts.cpus, e))
+			return -EBADMSG;
+		jr_survey_opts.have_cpus = true;
+		return 0;
+	case JR_K_MODE:
+		return jr_opt_name(arg, modes, 2, &jr_survey_opts.mode);
+	case JR_K_QUANTUM:
+		return jr_parse_time(arg, JR_US, JR_US, JR_S,
+				     &jr_survey_opts.quantum_ns);
+	case JR_K_EVERY:
+		return jr_parse_u64(arg, 1, 1000000, &jr_survey_opts.every);
+	case JR_K_TIMEOUT:
+		return jr_parse_time(arg, JR_S, JR_S, 3600 * JR_S,
+				     &jr_survey_opts.timeout_ns);
+	case JR_K_WORST:
+		return jr_opt_int(arg, 1, 100000, &jr_survey_opts.worst);
+	}
+	return -ENOENT;
+}
+
 struct jr_rank_run {
 	const struct jr_mpi_ops *mpi;
 	struct jr_opts *o;
@@ -63,16 +149,16 @@ static int jr_local_rank(int rank)
 }
 
 /* jr_rank_cpu - --rank-cpus' CPU for this local rank, else the binding's */
-static int jr_rank_cpu(const struct jr_opts *o, int rank)
+static int jr_rank_cpu(int rank)
 {
 	int cpu, n = 0, want = jr_local_rank(rank), i;
 	cpu_set_t set;
 
-	if (o->survey.have_cpus) {
+	if (jr_survey_opts.have_cpus) {
 		for (cpu = 0; cpu < JR_MAX_CPUS; cpu++)
-			n += o->survey.cpus[cpu];
+			n += jr_survey_opts.cpus[cpu];
 		for (cpu = 0, i = 0; cpu < JR_MAX_CPUS; cpu++)
-			if (o->survey.cpus[cpu] && i++ == want % n)
+			if (jr_survey_opts.cpus[cpu] && i++ == want % n)
 				return cpu;
 	}
 	if (sched_getaffinity(0, sizeof(set), &set))
@@ -95,9 +181,9 @@ static int jr_survey_extra(FILE *out, void *ctx)
 		(unsigned long long)rr->t0_ns);
 	jr_json_str(out, rr->host);
 	fprintf(out, ",\"cpu\":%d,\"mode\":\"%s\",\"backend\":\"%s\"", rr->cpu,
-		rr->o->survey.mode == JR_SURVEY_FWQ ? "fwq" : "gaps",
+		jr_survey_opts.mode == JR_SURVEY_FWQ ? "fwq" : "gaps",
 		rr->jitmod ? "jitmod" : "user");
-	if (rr->o->survey.mode == JR_SURVEY_FWQ) {
+	if (jr_survey_opts.mode == JR_SURVEY_FWQ) {
 		fprintf(out,
 			",\"quantum_ns\":%llu,\"quanta\":%llu,\"windows_ns\":[",
 			(unsigned long long)rr->fwq.min_ns,
@@ -167,10 +253,10 @@ static void jr_measure(struct jr_rank_run *rr, struct jr_model *m,
 		jr_measure_jitmod(rr, m, sys);
 		return;
 	}
-	if (o->survey.mode == JR_SURVEY_FWQ) {
-		rr->fwq.quantum_ns = o->survey.quantum_ns;
-		rr->fwq.every = o->survey.every;
-		rr->barrier_s = o->survey.timeout_ns / 1e9;
+	if (jr_survey_opts.mode == JR_SURVEY_FWQ) {
+		rr->fwq.quantum_ns = jr_survey_opts.quantum_ns;
+		rr->fwq.every = jr_survey_opts.every;
+		rr->barrier_s = jr_survey_opts.timeout_ns / 1e9;
 		ret = jr_fwq_run(&rr->fwq, o->live.duration_ns, rr->cpu,
 				 jr_fwq_barrier, rr, o->live.threshold_ns, m);
 		if (ret)
@@ -218,10 +304,11 @@ static int jr_fleet(struct jr_rank_run *rr, char *mine, size_t mine_len,
 
 	if (!bufs || !lens ||
 	    jr_survey_init(&s, rr->size,
-			   rr->o->survey.mode == JR_SURVEY_FWQ ? "fwq" : "gaps",
+			   jr_survey_opts.mode == JR_SURVEY_FWQ ? "fwq" :
+								  "gaps",
 			   rr->o->out.precision))
 		jr_die(JR_EXIT_RUN, "out of memory");
-	ret = rr->mpi->collect(JR_TAG_REPORT, rr->o->survey.timeout_ns / 1e9,
+	ret = rr->mpi->collect(JR_TAG_REPORT, jr_survey_opts.timeout_ns / 1e9,
 			       bufs, lens);
 	if (ret)
 		jr_warn("collecting the reports: %s", strerror(-ret));
@@ -233,7 +320,7 @@ static int jr_fleet(struct jr_rank_run *rr, char *mine, size_t mine_len,
 		if (!bufs[r]) {
 			jr_survey_missing(&s, r, "no report within --timeout");
 			jr_warn("rank %d sent no report within %.0f s of the run's end",
-				r, rr->o->survey.timeout_ns / 1e9);
+				r, jr_survey_opts.timeout_ns / 1e9);
 			missing++;
 		} else if (jr_survey_add(&s, r, bufs[r], lens[r], &e)) {
 			jr_survey_missing(&s, r, e.msg);
@@ -246,10 +333,10 @@ static int jr_fleet(struct jr_rank_run *rr, char *mine, size_t mine_len,
 	if (jr_survey_analyse(&s))
 		jr_die(JR_EXIT_RUN, "out of memory");
 	if (!rr->quiet)
-		jr_survey_text(stdout, &s, rr->o->survey.worst);
+		jr_survey_text(stdout, &s, jr_survey_opts.worst);
 	ret = 0;
 	if (json &&
-	    (jr_survey_json(json, &s, rr->o->survey.worst) || fclose(json)))
+	    (jr_survey_json(json, &s, jr_survey_opts.worst) || fclose(json)))
 		ret = jr_fail(&e, JR_EXIT_RUN, "%s: write failed", rr->json);
 	if (ret)
 		jr_warn("%s", e.msg);
@@ -290,7 +377,7 @@ static int jr_survey_run(struct jr_opts *o, int argc, char **argv)
 	rr.mpi = mpi;
 	if (mpi->init(&rr.rank, &rr.size, rr.host, sizeof(rr.host)))
 		jr_die(JR_EXIT_RUN, "MPI_Init failed (run under mpirun)");
-	rr.cpu = jr_rank_cpu(o, rr.rank);
+	rr.cpu = jr_rank_cpu(rr.rank);
 	if (rr.cpu < 0)
 		jr_die(JR_EXIT_RUN, "rank %d: no CPU to take", rr.rank);
 	memset(o->cpus, 0, sizeof(o->cpus));
@@ -314,13 +401,14 @@ static int jr_survey_run(struct jr_opts *o, int argc, char **argv)
 		jr_die(JR_EXIT_RUN, "out of memory");
 	jr_sysinfo_fill(&sys, argc, argv);
 	jr_model_of(&m, o);
-	rr.jitmod = o->survey.mode == JR_SURVEY_GAPS &&
+	rr.jitmod = jr_survey_opts.mode == JR_SURVEY_GAPS &&
 		    jr_jitmod_samples(rr.cpu);
-	if (o->survey.mode == JR_SURVEY_GAPS)
+	if (jr_survey_opts.mode == JR_SURVEY_GAPS)
 		jr_pin_off(rr.cpu);
-	if (mpi->barrier(o->survey.timeout_ns / 1e9))
+	if (mpi->barrier(jr_survey_opts.timeout_ns / 1e9))
 		jr_warn("rank %d: not every rank came to the start", rr.rank);
-	if (mpi->clocks(JR_CLOCK_ROUNDS, o->survey.timeout_ns / 1e9, off, rtt))
+	if (mpi->clocks(JR_CLOCK_ROUNDS, jr_survey_opts.timeout_ns / 1e9, off,
+			rtt))
 		jr_warn("rank %d: the clocks were not compared", rr.rank);
 	jr_measure(&rr, &m, &sys);
 	/* from here the launcher's SIGTERM must end the rank, as it expects */
@@ -335,7 +423,8 @@ static int jr_survey_run(struct jr_opts *o, int argc, char **argv)
 	 */
 	if (rr.rank) {
 		ret = mpi->send(JR_TAG_REPORT, mine, len) ? JR_EXIT_RUN : 0;
-		mpi->finalize(mpi->verdict(0, 2 * o->survey.timeout_ns / 1e9));
+		mpi->finalize(
+			mpi->verdict(0, 2 * jr_survey_opts.timeout_ns / 1e9));
 	} else {
 		ret = jr_fleet(&rr, mine, len, off, rtt, json);
 		mpi->finalize(mpi->verdict(ret == 0, 0));
@@ -351,7 +440,9 @@ static int jr_survey_run(struct jr_opts *o, int argc, char **argv)
 const struct jr_cmd_def jr_cmd_survey = {
 	.name = "survey",
 	.summary = "noise across MPI ranks: run under mpirun or srun",
-	.cmd = JR_CMD_SURVEY,
+	JR_OPTS(jr_survey_optdefs),
+	.defaults = jr_survey_defaults,
+	.apply = jr_survey_apply,
 	.synopsis = "[options]   (mpirun -n N jitread survey ...)",
 	.about =
 		"Each rank samples one CPU at the same time as the others, with the user\n"

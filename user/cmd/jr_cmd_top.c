@@ -3,8 +3,10 @@
  * jr_cmd_top.c - jitread top: a per-CPU table of the last second,
  * refreshed every second.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cmd/jr_cmds.h"
@@ -62,10 +64,29 @@ static int jr_top_run(struct jr_opts *o, int argc, char **argv)
 	return ret;
 }
 
+static const struct jr_optdef jr_top_opts[] = {
+	JR_OPT_CPUS,  JR_OPT_DURATION, JR_OPT_THRESHOLD, JR_OPTS_DUTY,
+	JR_OPTS_STOP, JR_OPT_HOUSE,    JR_OPT_RECORD,	 JR_OPT_READY,
+	JR_OPT_BUFKB, JR_OPT_QUIET,    JR_OPT_PRECISION, JR_OPT_JSON,
+	JR_OPT_HELP,
+};
+
+/* jr_top_check - top's frames go to stdout, so its JSON cannot */
+static int jr_top_check(struct jr_opts *o, const char *name, struct jr_err *e)
+{
+	if (o->out.json && !strcmp(o->out.json, "-"))
+		return jr_fail(
+			e, -EINVAL,
+			"jitread %s prints its frames on stdout: give --json a file",
+			name);
+	return 0;
+}
+
 const struct jr_cmd_def jr_cmd_top = {
 	.name = "top",
 	.summary = "a per-CPU table of the last second, refreshed every second",
-	.cmd = JR_CMD_TOP,
+	JR_OPTS(jr_top_opts),
+	.check = jr_top_check,
 	.synopsis = "[options]",
 	.about =
 		"Shows every sampled CPU's noise of the last second, refreshed every\n"

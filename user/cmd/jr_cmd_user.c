@@ -4,6 +4,8 @@
  * CPUs, without jitmod: a TSC sampler per CPU, classified by BPF, then
  * the three-thread pipeline.
  */
+#include <errno.h>
+
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_out.h"
 #include "cmd/jr_udoc.h"
@@ -39,10 +41,27 @@ static int jr_user_run(struct jr_opts *o, int argc, char **argv)
 	return ret;
 }
 
+static const struct jr_optdef jr_user_opts[] = {
+	JR_OPT_CPUS,  JR_OPT_DURATION,	 JR_OPT_THRESHOLD,
+	JR_OPT_READY, JR_OPT_QUIET,	 JR_OPTS_SHOWN,
+	JR_OPT_JSON,  JR_OPTS_USER_SIDE, JR_OPT_HELP,
+};
+
+static int jr_user_check(struct jr_opts *o, const char *name, struct jr_err *e)
+{
+	if (!o->have_cpus)
+		return jr_fail(
+			e, -EINVAL,
+			"jitread %s needs -c CPUS: the CPUs to sample from userspace",
+			name);
+	return 0;
+}
+
 const struct jr_cmd_def jr_cmd_user = {
 	.name = "user",
 	.summary = "the noise a user thread sees: sampler, BPF, pipeline",
-	.cmd = JR_CMD_USER,
+	JR_OPTS(jr_user_opts),
+	.check = jr_user_check,
 	.synopsis = "-c CPUS [options]",
 	.about =
 		"Samples the CPUs from a user thread each (no module needed), with BPF\n"

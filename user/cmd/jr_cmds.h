@@ -7,15 +7,6 @@
 
 #include "cmd/jr_opts.h"
 
-struct jr_cmd_def {
-	const char *name;
-	enum jr_cmd cmd;
-	const char *summary; /* one line, for jitread --help */
-	const char *synopsis; /* after "usage: jitread NAME " */
-	const char *about; /* what it does, a few lines */
-	int (*run)(struct jr_opts *o, int argc, char **argv);
-};
-
 extern const struct jr_cmd_def jr_cmd_hist;
 extern const struct jr_cmd_def jr_cmd_top;
 extern const struct jr_cmd_def jr_cmd_record;

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * jr_opts.h - the options of every subcommand, in one table.
+ * jr_opts.h - what subcommands share: the option groups, the values they
+ * set, and the parser that runs a subcommand's own table.
  *
- * Each option says which subcommands take it; a subcommand's parser and
- * its usage text both come from that table, so an option is described
- * once and no subcommand accepts an option it would ignore.
+ * A subcommand (struct jr_cmd_def) lists its options, shared ones by the
+ * macros below and its own beside them, with its defaults, the handler
+ * of its own options and its check, all in its own file.  Its usage text
+ * comes from the same table, so no subcommand accepts an option it would
+ * ignore.
  */
 #ifndef JR_OPTS_H
 #define JR_OPTS_H
@@ -16,21 +19,6 @@
 #include "common/jr_err.h"
 #include "common/jr_parse.h"
 #include "core/jr_verdict.h"
-
-enum jr_cmd {
-	JR_CMD_HIST,
-	JR_CMD_TOP,
-	JR_CMD_RECORD,
-	JR_CMD_REPORT,
-	JR_CMD_USER,
-	JR_CMD_COMPARE,
-	JR_CMD_DIFF,
-	JR_CMD_AUDIT,
-	JR_CMD_ADVISE,
-	JR_CMD_SERVE,
-	JR_CMD_SURVEY,
-	JR_NR_CMDS,
-};
 
 #define JR_MAX_ACTIONS 8
 
@@ -100,77 +88,259 @@ struct jr_user_opts {
 	uint64_t ring_size;
 	uint64_t warmup_ns;
 	uint64_t max_gaps;
-	uint64_t rounds;
+	uint64_t rounds; /* compare's; 1 elsewhere */
 	uint64_t phase_ns;
 	const char *input;
 	const char *journal;
 	uint64_t journal_bytes; /* the ring's size, header included */
 };
 
-/* jitread diff */
-struct jr_diff_opts {
-	const char *file_b; /* the report after (o->file: before) */
-	double min_change; /* a fraction of the first report's value */
-	bool fail_worse; /* exit 4 when the verdict is worse */
-};
-
-/* jitread audit */
-struct jr_audit_opts {
-	const char *sysroot; /* read /proc and /sys under this directory */
-	bool fail_warn; /* exit 4 when an item warns */
-};
-
-/* jitread advise */
-struct jr_advise_opts {
-	const char *audit; /* an audit's JSON instead of the report's */
-	double min_ppm; /* evidence below this share of a CPU's time */
-	uint64_t min_count; /* or below this many events */
-	bool fail_advice; /* exit 4 when there is advice */
-};
-
-/* jitread serve */
-enum jr_sampler { JR_SAMPLER_AUTO, JR_SAMPLER_JITMOD, JR_SAMPLER_USER };
-
-struct jr_serve_opts {
-	const char *listen; /* NULL with --textfile alone */
-	const char *textfile; /* a directory */
-	uint64_t interval_ns; /* how often the metrics are refreshed */
-	int top; /* sources per CPU with series of their own */
-	int sampler; /* enum jr_sampler */
-};
-
-/* jitread survey */
-enum jr_survey_mode { JR_SURVEY_GAPS, JR_SURVEY_FWQ };
-
-struct jr_survey_opts {
-	unsigned char cpus[JR_MAX_CPUS]; /* --rank-cpus */
-	bool have_cpus;
-	int mode; /* enum jr_survey_mode */
-	uint64_t quantum_ns;
-	uint64_t every; /* quanta between barriers */
-	uint64_t timeout_ns;
-	int worst;
-};
-
 struct jr_opts {
-	enum jr_cmd cmd;
 	bool legacy; /* the old form, "jitread --hist": bare -T is in ns */
+	bool two_sides; /* --fail-if may say side= (compare) */
 	unsigned char cpus[JR_MAX_CPUS];
 	bool have_cpus;
 	const char *cpus_text;
-	const char *file; /* report: the recording; diff: the first report */
+	const char *file; /* the first argument: a recording or a report */
+	const char *file_b; /* the second (diff's report after) */
 	struct jr_live_opts live;
 	struct jr_out_opts out;
 	struct jr_user_opts user;
-	struct jr_diff_opts diff;
-	struct jr_audit_opts audit;
-	struct jr_advise_opts advise;
-	struct jr_serve_opts serve;
-	struct jr_survey_opts survey;
 };
 
-int jr_parse_opts(enum jr_cmd cmd, const char *cmd_name, bool legacy, int argc,
-		  char **argv, struct jr_opts *o, struct jr_err *e);
-void jr_opts_usage(FILE *out, enum jr_cmd cmd);
+/*
+ * The keys of the shared options; a subcommand's own options take keys
+ * from JR_K_OWN up (or a letter no shared option uses).
+ */
+enum jr_key {
+	JR_K_CPUS = 'c',
+	JR_K_DURATION = 'd',
+	JR_K_THRESHOLD = 'T',
+	JR_K_STOP = 's',
+	JR_K_STOP_TOTAL = 'S',
+	JR_K_HOUSE = 'H',
+	JR_K_QUIET = 'q',
+	JR_K_UNIT = 'u',
+	JR_K_BUCKET = 'b',
+	JR_K_ENTRIES = 'E',
+	JR_K_HELP = 'h',
+	JR_K_PRECISION = 256,
+	JR_K_BUFKB,
+	JR_K_NOHDR,
+	JR_K_ZEROS,
+	JR_K_JSON,
+	JR_K_CSV,
+	JR_K_HGRM,
+	JR_K_HLOG,
+	JR_K_HLOG_INT,
+	JR_K_RECORD,
+	JR_K_ONTHR,
+	JR_K_ONEND,
+	JR_K_READY,
+	JR_K_FAIL_IF,
+	JR_K_RUNTIME,
+	JR_K_PERIOD,
+	JR_K_WORK,
+	JR_K_FIFO,
+	JR_K_MAXGAPS,
+	JR_K_NOPIPE,
+	JR_K_WAIT,
+	JR_K_INTERVAL,
+	JR_K_RING,
+	JR_K_JOURNAL_SIZE,
+	JR_K_WARMUP,
+	JR_K_INPUT,
+	JR_K_JOURNAL,
+	JR_K_OWN = 1024,
+};
+
+struct jr_optdef {
+	const char *name;
+	int key; /* enum jr_key, or the subcommand's own */
+	const char *arg; /* NULL: a flag */
+	const char *help; /* NULL: an alias, not in the usage text */
+};
+
+/*
+ * struct jr_cmd_def - a subcommand: its options, the defaults it changes,
+ * the handler of its own options (0, -EINVAL for a bad value, -EBADMSG
+ * when e says why), what it checks once all are read, and its run.
+ */
+struct jr_cmd_def {
+	const char *name;
+	const char *summary; /* one line, for jitread --help */
+	const char *synopsis; /* after "usage: jitread NAME " */
+	const char *about; /* what it does, a few lines */
+	const struct jr_optdef *opts;
+	size_t nr_opts;
+	int nr_args; /* FILE arguments it takes after its options */
+	void (*defaults)(struct jr_opts *o);
+	int (*apply)(int key, const char *arg, struct jr_opts *o,
+		     struct jr_err *e);
+	int (*check)(struct jr_opts *o, const char *name, struct jr_err *e);
+	int (*run)(struct jr_opts *o, int argc, char **argv);
+};
+
+#define JR_OPTS(table) \
+	.opts = table, .nr_opts = sizeof(table) / sizeof(table[0])
+
+/* the shared options, one by one */
+#define JR_OPT_CPUS                                                                \
+	{                                                                          \
+		"cpus", JR_K_CPUS, "LIST",                                         \
+			"CPUs to report, or to sample (user, compare), e.g. 1-3,5" \
+	}
+#define JR_OPT_DURATION                                                 \
+	{                                                               \
+		"duration", JR_K_DURATION, "TIME",                      \
+			"run for TIME, e.g. 30s, 5m, 1h, 1d; bare: s\n" \
+			"(default: until ^C; user: 10s)"                \
+	}
+#define JR_OPT_THRESHOLD                                                         \
+	{                                                                        \
+		"threshold", JR_K_THRESHOLD, "TIME",                             \
+			"set jitmod's threshold (user: the sampler's); bare: us" \
+	}
+#define JR_OPT_HOUSE                                                          \
+	{                                                                     \
+		"house", JR_K_HOUSE, "LIST",                                  \
+			"pin jitread itself to these CPUs (serve: default,\n" \
+			"the online CPUs not sampled)"                        \
+	}
+#define JR_OPT_RECORD                                                       \
+	{                                                                   \
+		"record", JR_K_RECORD, "FILE",                              \
+			"also save every event to FILE, for jitread report" \
+	}
+#define JR_OPT_READY                                                        \
+	{                                                                   \
+		"ready-file", JR_K_READY, "FILE",                           \
+			"create FILE once sampling has begun (for scripts)" \
+	}
+#define JR_OPT_BUFKB                                                               \
+	{                                                                          \
+		"buffer-kb", JR_K_BUFKB, "KB",                                     \
+			"per-CPU ring buffer of jitread's instance (default 8192)" \
+	}
+#define JR_OPT_QUIET                                                        \
+	{                                                                   \
+		"quiet", JR_K_QUIET, NULL, "no status line, no text report" \
+	}
+#define JR_OPT_UNIT                                            \
+	{                                                      \
+		"unit", JR_K_UNIT, "ns|us|ms",                 \
+			"unit of the text tables (default ns)" \
+	}
+#define JR_OPT_PRECISION                                                \
+	{                                                               \
+		"precision", JR_K_PRECISION, "N",                       \
+			"histogram significant digits, 1-4 (default 3)" \
+	}
+#define JR_OPT_JSON                                            \
+	{                                                      \
+		"json", JR_K_JSON, "FILE",                     \
+			"versioned JSON report (- for stdout)" \
+	}
+#define JR_OPT_FIFO                                                      \
+	{                                                                \
+		"fifo", JR_K_FIFO, "PRIO",                               \
+			"run the user threads SCHED_FIFO at PRIO (1-99)" \
+	}
+#define JR_OPT_HELP                                  \
+	{                                            \
+		"help", JR_K_HELP, NULL, "this text" \
+	}
+
+/* what a live run sets in jitmod: its duty cycle, and when it stops */
+#define JR_OPTS_DUTY                                                           \
+	{ "runtime", JR_K_RUNTIME, "TIME",                                     \
+	  "set jitmod's runtime_us: sampling time per period\n"                \
+	  "(serve: also the user sampler's; default 100ms); bare: us" },       \
+	{                                                                      \
+		"period", JR_K_PERIOD, "TIME",                                 \
+			"set jitmod's period_us (serve: default 1s); bare: us" \
+	}
+#define JR_OPTS_STOP                                                                  \
+	{ "stop", JR_K_STOP, "TIME",                                                  \
+	  "set jitmod's stop_us: stop on one gap above TIME; bare: us" },             \
+		{ "stop-us", JR_K_STOP, "TIME", NULL },                               \
+		{ "stop-total", JR_K_STOP_TOTAL, "TIME",                              \
+		  "set jitmod's stop_total_us: stop on a period's noise; bare: us" }, \
+		{ "stop-total-us", JR_K_STOP_TOTAL, "TIME", NULL },                   \
+		{ "on-threshold", JR_K_ONTHR, "ACTION",                               \
+		  "when jitmod stops: stop | continue | trace[=FILE] |\n"             \
+		  "exec=CMD | signal=SIG,PID (repeatable)" },                         \
+	{                                                                             \
+		"on-end", JR_K_ONEND, "ACTION",                                       \
+			"when the run ends: trace[=FILE] | exec=CMD |\n"              \
+			"signal=SIG,PID (repeatable)"                                 \
+	}
+
+/* how a report's tables look, and when the run fails */
+#define JR_OPTS_SHOWN                                                                 \
+	JR_OPT_UNIT, JR_OPT_PRECISION,                                                \
+		{ "bucket-size", JR_K_BUCKET, "TIME",                                 \
+		  "bucket table width (default 1us); bare: us" },                     \
+		{ "entries", JR_K_ENTRIES, "N",                                       \
+		  "bucket table rows (default 256)" },                                \
+		{ "no-header", JR_K_NOHDR, NULL, "no header lines" },                 \
+		{ "with-zeros", JR_K_ZEROS, NULL,                                     \
+		  "print empty rows and classes" },                                   \
+	{                                                                             \
+		"fail-if", JR_K_FAIL_IF, "COND",                                      \
+			"exit 4 when COND holds at the end (repeatable), e.g.\n"      \
+			"max>50us, p99.9999>10us, avail<99.99%, class=irq,max>5us,\n" \
+			"cpu=all,count>1000; compare: side=kernel|user"               \
+	}
+
+/* a report's files beside the JSON */
+#define JR_OPTS_FILES                                                           \
+	{ "csv", JR_K_CSV, "DIR",                                               \
+	  "percentiles.csv, sources.csv, summary.csv" },                        \
+		{ "hgrm", JR_K_HGRM, "DIR",                                     \
+		  "HdrHistogram .hgrm per CPU and class" },                     \
+		{ "hlog", JR_K_HLOG, "FILE",                                    \
+		  "HdrHistogram interval log of each CPU's gaps" },             \
+	{                                                                       \
+		"hlog-interval", JR_K_HLOG_INT, "TIME",                         \
+			"--hlog's interval (default 1s, at least 1ms); bare: s" \
+	}
+
+/* the user side: its sampler and the pipeline */
+#define JR_OPTS_USER_SIDE                                                           \
+	{ "work", JR_K_WORK, "MODE",                                                \
+	  "user sampler: none (the gap loop, default), usleep,\n"                   \
+	  "nanosleep, memwalk, arith, kill, gettime" },                             \
+		JR_OPT_FIFO,                                                        \
+		{ "max-gaps", JR_K_MAXGAPS, "N",                                    \
+		  "user gaps waiting to be classified, per CPU (default 262144)" }, \
+		{ "no-pipeline", JR_K_NOPIPE, NULL, "skip the pipeline" },          \
+		{ "wait", JR_K_WAIT, "STRATEGY",                                    \
+		  "pipeline waits: spin (default), yield, sleep;\n"                 \
+		  "only yield and sleep may share a CPU" },                         \
+		{ "interval-us", JR_K_INTERVAL, "TIME",                             \
+		  "pipeline publication interval (default 10); bare: us" },         \
+		{ "ring", JR_K_RING, "N",                                           \
+		  "pipeline ring slots, a power of two (default 4096)" },           \
+		{ "warmup-ms", JR_K_WARMUP, "TIME",                                 \
+		  "pipeline warm-up left out (default 1000); bare: ms" },           \
+		{ "input", JR_K_INPUT, "FILE",                                      \
+		  "pipeline messages: 8-byte payloads (default: generated)" },      \
+		{ "journal", JR_K_JOURNAL, "FILE",                                  \
+		  "keep the pipeline journal in FILE (a new file);\n"               \
+		  "compare with --rounds R > 1: FILE.1 .. FILE.R" },                \
+	{                                                                           \
+		"journal-size", JR_K_JOURNAL_SIZE, "SIZE",                          \
+			"the journal keeps the last SIZE bytes of messages\n"       \
+			"(default 64M; K, M, G)"                                    \
+	}
+
+int jr_parse_opts(const struct jr_cmd_def *d,
+		  const struct jr_cmd_def *const *all, size_t nr_all,
+		  bool legacy, int argc, char **argv, struct jr_opts *o,
+		  struct jr_err *e);
+void jr_opts_usage(FILE *out, const struct jr_cmd_def *d);
+int jr_opt_int(const char *arg, uint64_t lo, uint64_t hi, int *out);
+int jr_opt_name(const char *arg, const char *const *names, int nr, int *out);
 
 #endif /* JR_OPTS_H */

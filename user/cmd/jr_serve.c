@@ -26,7 +26,7 @@ _Static_assert((int)JR_FMT_TEXT == (int)JR_PROM_TEXT &&
 		       (int)JR_NR_FMT == (int)JR_PROM_NR_FMT,
 	       "jitread serve's formats are the exposition's");
 
-int jr_serve_open(struct jr_serve *s, const struct jr_opts *o,
+int jr_serve_open(struct jr_serve *s, const struct jr_serve_opts *so,
 		  const char *backend, const char *kernel, struct jr_err *e)
 {
 	const struct jr_prom_info info = { .version = JR_VERSION,
@@ -35,22 +35,22 @@ int jr_serve_open(struct jr_serve *s, const struct jr_opts *o,
 	int ret;
 
 	memset(s, 0, sizeof(*s));
-	s->o = o;
+	s->so = so;
 	s->dfd = -1;
 	s->http.fd = -1;
 	s->http.stop[0] = s->http.stop[1] = -1;
 	pthread_mutex_init(&s->lock, NULL);
-	jr_prom_init(&s->prom, o->serve.top, &info);
-	if (o->serve.textfile) {
-		s->dfd = jr_safe_dir(o->serve.textfile, 0, e);
+	jr_prom_init(&s->prom, so->top, &info);
+	if (so->textfile) {
+		s->dfd = jr_safe_dir(so->textfile, 0, e);
 		if (s->dfd < 0) {
 			ret = s->dfd;
 			s->dfd = -1;
 			return ret;
 		}
 	}
-	if (o->serve.listen)
-		return jr_http_listen(&s->http, o->serve.listen, e);
+	if (so->listen)
+		return jr_http_listen(&s->http, so->listen, e);
 	return 0;
 }
 
@@ -97,7 +97,7 @@ static int jr_textfile_write(struct jr_serve *s, const struct jr_buf *b)
 static void jr_textfile(struct jr_serve *s)
 {
 	int ret = jr_textfile_write(s, &s->page[JR_FMT_TEXT]);
-	const char *dir = s->o->serve.textfile;
+	const char *dir = s->so->textfile;
 
 	if (!ret) {
 		if (s->textfile_errors)
@@ -175,7 +175,7 @@ int jr_serve_start(struct jr_serve *s, const struct jr_model *m,
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	ret = jr_http_start(&s->http, jr_serve_page, s, e);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!ret && !s->o->out.quiet)
+	if (!ret && !s->quiet)
 		jr_warn("serving http://%s/metrics", s->http.addr);
 	return ret;
 }

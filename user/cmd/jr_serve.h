@@ -17,8 +17,20 @@
 #define JR_VERSION "0.1"
 #define JR_TEXTFILE_NAME "jitread.prom"
 
+/* jitread serve's own options */
+enum jr_sampler { JR_SAMPLER_AUTO, JR_SAMPLER_JITMOD, JR_SAMPLER_USER };
+
+struct jr_serve_opts {
+	const char *listen; /* NULL with --textfile alone */
+	const char *textfile; /* a directory */
+	uint64_t interval_ns; /* how often the metrics are refreshed */
+	int top; /* sources per CPU with series of their own */
+	int sampler; /* enum jr_sampler */
+};
+
 struct jr_serve {
-	const struct jr_opts *o;
+	const struct jr_serve_opts *so;
+	bool quiet; /* -q: no line when the server starts */
 	struct jr_prom prom;
 	struct jr_http http;
 	pthread_mutex_t lock; /* page[], between a refresh and the server */
@@ -31,7 +43,7 @@ struct jr_serve {
 	struct jr_err why;
 };
 
-int jr_serve_open(struct jr_serve *s, const struct jr_opts *o,
+int jr_serve_open(struct jr_serve *s, const struct jr_serve_opts *so,
 		  const char *backend, const char *kernel, struct jr_err *e);
 int jr_serve_start(struct jr_serve *s, const struct jr_model *m,
 		   struct jr_err *e);

@@ -44,7 +44,7 @@ void jr_check_online(const struct jr_opts *o)
 static void jr_journal_name(const struct jr_opts *o, uint64_t round, char *buf,
 			    size_t len)
 {
-	if (o->cmd == JR_CMD_COMPARE && o->user.rounds > 1)
+	if (o->user.rounds > 1)
 		snprintf(buf, len, "%s.%" PRIu64, o->user.journal, round);
 	else
 		snprintf(buf, len, "%s", o->user.journal);
@@ -56,7 +56,7 @@ static void jr_journal_name(const struct jr_opts *o, uint64_t round, char *buf,
  */
 static void jr_journal_check(const struct jr_opts *o)
 {
-	uint64_t r, rounds = o->cmd == JR_CMD_COMPARE ? o->user.rounds : 1;
+	uint64_t r, rounds = o->user.rounds;
 	char path[PATH_MAX];
 	struct jr_err e;
 	struct stat st;
