@@ -60,7 +60,7 @@ static int jr_kernel_phase(struct jr_stream *s, struct jr_ksave *saved,
 	if (ret)
 		return ret;
 	jr_ready(ready_file);
-	while (jr_mono_ns() < end && !jr_interrupted && !ret) {
+	while (jr_mono_ns() < end && !jr_run_stop.sig && !ret) {
 		jr_stream_wait(s);
 		ret = jr_stream_drain(s);
 		if (!jr_module_loaded())
@@ -80,7 +80,7 @@ static int jr_rounds(struct jr_udoc *d, struct jr_ubpf *b, struct jr_stream *s,
 	uint64_t r;
 	int ret = 0;
 
-	for (r = 0; r < o->user.rounds && !jr_interrupted && !ret && !d->fail;
+	for (r = 0; r < o->user.rounds && !jr_run_stop.sig && !ret && !d->fail;
 	     r++) {
 		if (!o->out.quiet)
 			jr_warn("round %" PRIu64 "/%" PRIu64

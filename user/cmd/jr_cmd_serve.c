@@ -207,7 +207,7 @@ static void jr_sleep_until(double t)
 	struct timespec ts = { .tv_sec = (time_t)t,
 			       .tv_nsec = (long)((t - (time_t)t) * 1e9) };
 
-	while (!jr_interrupted &&
+	while (!jr_run_stop.sig &&
 	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
 		       EINTR)
 		;
@@ -250,7 +250,7 @@ static int jr_serve_user(struct jr_opts *o, int argc, char **argv)
 		jr_die(JR_EXIT_RUN, "%s", e.msg);
 	start = jr_mono();
 	next_refresh = jr_serve_opts.interval_ns / 1e9;
-	for (k = 0; !jr_interrupted && !d.fail; k++) {
+	for (k = 0; !jr_run_stop.sig && !d.fail; k++) {
 		if (o->live.duration_ns &&
 		    (jr_mono() - start) * 1e9 >= (double)o->live.duration_ns)
 			break;

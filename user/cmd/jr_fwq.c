@@ -115,7 +115,7 @@ int jr_fwq_run(struct jr_fwq *f, uint64_t duration_ns, int cpu,
 	}
 	f->iters = jr_calibrate(f->quantum_ns);
 	f->min_ns = UINT64_MAX;
-	for (i = 0; i < n && !jr_interrupted; i++) {
+	for (i = 0; i < n && !jr_run_stop.sig; i++) {
 		t0 = jr_mono_ns();
 		jr_work(f->iters);
 		end = jr_mono_ns();

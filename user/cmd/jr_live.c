@@ -341,7 +341,7 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 		ret = jr_stream_drain(&s);
 		if (!ret && c->stopped && o->live.on_thr.cont)
 			ret = jr_continue(c);
-		if (ret || c->stopped || jr_interrupted)
+		if (ret || c->stopped || jr_run_stop.sig)
 			break;
 		if (now >= next_gone_check) { /* polls come at up to 100 Hz */
 			next_gone_check = now + JR_GONE_CHECK_S;

@@ -144,7 +144,7 @@ void jr_sample_phase(struct jr_udoc *d, struct jr_ubpf *b, uint64_t ns)
 		.fifo_prio = d->o->user.fifo_prio,
 		.gaps_cap = d->o->user.max_gaps,
 		.tsc_khz = d->info.tsc_khz,
-		.stop = (volatile int *)&jr_interrupted,
+		.stop = &jr_run_stop,
 		.ready_file = d->o->live.ready_file,
 	};
 	struct jr_err e;
@@ -192,7 +192,7 @@ void jr_pipe_phase(struct jr_udoc *d, uint64_t ns)
 	struct jr_err e;
 	int ret;
 
-	if (d->o->user.no_pipeline || jr_interrupted || d->fail)
+	if (d->o->user.no_pipeline || jr_run_stop.sig || d->fail)
 		return;
 	if (!d->o->user.journal && !mkdtemp(dir)) {
 		d->fail = jr_fail(&d->why, JR_EXIT_RUN, "%s: %s", dir,
@@ -212,7 +212,7 @@ void jr_pipe_phase(struct jr_udoc *d, uint64_t ns)
 	c->journal = path;
 	c->journal_bytes = d->o->user.journal_bytes;
 	c->tsc_khz = d->info.tsc_khz;
-	c->stop = (volatile int *)&jr_interrupted;
+	c->stop = &jr_run_stop;
 	ret = jr_pipe_run(c, &r, &e);
 	if (!d->o->user.journal) {
 		unlink(path);

@@ -9,7 +9,7 @@
 
 #include "common/jr_err.h"
 
-volatile sig_atomic_t jr_interrupted;
+struct jr_stop jr_run_stop;
 
 /*
  * jr_fail - fill e with the message and return code, a negative errno:
@@ -55,7 +55,7 @@ void jr_warn(const char *fmt, ...)
 
 static void jr_on_signal(int sig)
 {
-	jr_interrupted = sig;
+	jr_run_stop.sig = sig;
 }
 
 /*

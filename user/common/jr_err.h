@@ -32,8 +32,17 @@ void jr_die(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 void jr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* set by SIGINT, SIGTERM, SIGHUP and SIGPIPE once jr_catch_signals() ran */
-extern volatile sig_atomic_t jr_interrupted;
+/*
+ * struct jr_stop - a run's stop flag: the signal that ends it early
+ * (SIGINT, SIGTERM, SIGHUP or SIGPIPE, once jr_catch_signals() ran), 0
+ * while it runs.  Only the handler writes it; the run's threads are given
+ * it read-only.
+ */
+struct jr_stop {
+	volatile sig_atomic_t sig;
+};
+
+extern struct jr_stop jr_run_stop;
 void jr_catch_signals(void);
 
 #endif /* JR_ERR_H */

@@ -63,6 +63,7 @@ struct jr_pipe {
 	struct jr_seq done; /* 1: the producer published its last */
 	struct jr_seq consumed[2];
 	struct jr_seq go;
+	struct jr_seq abort; /* 1: a thread could not start; stop */
 	struct jr_slot *slots;
 	uint64_t mask;
 	const struct jr_pipe_cfg *cfg;
@@ -124,6 +125,12 @@ static uint64_t jr_load(const struct jr_seq *s)
 	return __atomic_load_n(&s->v, __ATOMIC_ACQUIRE);
 }
 
+/* jr_pipe_stopped - the run was stopped, or the pipeline aborted */
+static bool jr_pipe_stopped(const struct jr_pipe *p)
+{
+	return p->cfg->stop->sig || jr_load(&p->abort);
+}
+
 static void jr_store(struct jr_seq *s, uint64_t v)
 {
 	__atomic_store_n(&s->v, v, __ATOMIC_RELEASE);
@@ -152,7 +159,7 @@ static void *jr_producer(void *arg)
 		end = UINT64_MAX;
 	for (;;) {
 		now = jr_rdtsc();
-		if (now >= end || *cfg->stop)
+		if (now >= end || jr_pipe_stopped(p))
 			break;
 		if (now < next) {
 			jr_wait_once(cfg->wait);
@@ -167,7 +174,7 @@ static void *jr_producer(void *arg)
 				low = jr_load(&p->consumed[1]);
 			if (n - low < size)
 				break;
-			if (*cfg->stop)
+			if (jr_pipe_stopped(p))
 				goto out;
 			jr_wait_once(cfg->wait);
 		}
@@ -519,7 +526,7 @@ int jr_pipe_run(const struct jr_pipe_cfg *cfg, struct jr_pipe_result *res,
 	}
 	if (ret) {
 		jr_fail(e, -EINVAL, "pthread_create: %s", strerror(ret));
-		*cfg->stop = 1;
+		jr_store(&p.abort, 1);
 	}
 	t0 = jr_mono_ns();
 	jr_store(&p.go, 1);

@@ -76,7 +76,7 @@ struct jr_pipe_cfg {
 	const char *journal; /* journal path */
 	uint64_t journal_bytes; /* its size at most, header included */
 	uint64_t tsc_khz;
-	volatile int *stop;
+	const struct jr_stop *stop;
 };
 
 struct jr_pipe_result {

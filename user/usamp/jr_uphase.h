@@ -26,7 +26,7 @@ struct jr_user_cfg {
 	int fifo_prio;
 	uint64_t gaps_cap; /* per CPU: gaps waiting to be classified */
 	uint64_t tsc_khz;
-	volatile int *stop;
+	const struct jr_stop *stop;
 	const char *ready_file; /* created once the samplers go */
 };
 

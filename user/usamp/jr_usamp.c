@@ -104,7 +104,7 @@ static void jr_gap_loop(struct jr_usamp *u)
 			jr_log_gap(u, prev, d);
 		prev = t;
 		if (__builtin_expect(!(++iters & JR_STOP_POLL_MASK), 0)) {
-			if (t >= end || *u->stop || u->halt)
+			if (t >= end || u->stop->sig || u->halt)
 				break;
 			prev = jr_loop_pair(u, t);
 		}
@@ -169,7 +169,7 @@ static void jr_work_loop(struct jr_usamp *u)
 			jr_log_gap(u, t0, d);
 		iters++;
 		jr_loop_pair(u, t1);
-	} while (t1 < end && !*u->stop && !u->halt);
+	} while (t1 < end && !u->stop->sig && !u->halt);
 	u->end_tsc = t1;
 	u->iters = iters;
 	u->min_cyc = min;
@@ -184,9 +184,9 @@ static void *jr_usamp_main(void *arg)
 	u->tid = (pid_t)syscall(SYS_gettid);
 	if (u->err)
 		goto done;
-	while (!u->go && !*u->stop && !u->halt)
+	while (!u->go && !u->stop->sig && !u->halt)
 		__builtin_ia32_pause();
-	if (*u->stop || u->halt)
+	if (u->stop->sig || u->halt)
 		goto done;
 	jr_put_pair(u, JR_PAIR_TRIES);
 	u->next_pair = jr_rdtsc() + u->pair_cyc;

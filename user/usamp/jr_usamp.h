@@ -52,7 +52,7 @@ struct jr_usamp {
 	enum jr_work work;
 	uint64_t thr_cyc;
 	uint64_t run_cyc;
-	volatile int *stop; /* set by the caller: end early */
+	const struct jr_stop *stop; /* the caller's: end early */
 	volatile int halt; /* this phase's own: end early */
 	pthread_t th;
 	volatile pid_t tid; /* published once pinned, before sampling */
