@@ -98,7 +98,7 @@ def windows(events, tag):
     return trace.windows(events, tag, CPU)
 
 
-class Again(Exception):
+class Again(jt.Again):
     """Under TCG, a host stall inside other work in the same gap: either
     that work had more net time than the injection, so by the rule the
     gap is not the injection's class, or it took more than D/10 out of
@@ -230,18 +230,6 @@ def settle(inst, tag, cls, d_us):
     return pid, injector.late_ns()
 
 
-def again(what, attempt):
-    """attempt(n) for n = 0, 1, ..., made again (up to ATTEMPTS) while it
-    raises Again; its result, or Fail when every attempt was made again."""
-    for n in range(ATTEMPTS):
-        try:
-            return attempt(n)
-        except Again as e:
-            log(f"{what}, attempt {n}: {e}; again")
-    raise Fail(f"{what}: made again in every one of {ATTEMPTS} "
-               "attempts")
-
-
 def one_rep(inst, cls, d_us, tag):
     """One injection of cls between markers, judged by check_one; a rep
     that straddles a period boundary (the sampler was asleep for part of
@@ -266,27 +254,28 @@ def run_class(inst, cls):
     injector.fire(cls, DURATIONS_US[0])
     for d_us in DURATIONS_US:
         for rep in range(REPS):
-            log(again(f"{cls} {d_us}us rep {rep}",
-                      lambda n, d_us=d_us, rep=rep: one_rep(
-                             inst, cls, d_us,
-                             f"jitinject {cls} {d_us} {rep} {n}")))
+            log(jt.attempts(lambda n, d_us=d_us, rep=rep: one_rep(
+                inst, cls, d_us, f"jitinject {cls} {d_us} {rep} {n}"),
+                ATTEMPTS, retry=(), what=f"{cls} {d_us}us rep {rep}"))
 
 
 def inject_in_period(inst, tag, cls, d_us, settle_us):
-    """One injection between markers, again (up to 3 times) while its
-    window crosses a period boundary; (injector pid, its late_ns, the
-    window's events).
+    """One injection between markers, made again (up to 3 times) while
+    its window crosses a period boundary, the last kept whatever it
+    crossed; (injector pid, its late_ns, the window's events).
     settle_us: the net time the injector thread's own event must reach."""
-    for _ in range(3):
+    def once(n):
         inst.clear()
         inst.marker(tag)
         injector.fire(cls, d_us)
         pid, late = settle(inst, tag, cls, settle_us)
         inst.marker("jitinject done")
         evs = windows(trace.parse(inst.text()), tag)[tag]
-        if not any(e.name == "summary" for e in evs):
-            break
-    return pid, late, evs
+        if n < 2 and any(e.name == "summary" for e in evs):
+            raise Again("crossed a period boundary")
+        return pid, late, evs
+
+    return jt.attempts(once, 3, retry=(), what=f"{cls} {d_us}us window")
 
 
 def check_nest(inst, d_us):
@@ -408,14 +397,18 @@ def body():
     kmod.insmod("jitinject", cpu=CPU)
     with tracefs.Instance("classify", events=("jitmod",) + kspan.EVENTS,
                           clock=kspan.CLOCK) as inst:
+        cases = jt.Cases(len(CLASSES) + len(NEST_US) + len(SOFTPRE_US))
         for cls in CLASSES:
-            run_class(inst, cls)
+            cases.run(cls, run_class, inst, cls)
         for d_us in NEST_US:
-            again(f"nest {d_us}us", lambda _n, d_us=d_us: check_nest(
-                inst, d_us))
+            cases.run(f"nest {d_us}us", jt.attempts,
+                      lambda _n, d_us=d_us: check_nest(inst, d_us),
+                      ATTEMPTS, retry=(), what=f"nest {d_us}us")
         for d_us in SOFTPRE_US:
-            again(f"softpre {d_us}us", lambda _n, d_us=d_us: check_softpre(
-                inst, d_us))
+            cases.run(f"softpre {d_us}us", jt.attempts,
+                      lambda _n, d_us=d_us: check_softpre(inst, d_us),
+                      ATTEMPTS, retry=(), what=f"softpre {d_us}us")
+        cases.finish()
     kmod.rmmod("jitinject")
     kmod.rmmod("jitmod")
 

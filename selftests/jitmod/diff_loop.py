@@ -140,7 +140,7 @@ def body():
     a, b, c = (os.path.join(tmp, x) for x in ("a.json", "b.json",
                                               "c.json"))
 
-    def runs_a_b():
+    def runs_a_b(_try):
         hist(jr, a, True)
         hist(jr, b, False)
         a_b(jr, a, b)

@@ -52,7 +52,7 @@ def run(out, ready):
     return done
 
 
-def attempt():
+def attempt(_try=0):
     """One load, injection and check of every class; Fail says what."""
     # runtime = period: no injection may land in the sampler's sleep,
     # where an IPI to an idle CPU need not even be an interrupt

@@ -123,16 +123,21 @@ def since_mark(inst):
 
 
 def injected(inst, pids):
-    """Every injection's class event is in the test's instance, and a gap
-    after the last one, so jitread has had them all to read."""
+    """Every injection's class event is in the test's instance (the timer
+    softirqs too: under TCG the last can fire a while after it was
+    armed), and a gap after the last one, so jitread has had them all to
+    read."""
     evs = since_mark(inst)
     seen = trace_sources(evs, pids)
     thr = {e.num("pid") for k, v in seen.items() if k.startswith("thread:")
            for e in v}
+    spins = [e for e in seen.get("softirq:TIMER", [])
+             if spun(evs, e, "softirq", D_US * 1000)]
     mine = {id(e) for v in seen.values() for e in v}
     last = max((i for i, e in enumerate(evs) if id(e) in mine), default=None)
     return len(seen.get("nmi:jinj_nmi", [])) >= N and pids <= thr and \
-        last is not None and any(e.name == "gap" for e in evs[last:])
+        len(spins) >= N and last is not None and \
+        any(e.name == "gap" for e in evs[last:])
 
 
 def live_attribution(jr, tmp):
@@ -236,8 +241,10 @@ def live_run(jr, tmp, inst):
                 pids.add(int(sysio.read(f"{injector.PARAMS}/last_pid")))
     if not sysio.wait_for(lambda: injected(inst, pids), 10):
         p.kill()
-        raise Fail(f"the injections are not all in the trace: pids "
-                   f"{sorted(pids)}")
+        seen = trace_sources(since_mark(inst) or [], pids)
+        raise Fail(f"the injections are not all in the trace after 10 s: "
+                   f"pids {sorted(pids)}; seen " +
+                   ", ".join(f"{k} x{len(v)}" for k, v in seen.items()))
     inst.marker(END)
     time.sleep(1.5)
     p.send_signal(signal.SIGINT)
@@ -332,18 +339,21 @@ def on_threshold(jr, tmp):
     time.sleep(0.5)
     # An IPI that lands in the sampler's sleep makes no gap: try again
     # until jitread ends.
-    for _ in range(ATTEMPTS):
+
+    def ipi(_n):
         injector.fire("ipi", 80000)
         try:
-            _, err = p.communicate(timeout=5)
-            break
-        except subprocess.TimeoutExpired:
-            continue
-    else:
+            return p.communicate(timeout=5)[1]
+        except subprocess.TimeoutExpired as e:
+            raise jt.Again("jitread still runs 5 s after an 80 ms IPI") \
+                from e
+
+    try:
+        err = jt.attempts(ipi, ATTEMPTS, retry=(), what="the stop")
+    except Fail:
         p.kill()
         jt.diagnose(CPU)
-        raise Fail(f"jitread did not end on the stop after {ATTEMPTS} "
-                   "80 ms IPIs")
+        raise
     log(f"on-threshold: exit {p.returncode}: {err.strip()}")
     if p.returncode != 5:
         raise Fail(f"a run ended by a stop exits {p.returncode}, not 5")
@@ -499,6 +509,13 @@ def rmmod_under_reader(jr):
         raise Fail(f"instance left after rmmod: {instances()}")
 
 
+def not_sampled(jr):
+    """-c with a CPU jitmod does not sample is refused in one line."""
+    rc, out = sysio.sh([jr, "-c", "0", "-d", "1s"], check=False)
+    if rc != 2 or "CPU 0 is not sampled by jitmod" not in out:
+        raise Fail(f"-c 0 (not sampled): exit {rc}: {out}")
+
+
 def body():
     jr = kmod.jitread()
     # runtime = period: each injection must be seen, so the sampler may
@@ -508,18 +525,18 @@ def body():
     kmod.insmod("jitinject", cpu=CPU)
     tmp = f"/tmp/jitread-live-{os.getpid()}"
     os.makedirs(tmp, exist_ok=True)
-    rc, out = sysio.sh([jr, "-c", "0", "-d", "1s"], check=False)
-    if rc != 2 or "CPU 0 is not sampled by jitmod" not in out:
-        raise Fail(f"-c 0 (not sampled): exit {rc}: {out}")
-    live_attribution(jr, tmp)
-    top_view(jr)
-    settings_put_back(jr, tmp)
-    on_threshold(jr, tmp)
-    on_threshold_continue(jr, tmp)
-    terminated_reader(jr)
-    piped_top(jr)
-    killed_reader(jr)
-    rmmod_under_reader(jr)
+    cases = jt.Cases(10)
+    cases.run("not_sampled", not_sampled, jr)
+    cases.run("live_attribution", live_attribution, jr, tmp)
+    cases.run("top_view", top_view, jr)
+    cases.run("settings_put_back", settings_put_back, jr, tmp)
+    cases.run("on_threshold", on_threshold, jr, tmp)
+    cases.run("on_threshold_continue", on_threshold_continue, jr, tmp)
+    cases.run("terminated_reader", terminated_reader, jr)
+    cases.run("piped_top", piped_top, jr)
+    cases.run("killed_reader", killed_reader, jr)
+    cases.run("rmmod_under_reader", rmmod_under_reader, jr)
+    cases.finish()
 
 
 if __name__ == "__main__":

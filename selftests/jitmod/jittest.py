@@ -3,6 +3,9 @@
 
 A test calls run(body): body raises Skip or Fail (jitpy.guest.sysio), or
 returns to pass; the exit code follows kselftest (0 pass, 1 fail, 4 skip).
+A test of several cases runs each through Cases, which reports each as a
+KTAP subtest and goes on after a failure; a measurement that the emulator
+can spoil is made again through attempts(), the one retry helper.
 Every test also fails on a bad kernel log, judged by the pattern in
 lib.sh.  The helpers a test uses are jitpy.guest's: sysio, tracefs, trace,
 kmod and injector, staged beside this file by `make ksft`.
@@ -26,19 +29,64 @@ def bad_dmesg_pattern():
     return re.compile(m.group(1))
 
 
-def attempts(fn, n, after_fail=None):
-    """fn() until it returns, at most n times: a host stall under TCG can
-    spoil one measurement.  Each failed try is logged and followed by
-    after_fail(); the last try's Fail is raised."""
-    for i in range(1, n + 1):
+class Again(Exception):
+    """A measurement that proved nothing (the emulator stalled, a window
+    crossed a period boundary): make it again."""
+
+
+def attempts(fn, n, after_fail=None, retry=(Fail,), what="attempt"):
+    """fn(i) for i = 0, 1, ... until it returns, at most n times: a host
+    stall under TCG can spoil one measurement.  An exception of retry
+    (Fail, unless the test says which), or Again, makes it again; each is
+    logged and followed by after_fail().  When all n were spoiled, the
+    last Fail is raised, or a Fail saying that every try was made
+    again."""
+    for i in range(n):
         try:
-            return fn()
-        except Fail as e:
+            return fn(i)
+        except (Again,) + tuple(retry) as e:
             if after_fail:
                 after_fail()
-            if i == n:
-                raise
-            log(f"attempt {i} of {n} failed: {e}")
+            if i == n - 1:
+                if isinstance(e, Fail):
+                    raise
+                raise Fail(f"{what}: made again in every one of {n} "
+                           f"attempts; the last: {e}") from e
+            log(f"{what} {i + 1} of {n}: {e}; again")
+    raise Fail(f"{what}: no attempt made (n={n})")
+
+
+class Cases:
+    """The cases of one test as KTAP subtests: each runs and reports its
+    own line, whatever the others did, and the test fails at the end if
+    any case failed.  A case that raises Skip is reported as skipped."""
+
+    def __init__(self, count):
+        self.count, self.n, self.failed = count, 0, []
+        print("    KTAP version 1", flush=True)
+        print(f"    1..{count}", flush=True)
+
+    def run(self, name, fn, *args, **kw):
+        """Case name: fn(*args, **kw), passed unless it raises."""
+        self.n += 1
+        try:
+            fn(*args, **kw)
+        except Skip as e:
+            print(f"    ok {self.n} {name} # SKIP {e}", flush=True)
+        except (Fail, OSError) as e:
+            log(f"{name}: FAIL: {e}")
+            print(f"    not ok {self.n} {name}", flush=True)
+            self.failed.append(name)
+        else:
+            print(f"    ok {self.n} {name}", flush=True)
+
+    def finish(self):
+        """Fail the test if a case failed, or the plan was not kept."""
+        if self.n != self.count:
+            self.failed.append(f"{self.count - self.n} never run")
+        if self.failed:
+            raise Fail(f"{len(self.failed)} of {self.count} cases failed: "
+                       f"{', '.join(self.failed)}")
 
 
 def diagnose(cpu):

@@ -125,7 +125,7 @@ def body():
     """Up to ATTEMPTS storms: a host stall under TCG can keep the sampler
     from the storm, which leaves nothing to judge and is tried again.  A
     broken window in any attempt fails at once."""
-    def attempt():
+    def attempt(_try):
         sent, evs, stats = capture()
         sums = [e for e in evs if e.name == "summary"]
         gaps = [e for e in evs if e.name == "gap"]

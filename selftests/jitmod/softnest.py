@@ -32,7 +32,8 @@ ATTEMPTS = 3
 
 
 def one(inst, n):
-    """One softnest injection; True when judged, False to make it again."""
+    """One softnest injection, judged; Again when the thread was charged
+    more than D/4 (the emulator stalled it)."""
     tag = f"softnest {n}"
     quarter = D_US * 250
     inst.clear()
@@ -67,9 +68,7 @@ def one(inst, n):
             raise Fail(f"no {name} softirq_noise of {quarter} ns or more "
                        f"on CPU {CPU}: {got}; thread {thread} ns")
     if thread > quarter:
-        log(f"the thread was charged {thread} ns > {quarter}: again")
-        return False
-    return True
+        raise jt.Again(f"the thread was charged {thread} ns > {quarter}")
 
 
 def body():
@@ -79,9 +78,8 @@ def body():
     log(f"kernel {os.uname().release}, {os.uname().version}")
     with tracefs.Instance("softnest", events=("jitmod",)) as inst:
         injector.fire("softnest", 100)  # TCG translates the code once
-        if not any(one(inst, n) for n in range(ATTEMPTS)):
-            raise Fail(f"the thread was charged more than D/4 in all "
-                       f"{ATTEMPTS} reps")
+        jt.attempts(lambda n: one(inst, n), ATTEMPTS, retry=(),
+                    what="softnest rep")
     kmod.rmmod("jitinject")
     kmod.rmmod("jitmod")
 
