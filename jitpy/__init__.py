@@ -29,3 +29,10 @@ def _checkout():
 
 TOP = _checkout()
 JITREAD = os.path.join(TOP, "user", "jitread")
+
+
+def module_path(release, name="jitmod"):
+    """Where make modules-all puts module name (jitmod, jitinject or
+    jitbench) built for kernel release."""
+    sub = "module" if name == "jitmod" else name
+    return os.path.join(TOP, "build", "modules", release, sub, f"{name}.ko")

@@ -30,6 +30,7 @@ import sys
 import time
 
 import jitpy
+from jitpy.bench import env_int
 from jitpy.guest import injector, kmod, sysio, trace, tracefs
 from jitpy.guest.sysio import Fail, Skip, log
 
@@ -45,10 +46,6 @@ DURATIONS_US = (50, 200, 1000)
 OSN_EVENT = re.compile(r"^(?:(?P<src>.+?):(?P<id>-?\d+) )?start [\d.]+ "
                        r"duration (?P<ns>\d+) ns")
 KV = re.compile(r"(\w+)=(\S+)")
-
-
-def env_int(name, default):
-    return int(os.environ.get(name, default))
 
 
 def bench_run(cmd):

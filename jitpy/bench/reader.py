@@ -29,7 +29,6 @@ whatever the speed.  The live figure comes from TCG and is relative only.
 """
 
 import os
-import platform
 import random
 import re
 import resource
@@ -40,6 +39,7 @@ import tempfile
 import time
 
 import jitpy
+from jitpy.bench import machine
 from jitpy.formats import recording as jrrec
 from jitpy.formats import report
 from jitpy.guest.sysio import wait_for
@@ -76,13 +76,6 @@ def block(rng):
             out.append(jrrec.rec(jrrec.NMI, cpu, (1500,),
                                  name="perf_event_nmi_handler"))
     return b"".join(out)
-
-
-def machine():
-    with open("/proc/cpuinfo") as f:
-        model = next((ln.split(":", 1)[1].strip() for ln in f
-                      if ln.startswith("model name")), "?")
-    return f"{model}, {os.cpu_count()} CPUs, {platform.release()}"
 
 
 LIVE_S = 20
@@ -274,7 +267,7 @@ def flood(buffer_kb, why):
 def guest():
     """Inside the VM: jitread and trace-cmd record on one event stream."""
     rel = os.uname().release
-    ko = os.path.join(TOP, "build", "modules", rel, "module", "jitmod.ko")
+    ko = jitpy.module_path(rel)
     subprocess.run(["insmod", ko, "cpus=1", "threshold_ns=1000"], check=True)
     print(f"live: TCG guest, 2 vCPUs, CPU 1 sampled at 1 us; each reader "
           f"on CPU 0, both at once for {LIVE_S} s; relative figures only")

@@ -27,6 +27,7 @@ import tempfile
 import time
 
 import jitpy
+from jitpy.bench import env_int, machine
 from jitpy.bench import report as bench_report
 from jitpy.bench import user as bench_user
 from jitpy.vm import runner as jitvm
@@ -37,18 +38,12 @@ JITREAD = os.path.join(TOP, "user", "jitread")
 GUEST_VCPUS = 3
 
 
-def env_int(name, default):
-    return int(os.environ.get(name, default))
-
-
 def run_guest(save):
     """The kernel half in the rt guest; its JSON, or raise with why not."""
     _vmlinuz, release = jitvm.resolve_kernel("rt")
-    for sub in ("module/jitmod.ko", "jitinject/jitinject.ko",
-                "jitbench/jitbench.ko"):
-        if not os.path.exists(os.path.join(TOP, "build", "modules", release,
-                                           sub)):
-            raise RuntimeError(f"{sub} for {release} missing "
+    for name in ("jitmod", "jitinject", "jitbench"):
+        if not os.path.exists(jitpy.module_path(release, name)):
+            raise RuntimeError(f"{name}.ko for {release} missing "
                                "(make modules-all)")
     env = [f"BENCH_{k}={os.environ[f'BENCH_{k}']}"
            for k in ("ROUNDS", "SECONDS", "REPS", "IPIS", "READER_SECONDS")
@@ -121,7 +116,7 @@ def main():
     rounds = env_int("BENCH_ROUNDS", 3)
     usecs = env_int("BENCH_USER_SECONDS", 5)
     res = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
-           "host": bench_user.machine(), "file_version": 1}
+           "host": machine(), "file_version": 1}
     failed = []
     with tempfile.TemporaryDirectory() as tmp:
         save = os.path.join(tmp, "guest")

@@ -16,7 +16,6 @@ whatever the speed (1 only if a tool is missing or fails).
 
 import json
 import os
-import platform
 import re
 import shutil
 import subprocess
@@ -24,6 +23,7 @@ import sys
 import tempfile
 
 import jitpy
+from jitpy.bench import machine
 
 TOP = jitpy.TOP
 JITREAD = jitpy.JITREAD
@@ -78,17 +78,6 @@ def pipeline(secs, tmp):
                         if "transit" in k}}
 
 
-def machine():
-    model = "?"
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    return (f"{platform.node()}: {os.cpu_count()} CPUs, {model}, kernel "
-            f"{platform.release()}, native (not TCG)")
-
-
 def main():
     cpu = int(os.environ.get("BENCH_CPU", "1"))
     rounds = int(os.environ.get("BENCH_ROUNDS", "3"))
@@ -98,7 +87,7 @@ def main():
             print("bench-user: needs user/jitread and oslat (make deps "
                   "user)", file=sys.stderr)
             return 1
-    print(f"# {machine()}")
+    print(f"# {machine()}, native (not TCG)")
     print(f"# CPU {cpu}, {rounds} alternating rounds of {secs} s each")
     with tempfile.TemporaryDirectory() as tmp:
         u = resolution(cpu, rounds, secs, tmp, lambda r, jr, osl: print(

@@ -14,10 +14,8 @@ JIT_PARAMS = "/sys/module/jitmod/parameters"
 
 def ko(name):
     """Path of jitmod.ko or jitinject.ko built for the running kernel."""
-    sub = "module" if name == "jitmod" else name
     env = os.environ.get(f"{name.upper()}_KO")
-    path = env or os.path.join(jitpy.TOP, "build", "modules",
-                               os.uname().release, sub, f"{name}.ko")
+    path = env or jitpy.module_path(os.uname().release, name)
     if not os.path.exists(path):
         raise Fail(f"{path} missing (make modules-all)")
     return path

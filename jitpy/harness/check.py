@@ -130,8 +130,7 @@ def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen="",
     except jitvm.MissingError as e:
         tally.report(True, f"vm-{name}", skip_reason=str(e))
         return
-    ko = os.path.join(TOP, "build", "modules", release, "module",
-                      "jitmod.ko")
+    ko = jitpy.module_path(release)
     if not os.path.exists(ko):
         tally.report(False, f"vm-{name}: module built",
                      detail=f"{ko} missing: make modules-all failed?")
