@@ -13,9 +13,6 @@
 
 #define JR_DIFF_TEXT_SOURCES 20 /* source rows per CPU in the text */
 
-static const double jr_dpct[] = { 50, 90, 99, 99.9, 99.99, 99.999, 99.9999 };
-#define JR_NR_DPCT (sizeof(jr_dpct) / sizeof(jr_dpct[0]))
-
 /* jr_change - b against a in %, or a word when a is 0. */
 static const char *jr_change(double a, double b, char *buf, size_t len)
 {
@@ -198,15 +195,15 @@ static void jr_json_classes(FILE *out, const struct jr_dcpu *c)
 		jr_json_pair(out, "max_ns", (double)a->max_ns,
 			     (double)b->max_ns);
 		fprintf(out, ", \"percentiles_ns\": {");
-		for (k = 0; k < JR_NR_DPCT; k++) {
+		for (k = 0; k < JR_NR_PCTS; k++) {
 			char name[16];
 
-			snprintf(name, sizeof(name), "%g", jr_dpct[k]);
+			snprintf(name, sizeof(name), "%g", jr_pcts[k]);
 			fprintf(out, "%s", k ? ", " : "");
 			jr_json_pair(
 				out, name,
-				(double)jr_rclass_percentile(a, jr_dpct[k]),
-				(double)jr_rclass_percentile(b, jr_dpct[k]));
+				(double)jr_rclass_percentile(a, jr_pcts[k]),
+				(double)jr_rclass_percentile(b, jr_pcts[k]));
 		}
 		fprintf(out, "}}");
 	}

@@ -13,7 +13,7 @@
 #include "common/jr_text.h"
 #include "core/jr_report.h"
 
-const double jr_pcts[7] = { 50, 90, 99, 99.9, 99.99, 99.999, 99.9999 };
+const double jr_pcts[JR_NR_PCTS] = { 50, 90, 99, 99.9, 99.99, 99.999, 99.9999 };
 
 bool jr_cpu_wanted(const struct jr_model *m, const struct jr_report_opts *o,
 		   int cpu)
@@ -51,10 +51,15 @@ static void jr_val(FILE *out, const struct jr_report_opts *o, double ns)
 /* jr_pct_header - the percentile table's column heads. */
 void jr_pct_header(FILE *out, const char *c1, const char *c2, int w2)
 {
-	fprintf(out,
-		"%-4s %-*s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n",
-		c1, w2, c2, "mean", "min", "50%", "90%", "99%", "99.9%",
-		"99.99%", "99.999%", "99.9999%", "max", "count");
+	char head[16];
+	int i;
+
+	fprintf(out, "%-4s %-*s %10s %10s", c1, w2, c2, "mean", "min");
+	for (i = 0; i < JR_NR_PCTS; i++) {
+		snprintf(head, sizeof(head), "%g%%", jr_pcts[i]);
+		fprintf(out, " %10s", head);
+	}
+	fprintf(out, " %10s %10s\n", "max", "count");
 }
 
 /* jr_pct_row - one line of the percentile table. */
@@ -66,7 +71,7 @@ void jr_pct_row(FILE *out, const struct jr_report_opts *o, const char *label,
 	fprintf(out, "%-4s %-*s", label, w2, name);
 	jr_val(out, o, jr_hist_mean(hs));
 	jr_val(out, o, hs->count ? (double)hs->min : 0);
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < JR_NR_PCTS; i++)
 		jr_val(out, o, jr_hist_percentile(hs, jr_pcts[i]));
 	jr_val(out, o, (double)hs->max);
 	fprintf(out, " %10" PRIu64 "\n", hs->count);

@@ -24,7 +24,8 @@ struct jr_report_opts {
 	const char *details; /* what this side named; NULL: jitmod's */
 };
 
-extern const double jr_pcts[7];
+#define JR_NR_PCTS 7 /* percentiles in every table, JSON and CSV */
+extern const double jr_pcts[JR_NR_PCTS];
 
 /* An output directory, opened and checked by jr_safe_dir(). */
 struct jr_out_dir {

@@ -57,7 +57,7 @@ void jr_json_hist(FILE *out, const struct jr_hist *h)
 		", \"clamped\": %" PRIu64 ", \"percentiles_ns\": {",
 		h->count, h->count ? h->min : 0, jr_hist_mean(h), h->max,
 		h->clamped);
-	for (i = 0; i < 7; i++)
+	for (i = 0; i < JR_NR_PCTS; i++)
 		fprintf(out, "%s\"%g\": %" PRIu64, i ? ", " : "", jr_pcts[i],
 			jr_hist_percentile(h, jr_pcts[i]));
 	fprintf(out, "}, \"slots\": [");
@@ -272,9 +272,10 @@ int jr_report_csv(const struct jr_out_dir *d, struct jr_model *m,
 		ret = -EIO;
 		goto out;
 	}
-	fprintf(p,
-		"cpu,class,count,mean_ns,min_ns,p50_ns,p90_ns,p99_ns,p99.9_ns,p99."
-		"99_ns,p99.999_ns,p99.9999_ns,max_ns\n");
+	fprintf(p, "cpu,class,count,mean_ns,min_ns");
+	for (i = 0; i < JR_NR_PCTS; i++)
+		fprintf(p, ",p%g_ns", jr_pcts[i]);
+	fprintf(p, ",max_ns\n");
 	fprintf(s, "cpu,source,class,count,total_ns,min_ns,max_ns,avg_ns,"
 		   "rate_hz,period_ns,period_share\n");
 	fprintf(u,
@@ -291,7 +292,7 @@ int jr_report_csv(const struct jr_out_dir *d, struct jr_model *m,
 			fprintf(p, "%d,%s,%" PRIu64 ",%.3f,%" PRIu64, cpu,
 				jr_hclass_name(h), hs->count, jr_hist_mean(hs),
 				hs->count ? hs->min : 0);
-			for (i = 0; i < 7; i++)
+			for (i = 0; i < JR_NR_PCTS; i++)
 				fprintf(p, ",%" PRIu64,
 					jr_hist_percentile(hs, jr_pcts[i]));
 			fprintf(p, ",%" PRIu64 "\n", hs->max);
