@@ -35,6 +35,7 @@ static int jr_report_run(struct jr_opts *o, int argc, char **argv)
 	fclose(rd.f);
 	if (ret < 0)
 		jr_die(JR_EXIT_RUN, "%s: %s", o->file, e.msg);
+	jr_model_finish(&m);
 	if (!o->out.quiet)
 		jr_report_text(stdout, &m, &rd.hdr.sys, &ro);
 	ret = jr_report_files(&outs, &m, &rd.hdr.sys, o, false);

@@ -283,6 +283,7 @@ static char *jr_rank_report(struct jr_rank_run *rr, struct jr_model *m,
 
 	if (!f)
 		jr_die(JR_EXIT_RUN, "out of memory");
+	jr_model_finish(m);
 	if (jr_report_json_doc(f, rr->jitmod ? "kernel" : "user", m,
 			       rr->jitmod ? "kernel" : "user", sys, &ro,
 			       jr_survey_extra, rr) ||

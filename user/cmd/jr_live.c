@@ -361,6 +361,7 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 		ret = jr_stream_finish(&s);
 	jr_stream_close(&s);
 	jr_restore_params(&c->saved);
+	jr_model_finish(&c->model);
 	if (c->frame)
 		c->frame(c, jr_now() - start, true);
 	if (c->rec && fclose(c->rec) && !c->fail)

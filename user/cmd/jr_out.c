@@ -153,7 +153,7 @@ static int jr_json_audit_extra(FILE *out, void *ctx)
  * jr_report_json_live - a live run's JSON report, with the audit of the
  * CPUs it measured as they are set up at the end of the run.
  */
-static int jr_report_json_live(FILE *out, struct jr_model *m,
+static int jr_report_json_live(FILE *out, const struct jr_model *m,
 			       const struct jr_sysinfo *sys,
 			       const struct jr_report_opts *ro)
 {
@@ -173,7 +173,7 @@ static int jr_report_json_live(FILE *out, struct jr_model *m,
  * opened; a live run's JSON holds the audit.  Each is tried; 0, or
  * JR_EXIT_RUN after saying what failed.
  */
-int jr_report_files(struct jr_outputs *f, struct jr_model *m,
+int jr_report_files(struct jr_outputs *f, const struct jr_model *m,
 		    const struct jr_sysinfo *sys, const struct jr_opts *o,
 		    bool live)
 {

@@ -30,7 +30,7 @@ void jr_outputs_open(struct jr_outputs *f, const struct jr_opts *o,
 		     double start_epoch_s);
 int jr_json_close(struct jr_outputs *f, const char *path, int write_err);
 int jr_json_audit_block(FILE *out, const unsigned char *cpus);
-int jr_report_files(struct jr_outputs *f, struct jr_model *m,
+int jr_report_files(struct jr_outputs *f, const struct jr_model *m,
 		    const struct jr_sysinfo *sys, const struct jr_opts *o,
 		    bool live);
 void jr_outputs_close(struct jr_outputs *f);

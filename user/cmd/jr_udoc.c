@@ -251,6 +251,9 @@ int jr_udoc_finish(struct jr_udoc *d, const struct jr_sysinfo *sys)
 {
 	int ret;
 
+	if (d->kernel)
+		jr_model_finish(d->kernel);
+	jr_model_finish(d->user);
 	if (!d->o->out.quiet) {
 		if (d->kernel) {
 			d->ro.title = "kernel side: jitmod";

@@ -14,7 +14,7 @@
 
 static const double jr_cmp_pcts[3] = { 50, 99, 99.99 };
 
-static struct jr_cpu *jr_side_cpu(struct jr_model *m, int cpu)
+static struct jr_cpu *jr_side_cpu(const struct jr_model *m, int cpu)
 {
 	return cpu < m->nr_cpus && m->cpu[cpu].seen ? &m->cpu[cpu] : NULL;
 }
@@ -40,15 +40,13 @@ static void jr_cmp_row(FILE *out, const struct jr_report_opts *o, int cpu,
 	fprintf(out, "\n");
 }
 
-static void jr_cmp_sources(FILE *out, const char *side, struct jr_cpu *c)
+static void jr_cmp_sources(FILE *out, const char *side, const struct jr_cpu *c)
 {
 	int i;
 
 	fprintf(out, "     %-6s", side);
 	if (!c || !c->nr_src)
 		fprintf(out, " (none)");
-	if (c)
-		jr_cpu_sort_sources(c);
 	for (i = 0; c && i < c->nr_src && i < JR_TOP_SOURCES; i++) {
 		char key[4 * sizeof(c->src[i].key)];
 
@@ -142,13 +140,11 @@ static void jr_cmp_json_hist(FILE *out, const struct jr_hist *h)
 		h->max);
 }
 
-static void jr_cmp_json_top(FILE *out, struct jr_cpu *c)
+static void jr_cmp_json_top(FILE *out, const struct jr_cpu *c)
 {
 	int i;
 
 	fprintf(out, "[");
-	if (c)
-		jr_cpu_sort_sources(c);
 	for (i = 0; c && i < c->nr_src && i < JR_TOP_SOURCES; i++) {
 		fprintf(out, "%s{\"source\": ", i ? ", " : "");
 		jr_json_str(out, c->src[i].key);

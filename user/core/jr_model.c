@@ -382,7 +382,7 @@ static int jr_src_cmp(const void *a, const void *b)
 }
 
 /* jr_cpu_sort_sources - by total, largest first; the hash is rebuilt. */
-void jr_cpu_sort_sources(struct jr_cpu *c)
+static void jr_cpu_sort_sources(struct jr_cpu *c)
 {
 	if (c->nr_src)
 		qsort(c->src, c->nr_src, sizeof(*c->src), jr_src_cmp);
@@ -390,6 +390,19 @@ void jr_cpu_sort_sources(struct jr_cpu *c)
 	c->src_hash = NULL;
 	c->hash_cap = 0;
 	jr_hash_grow(c);
+}
+
+/*
+ * jr_model_finish - the model as the writers take it, once nothing more
+ * is added: each CPU's sources by total, largest first.  Adding to it
+ * afterwards is allowed; finish it again before the next report.
+ */
+void jr_model_finish(struct jr_model *m)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < m->nr_cpus; cpu++)
+		jr_cpu_sort_sources(&m->cpu[cpu]);
 }
 
 /* jr_cpu_avail_pct - % of the sampled time the CPU was the sampler's. */

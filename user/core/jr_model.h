@@ -111,7 +111,7 @@ int jr_model_init(struct jr_model *m, int precision, uint64_t bucket_ns,
 void jr_model_free(struct jr_model *m);
 int jr_model_add(struct jr_model *m, const struct jr_rec *r);
 int jr_source_key(const struct jr_rec *r, char *buf, size_t len, int *hcls);
-void jr_cpu_sort_sources(struct jr_cpu *c);
+void jr_model_finish(struct jr_model *m);
 double jr_cpu_avail_pct(const struct jr_cpu *c);
 /* room for every jr_anomaly_names[] entry, comma-separated */
 #define JR_ANOM_LEN 32

@@ -77,7 +77,7 @@ void jr_pct_row(FILE *out, const struct jr_report_opts *o, const char *label,
 	fprintf(out, " %10" PRIu64 "\n", hs->count);
 }
 
-static void jr_pct_table(FILE *out, struct jr_model *m,
+static void jr_pct_table(FILE *out, const struct jr_model *m,
 			 const struct jr_report_opts *o)
 {
 	char label[16];
@@ -111,7 +111,7 @@ static void jr_pct_table(FILE *out, struct jr_model *m,
 }
 
 /* jr_bucket_table - gap counts per linear bucket, one column per CPU. */
-static void jr_bucket_table(FILE *out, struct jr_model *m,
+static void jr_bucket_table(FILE *out, const struct jr_model *m,
 			    const struct jr_report_opts *o)
 {
 	int cpu, b;
@@ -218,19 +218,18 @@ static void jr_source_detail(FILE *out, const struct jr_source *s,
 	}
 }
 
-static void jr_sources(FILE *out, struct jr_model *m,
+static void jr_sources(FILE *out, const struct jr_model *m,
 		       const struct jr_report_opts *o)
 {
 	int cpu, i;
 
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
-		struct jr_cpu *c = &m->cpu[cpu];
+		const struct jr_cpu *c = &m->cpu[cpu];
 		double secs;
 		uint64_t base;
 
 		if (!jr_cpu_wanted(m, o, cpu))
 			continue;
-		jr_cpu_sort_sources(c);
 		base = jr_noise_base(c);
 		secs = c->runtime_ns / 1e9;
 		fprintf(out, "\n# CPU %d noise sources, by total (%s)\n", cpu,
@@ -265,7 +264,7 @@ static void jr_sources(FILE *out, struct jr_model *m,
 	}
 }
 
-static void jr_summary(FILE *out, struct jr_model *m,
+static void jr_summary(FILE *out, const struct jr_model *m,
 		       const struct jr_report_opts *o)
 {
 	int cpu;
@@ -346,7 +345,8 @@ const char *jr_report_details(const struct jr_sysinfo *sys,
 	return buf;
 }
 
-void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
+void jr_report_text(FILE *out, const struct jr_model *m,
+		    const struct jr_sysinfo *sys,
 		    const struct jr_report_opts *o)
 {
 	uint64_t lost = 0;

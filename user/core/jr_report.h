@@ -36,22 +36,24 @@ struct jr_out_dir {
 const char *jr_report_details(const struct jr_sysinfo *sys,
 			      const struct jr_report_opts *o, char *buf,
 			      size_t len);
-void jr_report_text(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
+void jr_report_text(FILE *out, const struct jr_model *m,
+		    const struct jr_sysinfo *sys,
 		    const struct jr_report_opts *o);
-int jr_report_json(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
+int jr_report_json(FILE *out, const struct jr_model *m,
+		   const struct jr_sysinfo *sys,
 		   const struct jr_report_opts *o);
-int jr_report_csv(const struct jr_out_dir *d, struct jr_model *m,
+int jr_report_csv(const struct jr_out_dir *d, const struct jr_model *m,
 		  const struct jr_report_opts *o, struct jr_err *e);
-int jr_report_hgrm(const struct jr_out_dir *d, struct jr_model *m,
+int jr_report_hgrm(const struct jr_out_dir *d, const struct jr_model *m,
 		   const struct jr_report_opts *o, struct jr_err *e);
 void jr_json_str(FILE *out, const char *s);
 void jr_pct_header(FILE *out, const char *c1, const char *c2, int w2);
 void jr_pct_row(FILE *out, const struct jr_report_opts *o, const char *label,
 		const char *name, int w2, const struct jr_hist *hs);
 void jr_json_hist(FILE *out, const struct jr_hist *h);
-int jr_json_side(FILE *out, struct jr_model *m, const char *side,
+int jr_json_side(FILE *out, const struct jr_model *m, const char *side,
 		 const struct jr_report_opts *o);
-int jr_report_json_doc(FILE *out, const char *mode, struct jr_model *m,
+int jr_report_json_doc(FILE *out, const char *mode, const struct jr_model *m,
 		       const char *side, const struct jr_sysinfo *sys,
 		       const struct jr_report_opts *o,
 		       int (*extra)(FILE *out, void *ctx), void *ctx);

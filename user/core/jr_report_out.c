@@ -108,13 +108,12 @@ static void jr_json_source_more(FILE *out, const struct jr_source *s,
 	fprintf(out, "]}");
 }
 
-static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu, uint64_t t0)
+static void jr_json_cpu(FILE *out, const struct jr_cpu *c, int cpu, uint64_t t0)
 {
 	double avail = jr_cpu_avail_pct(c);
 	char kinds[JR_ANOM_LEN];
 	int h, i;
 
-	jr_cpu_sort_sources(c);
 	fprintf(out,
 		"    {\"cpu\": %d, \"summary\": {\"periods\": %" PRIu64
 		", \"runtime_ns\": %" PRIu64 ", \"noise_ns\": %" PRIu64
@@ -155,7 +154,7 @@ static void jr_json_cpu(FILE *out, struct jr_cpu *c, int cpu, uint64_t t0)
 }
 
 /* jr_json_side - one side's members: events, per-CPU and all-CPU data. */
-int jr_json_side(FILE *out, struct jr_model *m, const char *side,
+int jr_json_side(FILE *out, const struct jr_model *m, const char *side,
 		 const struct jr_report_opts *o)
 {
 	int cpu, h, n = 0;
@@ -193,7 +192,7 @@ int jr_json_side(FILE *out, struct jr_model *m, const char *side,
  * at the top level (as in file_version 1); extra() adds the user side,
  * the sampler, the pipeline and the comparison.
  */
-int jr_report_json_doc(FILE *out, const char *mode, struct jr_model *m,
+int jr_report_json_doc(FILE *out, const char *mode, const struct jr_model *m,
 		       const char *side, const struct jr_sysinfo *sys,
 		       const struct jr_report_opts *o,
 		       int (*extra)(FILE *out, void *ctx), void *ctx)
@@ -224,8 +223,8 @@ int jr_report_json_doc(FILE *out, const char *mode, struct jr_model *m,
 	return ferror(out) ? -EIO : 0;
 }
 
-int jr_report_json(FILE *out, struct jr_model *m, const struct jr_sysinfo *sys,
-		   const struct jr_report_opts *o)
+int jr_report_json(FILE *out, const struct jr_model *m,
+		   const struct jr_sysinfo *sys, const struct jr_report_opts *o)
 {
 	return jr_report_json_doc(out, "kernel", m, "kernel", sys, o, NULL,
 				  NULL);
@@ -260,7 +259,7 @@ static void jr_csv_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-int jr_report_csv(const struct jr_out_dir *d, struct jr_model *m,
+int jr_report_csv(const struct jr_out_dir *d, const struct jr_model *m,
 		  const struct jr_report_opts *o, struct jr_err *e)
 {
 	FILE *p = jr_open_in(d, "percentiles.csv", e);
@@ -282,7 +281,7 @@ int jr_report_csv(const struct jr_out_dir *d, struct jr_model *m,
 		"cpu,periods,runtime_ns,noise_ns,max_single_ns,resolution_ps,lost_"
 		"events,stops,self_ns,anomalies\n");
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
-		struct jr_cpu *c = &m->cpu[cpu];
+		const struct jr_cpu *c = &m->cpu[cpu];
 
 		if (!jr_cpu_wanted(m, o, cpu))
 			continue;
@@ -297,7 +296,6 @@ int jr_report_csv(const struct jr_out_dir *d, struct jr_model *m,
 					jr_hist_percentile(hs, jr_pcts[i]));
 			fprintf(p, ",%" PRIu64 "\n", hs->max);
 		}
-		jr_cpu_sort_sources(c);
 		for (i = 0; i < c->nr_src; i++) {
 			const struct jr_source *x = &c->src[i];
 			uint64_t period;
@@ -376,7 +374,7 @@ static int jr_write_hgrm(FILE *f, const struct jr_hist *h,
 	return ferror(f) ? -EIO : 0;
 }
 
-int jr_report_hgrm(const struct jr_out_dir *d, struct jr_model *m,
+int jr_report_hgrm(const struct jr_out_dir *d, const struct jr_model *m,
 		   const struct jr_report_opts *o, struct jr_err *e)
 {
 	char name[64];

@@ -48,6 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (hl.f)
 		jr_hlog_close(&hl);
 	if (out) {
+		jr_model_finish(&m);
 		jr_report_json(out, &m, &rd.hdr.sys, &ro);
 		jr_report_text(out, &m, &rd.hdr.sys, &ro);
 		fclose(out);
