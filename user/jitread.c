@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 	}
 	if (ret)
 		jr_die(JR_EXIT_USAGE, "%s", e.msg);
-	if (jr_ready_clear(o.live.ready_file))
-		jr_die(JR_EXIT_RUN, "--ready-file %s: %m", o.live.ready_file);
+	if (jr_ready_clear(o.live.ready_file, &e))
+		jr_die(JR_EXIT_RUN, "--ready-file %s", e.msg);
 	return d->run(&o, argc, argv);
 }

@@ -17,6 +17,7 @@ import ctypes
 import json
 import os
 import pwd
+import socket
 import stat
 import subprocess
 import tempfile
@@ -59,10 +60,10 @@ def created_names(directory, fn):
         os.close(fd)
 
 
-def run(*args):
+def run(*args, timeout=120):
     """jitread with bytes out: (exit code, stdout bytes, stderr text)."""
     p = subprocess.run([jrcli.JITREAD, *args], capture_output=True,
-                       check=False, timeout=120)
+                       check=False, timeout=timeout)
     return p.returncode, p.stdout, p.stderr.decode(errors="replace")
 
 
@@ -145,9 +146,12 @@ class HostilePaths(unittest.TestCase):
         os.chmod(d, 0o1777)
         return os.path.join(d, "r.json")
 
-    def refused(self, args, text):
+    def refused(self, args, text, cmd=None):
+        """Refused in one line, in seconds (an output that blocks would
+        time out here), root's file untouched."""
         before = os.stat(self.victim)
-        rc, out, err = run("report", self.rec, "-q", *args)
+        rc, out, err = run(*(cmd or ["report", self.rec]), "-q", *args,
+                           timeout=20)
         self.assertEqual(rc, 1, err)
         self.assertIn(text, err)
         self.assertEqual(len(err.strip().splitlines()), 1, err)
@@ -198,6 +202,56 @@ class HostilePaths(unittest.TestCase):
         self.give(link)
         self.refused(["--csv", os.path.join(link, "csv")], "is a link of uid")
         self.assertFalse(os.path.exists(os.path.join(self.dir, "csv")))
+
+    def test_fifo_device_or_socket_is_refused_at_once(self):
+        """Outputs are regular files: a FIFO planted where --json goes
+        (with no reader, and with one), a device and a socket are refused
+        without blocking; the null device alone is allowed."""
+        fifo = self.sticky()
+        os.mkfifo(fifo)
+        self.give(fifo)
+        self.refused(["--json", fifo], "not a regular file")
+        reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            self.refused(["--json", fifo], "not a regular file")
+            self.refused(["--hlog", fifo], "not a regular file")
+        finally:
+            os.close(reader)
+        self.refused(["--json", "/dev/zero"], "not a regular file")
+        sock = os.path.join(self.dir, "sock")
+        s = socket.socket(socket.AF_UNIX)
+        try:
+            s.bind(sock)
+            self.refused(["--json", sock], "not a regular file")
+        finally:
+            s.close()
+        rc, _, err = run("report", self.rec, "-q", "--json", os.devnull)
+        self.assertEqual(rc, 0, err)
+
+    def test_ready_file_is_an_output_too(self):
+        """--ready-file gets the trust checks of every output: a FIFO or a
+        file of another user at its name, or a directory of another user,
+        is refused before anything runs, and left as it was."""
+        cmd = ["user", "-c", "1", "-d", "1s", "--no-pipeline"]
+        fifo = self.sticky()
+        os.mkfifo(fifo)
+        self.give(fifo)
+        self.refused(["--ready-file", fifo], "not a regular file", cmd)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+        os.unlink(fifo)
+        with open(fifo, "w") as f:
+            f.write("theirs\n")
+        self.give(fifo)
+        self.refused(["--ready-file", fifo], "not a regular file of ours",
+                     cmd)
+        with open(fifo) as f:
+            self.assertEqual(f.read(), "theirs\n")
+        d = os.path.join(self.dir, "theirs")
+        os.mkdir(d)
+        self.give(d)
+        self.refused(["--ready-file", os.path.join(d, "ready")],
+                     "belongs to uid", cmd)
+        self.assertEqual(os.listdir(d), [])
 
     def test_new_files_are_ours_alone(self):
         d = os.path.join(self.dir, "csv")

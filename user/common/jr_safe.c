@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,9 +124,23 @@ int jr_safe_dir(const char *path, int create, struct jr_err *e)
 	return fd;
 }
 
+/* jr_null_dev - the null device, the one output that is not a file */
+static bool jr_null_dev(const struct stat *st)
+{
+	struct stat null;
+
+	return S_ISCHR(st->st_mode) && !stat("/dev/null", &null) &&
+	       S_ISCHR(null.st_mode) && st->st_rdev == null.st_rdev;
+}
+
 /*
  * jr_safe_file_at - name in the trusted directory dfd (called dir in
  * messages), opened for writing and emptied: a descriptor or -errno.
+ *
+ * Only a regular file of ours alone, or the null device, will do.  The
+ * open does not block: a FIFO someone planted would otherwise hold the
+ * run until a reader came (with none, the open fails with ENXIO; with
+ * one, fstat tells), and a socket cannot be opened at all.
  */
 int jr_safe_file_at(int dfd, const char *dir, const char *name,
 		    struct jr_err *e)
@@ -133,16 +148,34 @@ int jr_safe_file_at(int dfd, const char *dir, const char *name,
 	struct stat st;
 	int fd;
 
-	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	fd = openat(dfd, name,
+		    O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
 		    0600);
+	if (fd < 0 && (errno == ENXIO || errno == EOPNOTSUPP))
+		return jr_fail(e, -EPERM,
+			       "%s/%s: refused: not a regular file (a FIFO or "
+			       "a socket)",
+			       dir, name);
 	if (fd < 0)
 		return jr_fail(e, -errno, "%s/%s: %s", dir, name,
 			       strerror(errno));
-	if (!fstat(fd, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) &&
-	    jr_owner_ok(st.st_uid))
-		return fd; /* /dev/null, or a pipe of ours: nothing to empty */
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-	    st.st_uid != geteuid()) {
+	if (fstat(fd, &st)) {
+		int err = errno;
+
+		close(fd);
+		return jr_fail(e, -err, "%s/%s: %s", dir, name, strerror(err));
+	}
+	if (jr_null_dev(&st))
+		return fd; /* nothing to empty, nothing to block */
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return jr_fail(e, -EPERM,
+			       "%s/%s: refused: not a regular file (a FIFO, a "
+			       "device or a socket)",
+			       dir, name);
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ||
+	    st.st_nlink != 1 || st.st_uid != geteuid()) {
 		close(fd);
 		return jr_fail(e, -EPERM,
 			       "%s/%s: refused: not a file of ours alone", dir,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/jr_parse.h"
+#include "common/jr_safe.h"
 #include "common/jr_sys.h"
 
 /* jr_read_line - the first line of a file, without its newline. */
@@ -62,25 +63,36 @@ static void jr_ready_aside(char *buf, size_t len, const char *path)
 
 /*
  * jr_ready_clear - remove a ready file left by an earlier run, and make
- * sure that it can be made, before any sampling starts.  The probe is the
+ * sure that it can be made, before any sampling starts.  Its directory
+ * must be trusted, as every output's is, and what stands at its name must
+ * be a regular file of ours: nothing else is removed.  The probe is the
  * aside name jr_ready() writes to: a script watching for path must never
- * see it before jitread is ready.
+ * see it before jitread is ready.  0, or -errno with e.
  */
-int jr_ready_clear(const char *path)
+int jr_ready_clear(const char *path, struct jr_err *e)
 {
+	struct stat st;
 	char tmp[4096];
 	int fd;
 
 	if (!path)
 		return 0;
+	if (jr_safe_parent(path, e))
+		return -EPERM;
+	if (!lstat(path, &st) &&
+	    (!S_ISREG(st.st_mode) || st.st_uid != geteuid()))
+		return jr_fail(e, -EPERM,
+			       "%s: refused: not a regular file of ours", path);
 	if (unlink(path) && errno != ENOENT)
-		return -errno;
+		return jr_fail(e, -errno, "%s: %s", path, strerror(errno));
 	jr_ready_aside(tmp, sizeof(tmp), path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
 	if (fd < 0)
-		return -errno;
+		return jr_fail(e, -errno, "%s: %s", tmp, strerror(errno));
 	close(fd);
-	return unlink(tmp) ? -errno : 0;
+	if (unlink(tmp))
+		return jr_fail(e, -errno, "%s: %s", tmp, strerror(errno));
+	return 0;
 }
 
 /*

@@ -12,7 +12,7 @@
 
 int jr_read_line(const char *path, char *buf, size_t len);
 char *jr_read_file(const char *path, size_t max, size_t *len, struct jr_err *e);
-int jr_ready_clear(const char *path);
+int jr_ready_clear(const char *path, struct jr_err *e);
 void jr_ready(const char *path);
 int jr_pin_self(const char *name, int cpu, int fifo_prio);
 int jr_read_cpulist(const char *path, unsigned char *set, char *text,
