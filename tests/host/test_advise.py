@@ -262,6 +262,29 @@ class Advise(AdviseCase):
         jrcli.refused(self, ["advise", rep, "--min-ppm", "-1"], 2,
                       "--min-ppm")
 
+    def test_cpu_numbers_from_elsewhere_are_checked(self):
+        """A report or an audit from another machine is untrusted: a CPU
+        number that jitread would never write (its arrays hold 4096) is
+        refused in one line naming the field, for advise and diff."""
+        rep = self.report(mistuned())
+        with open(rep) as f:
+            d = json.load(f)
+        d["cpus"][0]["cpu"] = 5000
+        bad = os.path.join(self.dir, "bad.json")
+        with open(bad, "w") as f:
+            json.dump(d, f)
+        jrcli.refused(self, ["advise", bad], 1,
+                      "cpu: not a CPU number below 4096")
+        jrcli.refused(self, ["diff", bad, rep], 1,
+                      "cpu: not a CPU number below 4096")
+        a = audit()
+        a["cpus"][0]["cpu"] = 99999
+        path = os.path.join(self.dir, "a.json")
+        with open(path, "w") as f:
+            json.dump(a, f)
+        jrcli.refused(self, ["advise", rep, "--audit", path], 1,
+                      "audit: cpus: cpu: not a CPU number below 4096")
+
 
 def repeat(n, *make):
     """n rounds, 100 ms apart, of the records each make(ts) gives."""

@@ -15,8 +15,6 @@
 #include "common/jr_sys.h"
 #include "core/jr_rdoc.h"
 
-#define JR_RDOC_MAX_CPUS 65536
-
 static int jr_bad(struct jr_err *e, const char *what, const char *why)
 {
 	return jr_fail(e, -EINVAL, "%s: %s", what, why);
@@ -224,9 +222,11 @@ static int jr_rdoc_cpu1(json_t *obj, struct jr_rcpu *c, struct jr_err *e)
 	uint64_t folded = 0;
 	int h;
 
+	/* jitread writes no CPU at or above JR_MAX_CPUS: the readers'
+	 * arrays, advise's and diff's, are that long */
 	if (!json_is_integer(cpu) || json_integer_value(cpu) < 0 ||
-	    json_integer_value(cpu) >= JR_RDOC_MAX_CPUS)
-		return jr_bad(e, "cpu", "not a CPU number");
+	    json_integer_value(cpu) >= JR_MAX_CPUS)
+		return jr_bad(e, "cpu", "not a CPU number below 4096");
 	c->cpu = (int)json_integer_value(cpu);
 	if (!json_is_object(sum) || !json_is_object(cls))
 		return jr_bad(e, "cpus", "a CPU without summary or classes");

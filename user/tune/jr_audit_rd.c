@@ -83,12 +83,14 @@ static void jr_audit_sys_of(json_t *sys, struct jr_audit *a)
 
 static int jr_audit_cpu_of(json_t *c, struct jr_audit_cpu *x)
 {
+	json_int_t cpu = json_integer_value(json_object_get(c, "cpu"));
 	json_t *irqs = json_object_get(c, "irqs");
 	size_t i;
 
-	if (!json_is_integer(json_object_get(c, "cpu")))
+	if (!json_is_integer(json_object_get(c, "cpu")) || cpu < 0 ||
+	    cpu >= JR_MAX_CPUS)
 		return -EINVAL;
-	x->cpu = (int)json_integer_value(json_object_get(c, "cpu"));
+	x->cpu = (int)cpu;
 	x->isolated = jr_bool_of(c, "isolated");
 	x->nohz_full = jr_bool_of(c, "nohz_full");
 	x->rcu_nocb = jr_bool_of(c, "rcu_nocb");
@@ -151,8 +153,9 @@ int jr_audit_parse(struct jr_audit *a, const char *text, struct jr_err *e)
 	}
 	for (i = 0; i < (size_t)a->nr_cpu; i++)
 		if (jr_audit_cpu_of(json_array_get(cpus, i), &a->cpu[i])) {
-			ret = jr_fail(e, -EINVAL,
-				      "audit: a CPU without its number");
+			ret = jr_fail(
+				e, -EINVAL,
+				"audit: cpus: cpu: not a CPU number below 4096");
 			goto out;
 		}
 out:
