@@ -183,8 +183,7 @@ static void jr_pb_native(struct jr_buf *hb, struct jr_buf *sub,
 			cnt[nr++] = it.count;
 		}
 	}
-	if (h->clamped && nr)
-		cnt[nr - 1] += h->clamped; /* beyond the histogram's range */
+	/* a value beyond the histogram's range is already in its top slot */
 	for (i = 0; i < nr; i = start) {
 		for (start = i + 1;
 		     start < nr && idx[start] == idx[start - 1] + 1; start++)

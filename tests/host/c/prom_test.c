@@ -4,8 +4,10 @@
  * built from made-up records: the chosen sources and "other" only grow
  * and add up to the sources' total, threads lose their pid, the noise
  * classes wait for a period summary, label values are escaped, the
- * classic buckets count what they should, and each format has its
- * framing.  Prints one line per failed check and exits 1 if any failed.
+ * classic buckets count what they should, each format has its framing,
+ * and a native histogram's buckets add up to its count, a gap beyond the
+ * histogram's range included.  Prints one line per failed check and
+ * exits 1 if any failed.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -164,12 +166,115 @@ static void gaps(void)
 	jr_buf_free(&b);
 }
 
+/* pb_varint - the varint at *p (below end), advancing *p; 0 when cut */
+static uint64_t pb_varint(const unsigned char **p, const unsigned char *end)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (*p < end && shift < 64) {
+		unsigned char c = *(*p)++;
+
+		v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return v;
+		shift += 7;
+	}
+	*p = end;
+	return 0;
+}
+
+/*
+ * pb_hists - walk a protobuf message (depth 0: a Metric's fields; the
+ * caller gives each MetricFamily's metrics); for each Histogram (Metric
+ * field 7), count the histograms whose sample_count (1) differs from
+ * the sum of its native bucket counts (field 13 holds zigzag deltas).
+ */
+static int pb_hists(const unsigned char *p, const unsigned char *end,
+		    int field_of_parent, int *seen)
+{
+	uint64_t count = 0, sum = 0, cur = 0;
+	int bad = 0;
+
+	while (p < end) {
+		uint64_t key = pb_varint(&p, end), v, n;
+		int field = (int)(key >> 3), wire = (int)(key & 7);
+
+		if (wire == 0) {
+			v = pb_varint(&p, end);
+			if (field_of_parent == 7 && field == 1)
+				count = v;
+			if (field_of_parent == 7 && field == 13) {
+				cur += (int64_t)((v >> 1) ^ -(v & 1));
+				sum += cur;
+			}
+		} else if (wire == 2) {
+			n = pb_varint(&p, end);
+			if (n > (uint64_t)(end - p))
+				return bad + 1;
+			if ((field_of_parent == 4 && field == 7) ||
+			    (field_of_parent == 0 && field == 4))
+				bad += pb_hists(p, p + n, field == 7 ? 7 : 4,
+						seen);
+			p += n;
+		} else if (wire == 1) {
+			p += 8;
+		} else if (wire == 5) {
+			p += 4;
+		} else {
+			return bad + 1;
+		}
+	}
+	if (field_of_parent == 7) {
+		(*seen)++;
+		bad += count != sum;
+	}
+	return bad;
+}
+
+/* huge_gap - a gap past 2^40 ns counts once in the native buckets */
+static void huge_gap(void)
+{
+	const struct jr_prom_info info = { "0.1", "jitmod", "k" };
+	const unsigned char *p, *end;
+	struct jr_buf b = { 0 };
+	struct jr_model m;
+	struct jr_prom pr;
+	int seen = 0, bad = 0;
+
+	jr_model_init(&m, 3, 1000, 16);
+	jr_prom_init(&pr, 10, &info);
+	add(&m, JR_GAP, JIT_NOISE_HW_UNKNOWN, "", 5000);
+	add(&m, JR_GAP, JIT_NOISE_HW_UNKNOWN, "", 1ULL << 41);
+	CHECK(!jr_prom_update(&pr, &m));
+	jr_prom_write(&pr, &m, JR_PROM_PROTOBUF, &b);
+	CHECK(!b.oom);
+	p = (const unsigned char *)b.p;
+	end = p + b.len;
+	while (p < end) {
+		uint64_t n = pb_varint(&p, end);
+
+		if (n > (uint64_t)(end - p)) {
+			bad++;
+			break;
+		}
+		bad += pb_hists(p, p + n, 0, &seen);
+		p += n;
+	}
+	CHECK(seen > 0);
+	CHECK(!bad);
+	jr_prom_free(&pr);
+	jr_model_free(&m);
+	jr_buf_free(&b);
+}
+
 int main(void)
 {
 	struct jr_buf b = { .max = 8 };
 
 	sources();
 	gaps();
+	huge_gap();
 	jr_buf_printf(&b, "%s", "0123456");
 	CHECK(!b.oom && b.len == 7);
 	jr_buf_printf(&b, "x");
