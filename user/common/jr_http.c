@@ -206,20 +206,107 @@ static const char *jr_header(char *req, const char *name, char *val, size_t len)
 	return NULL;
 }
 
+/* jr_param - whether the parameters of a media range hold name=value */
+static bool jr_param(const char *params, size_t len, const char *nv)
+{
+	size_t n = strlen(nv);
+	const char *p = params, *end = params + len;
+
+	while (p < end) {
+		const char *semi = memchr(p, ';', end - p);
+		size_t w = (semi ? semi : end) - p;
+
+		while (w && (*p == ' ' || *p == '\t')) {
+			p++;
+			w--;
+		}
+		while (w && (p[w - 1] == ' ' || p[w - 1] == '\t'))
+			w--;
+		if (w == n && !strncasecmp(p, nv, n))
+			return true;
+		p = semi ? semi + 1 : end;
+	}
+	return false;
+}
+
+/* jr_qvalue - a range's q= (RFC 9110: 0 to 1, 3 decimals), 1 without */
+static double jr_qvalue(const char *params, size_t len)
+{
+	const char *p = params, *end = params + len;
+
+	while (p < end) {
+		const char *semi = memchr(p, ';', end - p);
+
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (end - p > 2 && (p[0] == 'q' || p[0] == 'Q') &&
+		    p[1] == '=') {
+			char num[8] = "";
+			double q;
+
+			snprintf(num, sizeof(num), "%.*s",
+				 (int)((semi ? semi : end) - p - 2), p + 2);
+			q = strtod(num, NULL);
+			return q < 0 ? 0 : q > 1 ? 1 : q;
+		}
+		p = semi ? semi + 1 : end;
+	}
+	return 1;
+}
+
 /*
- * jr_http_accepts - protobuf where offered (Prometheus offers it first
- * when it wants native histograms), else OpenMetrics, else the text
- * format.
+ * jr_http_accepts - the format the Accept header prefers, by its
+ * q-values: protobuf (Prometheus asks for it when it wants native
+ * histograms), OpenMetrics or the text format; on a tie, in that order.
+ * The wildcards (any text, anything) and no header at all mean the text
+ * format, so that curl gets text; a format offered at q=0 is never
+ * chosen.
  */
 enum jr_http_fmt jr_http_accepts(const char *accept)
 {
-	if (accept && strstr(accept, "application/vnd.google.protobuf") &&
-	    strstr(accept, "proto=io.prometheus.client.MetricFamily") &&
-	    strstr(accept, "encoding=delimited"))
-		return JR_FMT_PROTOBUF;
-	if (accept && strstr(accept, "application/openmetrics-text"))
-		return JR_FMT_OPENMETRICS;
-	return JR_FMT_TEXT;
+	double q[JR_NR_FMT] = { 0 };
+	const char *p = accept;
+	int f, best = JR_FMT_TEXT;
+
+	if (!accept)
+		return JR_FMT_TEXT;
+	while (*p) {
+		const char *comma = strchr(p, ','),
+			   *end = comma ? comma : p + strlen(p);
+		const char *semi = memchr(p, ';', end - p);
+		const char *type, *tend = semi ? semi : end;
+		const char *params = semi ? semi + 1 : end;
+		size_t plen = end - params, tlen;
+		double rq = jr_qvalue(params, plen);
+
+		while (p < tend && (*p == ' ' || *p == '\t'))
+			p++;
+		type = p;
+		tlen = tend - type;
+		while (tlen &&
+		       (type[tlen - 1] == ' ' || type[tlen - 1] == '\t'))
+			tlen--;
+#define JR_IS(t) (tlen == strlen(t) && !strncasecmp(type, t, tlen))
+		if (JR_IS("application/vnd.google.protobuf") &&
+		    jr_param(params, plen,
+			     "proto=io.prometheus.client.MetricFamily") &&
+		    jr_param(params, plen, "encoding=delimited"))
+			f = JR_FMT_PROTOBUF;
+		else if (JR_IS("application/openmetrics-text"))
+			f = JR_FMT_OPENMETRICS;
+		else if (JR_IS("text/plain") || JR_IS("text/*") || JR_IS("*/*"))
+			f = JR_FMT_TEXT;
+		else
+			f = -1;
+#undef JR_IS
+		if (f >= 0 && rq > q[f])
+			q[f] = rq;
+		p = comma ? comma + 1 : end;
+	}
+	for (f = JR_FMT_PROTOBUF; f >= 0; f--)
+		if (q[f] > q[best] || (q[f] == q[best] && q[f] > 0 && f > best))
+			best = f;
+	return best;
 }
 
 static void jr_serve_one(struct jr_http *h, int fd)

@@ -285,6 +285,30 @@ int main(void)
 	      JR_FMT_OPENMETRICS);
 	CHECK(jr_http_accepts("text/plain") == JR_FMT_TEXT);
 	CHECK(jr_http_accepts(NULL) == JR_FMT_TEXT);
+	/* q-values decide; a tie goes protobuf, OpenMetrics, text */
+	CHECK(jr_http_accepts(
+		      "application/openmetrics-text;version=1.0.0;q=0.2,"
+		      "text/plain;version=0.0.4;q=0.9") == JR_FMT_TEXT);
+	CHECK(jr_http_accepts("application/vnd.google.protobuf;"
+			      "proto=io.prometheus.client.MetricFamily;"
+			      "encoding=delimited;q=0,text/plain") ==
+	      JR_FMT_TEXT);
+	CHECK(jr_http_accepts(
+		      "application/vnd.google.protobuf;"
+		      "proto=io.prometheus.client.MetricFamily;"
+		      "encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3,"
+		      "*/*;q=0.2") == JR_FMT_PROTOBUF);
+	CHECK(jr_http_accepts(
+		      "application/openmetrics-text;version=1.0.0,"
+		      "application/openmetrics-text;version=0.0.1;q=0.75,"
+		      "text/plain;version=0.0.4;q=0.5,*/*;q=0.1") ==
+	      JR_FMT_OPENMETRICS);
+	CHECK(jr_http_accepts("*/*") == JR_FMT_TEXT);
+	CHECK(jr_http_accepts(" Text/Plain ; q=0.4 , application/"
+			      "openmetrics-text ; q=0.3") == JR_FMT_TEXT);
+	CHECK(jr_http_accepts("application/vnd.google.protobuf;"
+			      "encoding=delimited") == JR_FMT_TEXT);
+	CHECK(jr_http_accepts("image/png, application/json") == JR_FMT_TEXT);
 	if (!failed)
 		printf("ok\n");
 	return failed;
