@@ -30,8 +30,9 @@ void jr_prom_free(struct jr_prom *p)
 }
 
 /*
- * jr_prom_label_of - a model source's labels: "thread:comm[pid]" and the
- * folded "thread:comm[*]" are both kind thread, name comm.
+ * jr_prom_label_of - a model source's labels, as they will be exposed
+ * (jr_prom_char): "thread:comm[pid]" and the folded "thread:comm[*]" are
+ * both kind thread, name comm.
  */
 static void jr_prom_label_of(const struct jr_source *s, struct jr_prom_label *l)
 {
@@ -54,6 +55,10 @@ static void jr_prom_label_of(const struct jr_source *s, struct jr_prom_label *l)
 		n = sizeof(l->name) - 1;
 	memcpy(l->name, name, n);
 	l->name[n] = '\0';
+	for (n = 0; l->kind[n]; n++)
+		l->kind[n] = jr_prom_char(l->kind[n]);
+	for (n = 0; l->name[n]; n++)
+		l->name[n] = jr_prom_char(l->name[n]);
 	l->ns = s->total_ns;
 	l->n = s->count;
 }

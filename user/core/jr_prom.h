@@ -55,6 +55,16 @@ struct jr_prom {
 	int nr_cpus;
 };
 
+/*
+ * jr_prom_char - a byte of a label value as exposed: outside printable
+ * ASCII, '?', so that the text stays valid UTF-8.  Sources whose names
+ * differ only there are one series.
+ */
+static inline char jr_prom_char(char c)
+{
+	return (unsigned char)c < 0x20 || (unsigned char)c > 0x7e ? '?' : c;
+}
+
 void jr_prom_init(struct jr_prom *p, int top, const struct jr_prom_info *info);
 int jr_prom_update(struct jr_prom *p, const struct jr_model *m);
 /* the formats, as a scraper asks for them */

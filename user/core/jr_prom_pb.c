@@ -132,11 +132,8 @@ static void jr_pb_labels(struct jr_emit *e, const struct jr_plabel *l, int nl)
 	int i;
 
 	for (i = 0; i < nl; i++) {
-		for (k = 0; l[i].value[k] && k < sizeof(v) - 1; k++) {
-			unsigned char c = l[i].value[k];
-
-			v[k] = c < 0x20 || c > 0x7e ? '?' : c;
-		}
+		for (k = 0; l[i].value[k] && k < sizeof(v) - 1; k++)
+			v[k] = jr_prom_char(l[i].value[k]);
 		v[k] = '\0';
 		pb_str(lp, 1, l[i].name);
 		pb_str(lp, 2, v);

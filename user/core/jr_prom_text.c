@@ -31,8 +31,8 @@ static void jr_text_family(struct jr_emit *e, const char *name, enum jr_ptype t,
 }
 
 /*
- * jr_text_value - a label value, escaped as both formats want; bytes
- * outside printable ASCII become '?', so the text stays valid UTF-8.
+ * jr_text_value - a label value, escaped as both formats want, its bytes
+ * as jr_prom_char() exposes them.
  */
 static void jr_text_value(struct jr_buf *b, const char *s)
 {
@@ -42,8 +42,7 @@ static void jr_text_value(struct jr_buf *b, const char *s)
 		c = *s;
 		if (c == '\\' || c == '"')
 			jr_buf_put(b, "\\", 1);
-		if ((unsigned char)c < 0x20 || (unsigned char)c > 0x7e)
-			c = '?';
+		c = jr_prom_char(c);
 		jr_buf_put(b, &c, 1);
 	}
 }

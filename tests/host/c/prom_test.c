@@ -96,6 +96,43 @@ static void sources(void)
 	jr_buf_free(&b);
 }
 
+/* count - how many lines begin with key followed by a space */
+static int count(const struct jr_buf *b, const char *key)
+{
+	const char *p = b->p;
+	size_t n = strlen(key);
+	int k = 0;
+
+	while ((p = strstr(p, key))) {
+		k += (p == b->p || p[-1] == '\n') && p[n] == ' ';
+		p += n;
+	}
+	return k;
+}
+
+/* same_text - names that escape to the same label value are one series */
+static void same_text(void)
+{
+	const struct jr_prom_info info = { "t", "user", "k" };
+	struct jr_buf b = { 0 };
+	struct jr_model m;
+	struct jr_prom p;
+
+	jr_model_init(&m, 3, 1000, 16);
+	jr_prom_init(&p, 10, &info);
+	add(&m, JR_THREAD, 10, "a\001b", 500);
+	add(&m, JR_THREAD, 11, "a\002b", 300);
+	add(&m, JR_THREAD, 12, "a\377b", 100);
+	render(&p, &m, false, &b);
+	CHECK(count(&b, SRC("thread", "a?b")) == 1);
+	CHECK(value(&b, SRC("thread", "a?b")) * 1e9 > 899.5 &&
+	      value(&b, SRC("thread", "a?b")) * 1e9 < 900.5);
+	CHECK(value(&b, SRC("other", "other")) == 0);
+	jr_prom_free(&p);
+	jr_model_free(&m);
+	jr_buf_free(&b);
+}
+
 #define BKT(le)                                                                       \
 	"jitread_gap_duration_seconds_bucket{cpu=\"1\",class=\"hw:unknown\",le=\"" le \
 	"\"}"
@@ -273,6 +310,7 @@ int main(void)
 	struct jr_buf b = { .max = 8 };
 
 	sources();
+	same_text();
 	gaps();
 	huge_gap();
 	jr_buf_printf(&b, "%s", "0123456");
