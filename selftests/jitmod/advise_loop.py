@@ -15,7 +15,7 @@ irq-affinity for a virtio IRQ, task-affinity for the task's pid, vmstat
 only when they changed), work-item for jinj_work_fn, timer-callback for
 jinj_timer_fn.  The test
 then applies the fixes as advised (it runs the irq-affinity, taskset and
-sysctl commands advise printed, and stops the injector, which is the
+sysctl commands advise gave to paste, and stops the injector, which is the
 queuer the work-item and timer advice point to), measures again, and:
 the IRQ, work, timer and task rows are gone, and advise on the second
 report has nothing for those causes.  diff's verdict is logged, not
@@ -185,13 +185,13 @@ def apply(advice, hog_pid, before):
         raise Fail(f"advise missed {missing}: "
                    f"{[(a['rule'], a['what']) for a in advice]}")
     for a in by["irq-affinity"] + by.get("vmstat", []):
-        sysio.sh(["sh", "-c", a["fix"]])
-    task = [a for a in by["task-affinity"] if f" {hog_pid};" in
-            a["fix"] + ";"]
+        sysio.sh(["sh", "-c", a["commands"][0]])
+    task = [a for a in by["task-affinity"] if a["commands"] and
+            a["commands"][0].endswith(f" {hog_pid}")]
     if not task:
         raise Fail(f"no task-affinity advice names pid {hog_pid}: "
-                   f"{[a['fix'] for a in by['task-affinity']]}")
-    sysio.sh(["sh", "-c", task[0]["fix"].split(";")[0]])
+                   f"{[a['commands'] for a in by['task-affinity']]}")
+    sysio.sh(["sh", "-c", task[0]["commands"][0]])
     fns = {a["what"].split()[2] for a in by["work-item"]} | \
         {a["what"].split()[2] for a in by["timer-callback"]}
     if not {"jinj_work_fn", "jinj_timer_fn"} <= fns:

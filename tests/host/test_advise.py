@@ -10,6 +10,8 @@ pid and CPUs, rank by the measured share, and a quiet CPU must get none.
 import json
 import os
 import re
+import shutil
+import subprocess
 import tempfile
 import unittest
 
@@ -507,6 +509,151 @@ class Hardware(AdviseCase):
         self.assertAlmostEqual(cov["uncovered_by_class"]["unattributed"],
                                0.05 / 2, places=6)
         self.assertEqual(len(cov["uncovered_by_class"]), 2)
+
+
+STUBBED = ("systemctl", "pgrep", "cat", "sysctl", "taskset", "trace-cmd",
+           "cpupower", "touch", "rm", "id", "reboot", "curl", "sh", "bash")
+BUILTINS = ("echo",)
+
+
+def hostile(canary):
+    """Texts that would run /usr/bin/touch CANARY (a name in the shell's
+    directory) if a shell read them; short enough for a record's name."""
+    t = f"/usr/bin/touch${{IFS}}{canary}"
+    return [f"$({t})", f"`{t}`", f";{t};", f"|{t}", f"&&{t}", f"'$({t})'",
+            f"\"$({t})\"", f"\n{t}\n"]
+
+
+def every_command_rule(canary):
+    """Records for every rule that prints a command, their fields
+    hostile where a report can make them so: (records, params)."""
+    bad = hostile(canary)
+    recs = []
+
+    def rows(*make):
+        recs.extend(repeat(20, *make))
+
+    rows(lambda t: jrrec.irq(1, 20000, "virtio0" + bad[0], irq_no=24,
+                             vector=0, ts=t),
+         lambda t: jrrec.detail(1, "work", "vmstat_update", "thread",
+                                wall_ns=9000, pid=80, ts=t),
+         lambda t: jrrec.thread(1, 10000, "kworker/1:1", 80, ts=t),
+         lambda t: jrrec.irq(1, 3000, "local_timer", ts=t),
+         lambda t: jrrec.thread(1, 9000, "kworker/u8:1", 81, ts=t),
+         lambda t: jrrec.detail(1, "timer", "my_timer_fn", "softirq",
+                                wall_ns=9000, ts=t),
+         lambda t: jrrec.softirq(1, 10000, "TIMER", ts=t),
+         lambda t: jrrec.rec(jrrec.NMI, 1, (8000,),
+                             name="perf_event_nmi_handler", ts=t),
+         lambda t: jrrec.thread(1, 9000, "khugepaged", 55, ts=t),
+         lambda t: jrrec.thread(1, 9000, "kthr", 56, ts=t),
+         lambda t: jrrec.thread(1, 9000, "app", 4242, ts=t),
+         lambda t: jrrec.thread(1, 9000, "app" + bad[2], 4243, ts=t),
+         lambda t: jrrec.detail(1, "ipi", "flush_tlb_func", "irq",
+                                wall_ns=5000, dep=0, ts=t),
+         lambda t: jrrec.irq(1, 6000, "call_function_single", vector=251,
+                             ts=t),
+         lambda t: jrrec.gap(1, 30000, ts=t))
+    # what a report from elsewhere can make hostile: a pid, a function
+    for i, b in enumerate(bad):
+        rows(lambda t, b=b: jrrec.detail(1, "work", "fn" + b, "thread",
+                                         wall_ns=9000, pid=90 + i, ts=t),
+             lambda t, i=i: jrrec.thread(1, 10000, f"kworker/1:{i + 2}",
+                                         90 + i, ts=t),
+             lambda t, b=b: jrrec.detail(1, "timer", "tfn" + b, "softirq",
+                                         wall_ns=9000, ts=t),
+             lambda t: jrrec.softirq(1, 10000, "TIMER", ts=t))
+    recs.append(jrrec.summary(1, RUNTIME, 20 * 400000, 30000))
+    return recs
+
+
+def every_condition(kf):
+    """An audit in which every rule's condition holds."""
+    return audit(irqbalance=77, tasks="app sshd", kthreads="kthr",
+                 timer_mig=0, kf=kf,
+                 platform={"kernel.nmi_watchdog": 1},
+                 cpu={"governor": "powersave", "performance_governor": True,
+                      "idle_states": "POLL C6", "idle_latency_us": 100,
+                      "smt_siblings": "1,3", "sibling_busy_pct": 50})
+
+
+class Paste(AdviseCase):
+    """Every command every rule can print, with hostile text in every
+    field a report can set, pasted into a shell: only the program the
+    command names runs, and nothing the report wrote."""
+
+    def sandbox(self):
+        stubs = os.path.join(self.dir, "stubs")
+        os.makedirs(stubs)
+        log = os.path.join(self.dir, "ran.log")
+        stub = os.path.join(stubs, ".stub")
+        with open(stub, "w") as f:
+            f.write(f"#!/bin/sh\necho \"${{0##*/}}\" >> {log}\n")
+        os.chmod(stub, 0o755)
+        for name in STUBBED:
+            os.symlink(stub, os.path.join(stubs, name))
+        return stubs, log
+
+    def paste(self, cmd, stubs, log):
+        """cmd in sh, with only the stubs on PATH, /proc and /sys out of
+        reach (a user namespace's own tmpfs); the programs it ran."""
+        if os.path.exists(log):
+            os.unlink(log)
+        inner = ("mount -t tmpfs none /proc && mount -t tmpfs none /sys "
+                 f"&& cd {self.dir} && PATH={stubs} exec /bin/sh -c \"$1\"")
+        subprocess.run(["unshare", "-U", "-r", "-m", "--propagation",
+                        "private", "/bin/sh", "-c", inner, "paste", cmd],
+                       capture_output=True, check=False, timeout=30)
+        if not os.path.exists(log):
+            return []
+        with open(log) as f:
+            return f.read().split()
+
+    def test_only_the_named_program_runs(self):
+        if not shutil.which("unshare"):
+            self.skipTest("unshare (util-linux) missing")
+        canary = os.path.join(self.dir, "C")
+        stubs, log = self.sandbox()
+        recs = every_command_rule("C")
+        path = os.path.join(self.dir, "r.rec")
+        out = os.path.join(self.dir, "r.json")
+        jrrec.write(path, recs, params="cpus=1 prio=1 details=work,tick")
+        rc, _, err = jrcli.jitread("report", path, "-q", "--json", out)
+        self.assertEqual(rc, 0, err)
+        # a pid is a number in a recording, but any text in a JSON report
+        with open(out) as f:
+            d = json.load(f)
+        src = d["cpus"][0]["sources"]
+        app = next(x for x in src if x["source"] == "thread:app[4242]")
+        for b in hostile("C"):
+            for comm in ("app", "kthr", "khugepaged"):
+                src.append(dict(app, source=f"thread:{comm}[4{b}]",
+                                detail=[]))
+        with open(out, "w") as f:
+            json.dump(d, f)
+        with open(os.path.join(jrcli.TOP, "user", "tune",
+                               "jr_advise_rules.c")) as f:
+            text = f.read()
+        with_cmds = set(re.findall(r'^\t\{ "([a-z-]+)",(?:[^{]|\{[a-z]+\})*`',
+                                   text, re.M))
+        printed, refused = set(), 0
+        for kf in ({}, {k: False for k in ALL_KF if k != "ftrace_filter"}):
+            v = self.advise(out, every_condition(kf))
+            for a in v["advice"]:
+                if a.get("no_command"):
+                    refused += 1
+                    self.assertEqual(a["commands"], [], a)
+                    self.assertIn("is not", a["no_command"])
+                for cmd in a["commands"]:
+                    printed.add(a["rule"])
+                    first = cmd.split()[0]
+                    ran = self.paste(cmd, stubs, log)
+                    want = [] if first in BUILTINS else [first]
+                    self.assertEqual(ran, want, f"{a['rule']}: {cmd}")
+                    self.assertFalse(os.path.exists(canary), cmd)
+        self.assertGreaterEqual(refused, 2 * 4 * len(hostile("C")))
+        self.assertEqual(sorted(with_cmds - printed), [],
+                         "rules whose commands the test never pasted")
 
 
 class RulesDocumented(unittest.TestCase):

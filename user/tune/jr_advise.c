@@ -16,89 +16,7 @@
 
 #include "common/jr_sys.h"
 #include "tune/jr_advise.h"
-
-/* the fill-ins of one piece of advice's texts */
-struct jr_fill {
-	int cpu;
-	char irq[16];
-	char pid[16];
-	char comm[64];
-	char fn[64];
-	char sib[16];
-	char from[24]; /* an IPI's sender: "CPU 0", or "another CPU" */
-	const char *hk;
-	const char *hkmask;
-	const char *hv; /* the hypervisor, by name */
-	const char *tell; /* what tells the hardware's gaps apart here */
-};
-
-/* jr_expand - tmpl with its {names} filled in from f. */
-static void jr_expand(const char *tmpl, const struct jr_fill *f, char *buf,
-		      size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	while (*tmpl && n + 1 < len) {
-		const char *end = *tmpl == '{' ? strchr(tmpl, '}') : NULL;
-		char cpu[16];
-		const char *v = NULL;
-		size_t k;
-
-		if (end) {
-			k = end - tmpl - 1;
-			snprintf(cpu, sizeof(cpu), "%d", f->cpu);
-			v = !strncmp(tmpl + 1, "cpu", k) && k == 3 ? cpu :
-			    !strncmp(tmpl + 1, "hk", k) && k == 2  ? f->hk :
-			    !strncmp(tmpl + 1, "hkmask", k) && k == 6 ?
-								    f->hkmask :
-			    !strncmp(tmpl + 1, "irq", k) && k == 3  ? f->irq :
-			    !strncmp(tmpl + 1, "pid", k) && k == 3  ? f->pid :
-			    !strncmp(tmpl + 1, "comm", k) && k == 4 ? f->comm :
-			    !strncmp(tmpl + 1, "fn", k) && k == 2   ? f->fn :
-			    !strncmp(tmpl + 1, "sib", k) && k == 3  ? f->sib :
-			    !strncmp(tmpl + 1, "from", k) && k == 4 ? f->from :
-			    !strncmp(tmpl + 1, "hv", k) && k == 2   ? f->hv :
-			    !strncmp(tmpl + 1, "tell", k) && k == 4 ? f->tell :
-								      NULL;
-		}
-		if (v) {
-			n += snprintf(buf + n, len - n, "%s", v);
-			tmpl = end + 1;
-		} else {
-			buf[n++] = *tmpl++;
-			buf[n] = '\0';
-		}
-	}
-	if (n >= len)
-		buf[len - 1] = '\0';
-}
-
-/*
- * jr_fill_row - what a row's name tells: IRQ, task, pid, function, and an
- * IPI's sender.
- */
-static void jr_fill_row(struct jr_fill *f, const char *src, const char *det)
-{
-	const char *b;
-	int irq;
-
-	if (sscanf(src, "irq:%d", &irq) == 1) {
-		snprintf(f->irq, sizeof(f->irq), "%d", irq);
-		b = strchr(src, ' ');
-		snprintf(f->comm, sizeof(f->comm), "%s", b ? b + 1 : "");
-	} else if (!strncmp(src, "thread:", 7) && (b = strrchr(src, '['))) {
-		snprintf(f->comm, sizeof(f->comm), "%.*s", (int)(b - src - 7),
-			 src + 7);
-		snprintf(f->pid, sizeof(f->pid), "%.*s",
-			 (int)strcspn(b + 1, "]"), b + 1);
-	}
-	if (det && (b = strchr(det, ':')))
-		snprintf(f->fn, sizeof(f->fn), "%.*s",
-			 (int)strcspn(b + 1, "@ "), b + 1);
-	b = det ? strstr(det, " from CPU ") : NULL;
-	snprintf(f->from, sizeof(f->from), "%s", b ? b + 6 : "another CPU");
-}
+#include "tune/jr_advise_fill.h"
 
 static const struct jr_audit_cpu *jr_audit_cpu_of(const struct jr_audit *a,
 						  int cpu)
@@ -186,20 +104,26 @@ static void jr_fix_text(struct jr_advice *x, const struct jr_fill *f,
 			const struct jr_audit *a, const struct jr_audit_cpu *ax)
 {
 	const struct jr_rule *r = x->rule;
+	const char *tmpl = r->fix;
 
 	x->lacks = jr_adv_needs_in(r->needs, JR_NO, a, ax);
 	x->unknown = jr_adv_needs_in(r->needs, JR_UNKNOWN, a, ax);
-	x->fix[0] = '\0';
-	if (!x->lacks) {
-		jr_expand(r->fix, f, x->fix, sizeof(x->fix));
-	} else if (r->instead &&
-		   !jr_adv_needs_in(r->instead_needs, JR_NO, a, ax)) {
-		x->unknown |=
-			jr_adv_needs_in(r->instead_needs, JR_UNKNOWN, a, ax);
-		jr_expand(r->instead, f, x->fix, sizeof(x->fix));
-	} else {
-		x->lacks |= jr_adv_needs_in(r->instead_needs, JR_NO, a, ax);
+	if (x->lacks) {
+		tmpl = NULL;
+		if (r->instead &&
+		    !jr_adv_needs_in(r->instead_needs, JR_NO, a, ax)) {
+			x->unknown |= jr_adv_needs_in(r->instead_needs,
+						      JR_UNKNOWN, a, ax);
+			tmpl = r->instead;
+		} else {
+			x->lacks |=
+				jr_adv_needs_in(r->instead_needs, JR_NO, a, ax);
+		}
 	}
+	x->feasible = tmpl != NULL;
+	x->fix[0] = '\0';
+	if (tmpl)
+		jr_expand(tmpl, f, x->fix, sizeof(x->fix), &x->cmds);
 }
 
 /*
@@ -223,10 +147,14 @@ static bool jr_finish(struct jr_advise *v, struct jr_advice *x,
 	if (!x->total_ns || x->count < v->min_count ||
 	    (c->runtime_ns && x->ppm < v->min_ppm))
 		return false;
-	jr_expand(x->rule->what, f, x->what, sizeof(x->what));
+	jr_expand(x->rule->what, f, x->what, sizeof(x->what), NULL);
 	jr_fix_text(x, f, a, jr_audit_cpu_of(a, c->cpu));
-	jr_expand(x->rule->caveat, f, x->caveat, sizeof(x->caveat));
-	jr_expand(x->rule->verify, f, x->verify, sizeof(x->verify));
+	jr_expand(x->rule->caveat, f, x->caveat, sizeof(x->caveat), NULL);
+	jr_expand(x->rule->verify, f, x->verify, sizeof(x->verify), &x->cmds);
+	if (x->cmds.why[0]) { /* a value unfit for a command: none at all */
+		x->fix[0] = x->verify[0] = '\0';
+		x->cmds.nr = 0;
+	}
 	for (i = 0; i < s->nr_pend; i++) {
 		size_t k = s->pend[i][0], j = s->pend[i][1];
 		unsigned char *m = j ? &s->det_cov[k][j - 1] : &s->src_cov[k];

@@ -15,6 +15,7 @@
 
 #include "common/jr_err.h"
 #include "core/jr_rdoc.h"
+#include "tune/jr_advise_fill.h"
 #include "tune/jr_audit.h"
 
 /* what must hold in the audit (or the report) for a rule to apply */
@@ -53,7 +54,8 @@ enum jr_adv_cond {
  * {cpu}, {hk} (housekeeping CPUs), {hkmask} (the same as a hex mask),
  * {irq}, {pid}, {comm}, {fn}, {sib} (the busiest SMT sibling), {hv}
  * (the hypervisor) and {tell} (what can tell hardware noise apart on this
- * machine, and whether this run could) are filled in.
+ * machine, and whether this run could) are filled in; `...` marks a
+ * command to paste (jr_advise_fill.h).
  *
  * needs holds the JR_KF() options (and JR_NEED_PERF_GOVERNOR) that fix
  * needs.  Where the audited kernel lacks one, instead is printed as the
@@ -83,7 +85,6 @@ extern const struct jr_rule jr_rules[];
 extern const int jr_nr_rules;
 
 #define JR_ADV_EVIDENCE 8 /* rows named per piece of advice */
-#define JR_ADV_TEXT 512
 
 struct jr_adv_row {
 	char name[128]; /* "irq:24 virtio0" or "thread:kworker/1:1[80] >
@@ -108,6 +109,8 @@ struct jr_advice {
 	char verify[JR_ADV_TEXT];
 	unsigned int lacks; /* needs the audited kernel does not have */
 	unsigned int unknown; /* needs the audit cannot tell */
+	bool feasible; /* a fix this kernel can take (or one outside it) */
+	struct jr_cmds cmds; /* to paste: the fix's and verify's */
 };
 
 /* the uncovered noise by class: enum jr_hclass, JR_H_GAP for a row of no

@@ -32,8 +32,9 @@ static void jr_text_needs(FILE *out, const struct jr_advice *x)
 		fprintf(out,
 			"   kernel:   lacks %s, which the usual fix needs: %s\n",
 			names,
-			x->fix[0] ? "the fix above is what to change instead" :
-				    "no fix is printed");
+			x->feasible ?
+				"the fix above is what to change instead" :
+				"no fix is printed");
 	}
 	if (x->unknown) {
 		jr_needs_list(x->unknown, names, sizeof(names));
@@ -64,14 +65,19 @@ static void jr_text_advice(FILE *out, int rank, const struct jr_advice *x)
 	if (x->nr_rows > x->nr_ev)
 		fprintf(out, "             and %d more rows\n",
 			x->nr_rows - x->nr_ev);
-	fprintf(out, "   fix:      %s\n",
-		x->fix[0] ? jr_text_safe(x->fix, safe, sizeof(safe)) :
-			    "none that this kernel can take");
+	if (x->cmds.why[0])
+		fprintf(out, "   fix:      no command printed: %s\n",
+			jr_text_safe(x->cmds.why, safe, sizeof(safe)));
+	else
+		fprintf(out, "   fix:      %s\n",
+			x->fix[0] ? jr_text_safe(x->fix, safe, sizeof(safe)) :
+				    "none that this kernel can take");
 	jr_text_needs(out, x);
 	fprintf(out, "   caveat:   %s\n",
 		jr_text_safe(x->caveat, safe, sizeof(safe)));
-	fprintf(out, "   verify:   %s\n",
-		jr_text_safe(x->verify, safe, sizeof(safe)));
+	if (x->verify[0])
+		fprintf(out, "   verify:   %s\n",
+			jr_text_safe(x->verify, safe, sizeof(safe)));
 	fprintf(out, "   source:   %s\n", x->rule->ref);
 }
 
@@ -175,6 +181,21 @@ static void jr_json_coverage(FILE *out, const struct jr_adv_cpu *c)
 	fprintf(out, "}}");
 }
 
+/* jr_json_cmds - the commands to paste, or why there is none */
+static void jr_json_cmds(FILE *out, const struct jr_advice *x)
+{
+	int i;
+
+	fprintf(out, ", \"commands\": [");
+	for (i = 0; i < x->cmds.nr; i++) {
+		fprintf(out, "%s", i ? ", " : "");
+		jr_json_str(out, x->cmds.cmd[i]);
+	}
+	fprintf(out, "]");
+	if (x->cmds.why[0])
+		jr_json_kv(out, "no_command", x->cmds.why);
+}
+
 /* jr_json_needs - the needs in bits as a JSON array of their keys */
 static void jr_json_needs(FILE *out, const char *key, unsigned int bits)
 {
@@ -221,7 +242,8 @@ int jr_advise_json(FILE *out, const struct jr_advise *v)
 		jr_json_kv(out, "source", x->rule->ref);
 		fprintf(out, ",\n     \"kind\": \"%s\", \"feasible\": %s",
 			x->rule->outside ? "outside" : "fix",
-			x->fix[0] ? "true" : "false");
+			x->feasible ? "true" : "false");
+		jr_json_cmds(out, x);
 		jr_json_needs(out, "needs", x->rule->needs);
 		jr_json_needs(out, "lacks", x->lacks);
 		jr_json_needs(out, "unknown", x->unknown);

@@ -20,26 +20,26 @@
 const struct jr_rule jr_rules[] = {
 	{ "irqbalance", "irq:[0-9]*", NULL, JR_IF_IRQBALANCE, false, true,
 	  "irqbalance runs and may place device IRQs on CPU {cpu}",
-	  "systemctl stop irqbalance; or set IRQBALANCE_BANNED_CPULIST={cpu} in "
+	  "`systemctl stop irqbalance`; or set IRQBALANCE_BANNED_CPULIST={cpu} in "
 	  "/etc/default/irqbalance and restart it",
 	  "Stopping irqbalance leaves every IRQ where it is: move them (see "
 	  "irq-affinity).",
-	  "pgrep -x irqbalance prints nothing, or its banned list holds {cpu}",
+	  "`pgrep -x irqbalance` prints nothing, or its banned list holds {cpu}",
 	  "irqbalance(1); Red Hat's low-latency tuning guide", JR_ANY_KERNEL },
 	{ "irq-affinity", "irq:[0-9]*", NULL, JR_IF_ANY, true, false,
 	  "device IRQ {irq} ({comm}) is served on CPU {cpu}",
-	  "echo {hk} > /proc/irq/{irq}/smp_affinity_list",
+	  "`echo {hk} > /proc/irq/{irq}/smp_affinity_list`",
 	  "A managed IRQ (NVMe, multiqueue NICs) refuses a new affinity: boot with "
 	  "isolcpus=managed_irq,domain,{cpu} instead. irqbalance, if it runs, may "
 	  "move it back.",
-	  "cat /proc/irq/{irq}/effective_affinity_list shows no {cpu}; a new run "
+	  "`cat /proc/irq/{irq}/effective_affinity_list` shows no {cpu}; a new run "
 	  "has no irq:{irq} row",
 	  "Documentation/core-api/irq/irq-affinity.rst; LMAX, Reducing system "
 	  "jitter",
 	  JR_ANY_KERNEL },
 	{ "vmstat", "thread:*", "work:vmstat_update", JR_IF_STAT_SHORT, false,
 	  false, "the vmstat counters are folded on CPU {cpu} (vmstat_update)",
-	  "sysctl -w vm.stat_interval=120",
+	  "`sysctl -w vm.stat_interval=120`",
 	  "/proc/vmstat and per-zone counters are then up to 120 s old. On "
 	  "nohz_full CPUs the kernel also folds them when the tick stops.",
 	  "a new run has no work:vmstat_update row on CPU {cpu}",
@@ -84,7 +84,7 @@ const struct jr_rule jr_rules[] = {
 	  "nohz_full stops the tick only while one task runs on the CPU, and adds "
 	  "cost to system calls and context switches: judge it from jitread user, "
 	  "with the application's own thread.",
-	  "cat /sys/devices/system/cpu/nohz_full holds {cpu}; irq:local_timer's "
+	  "`cat /sys/devices/system/cpu/nohz_full` holds {cpu}; irq:local_timer's "
 	  "rate falls in a new run",
 	  "Documentation/timers/no_hz.rst", JR_KF(JR_KF_NO_HZ_FULL),
 	  "boot a kernel built with CONFIG_NO_HZ_FULL=y (most distributions' are), "
@@ -103,82 +103,82 @@ const struct jr_rule jr_rules[] = {
 	  0, false },
 	{ "unbound-workqueue", "thread:kworker/u*", NULL, JR_IF_IN_WQ_MASK,
 	  false, false, "unbound work items run on CPU {cpu}",
-	  "echo {hkmask} > /sys/devices/virtual/workqueue/cpumask",
+	  "`echo {hkmask} > /sys/devices/virtual/workqueue/cpumask`",
 	  "Per-CPU work (kworker/{cpu}:N) is not moved by this mask.",
-	  "cat /sys/devices/virtual/workqueue/cpumask; a new run has no kworker/u "
+	  "`cat /sys/devices/virtual/workqueue/cpumask`; a new run has no kworker/u "
 	  "row",
 	  "Documentation/admin-guide/kernel-per-CPU-kthreads.rst",
 	  JR_ANY_KERNEL },
 	{ "timer-migration", "softirq:TIMER", "timer:*", JR_IF_TIMER_MIG_OFF,
 	  false, true, "timers expire on CPU {cpu} with timer migration off",
-	  "sysctl -w kernel.timer_migration=1",
+	  "`sysctl -w kernel.timer_migration=1`",
 	  "Pinned timers stay where they were armed.",
-	  "sysctl kernel.timer_migration reads 1; fewer timer rows in a new run",
+	  "`sysctl kernel.timer_migration` reads 1; fewer timer rows in a new run",
 	  "Documentation/admin-guide/sysctl/kernel.rst (timer_migration)",
 	  JR_ANY_KERNEL },
 	{ "nmi-watchdog", "nmi:perf_event_nmi_handler", NULL,
 	  JR_IF_NMI_WATCHDOG, false, false,
 	  "the hard-lockup watchdog's NMIs hit CPU {cpu}",
-	  "sysctl -w kernel.nmi_watchdog=0 (or boot with nmi_watchdog=0)",
+	  "`sysctl -w kernel.nmi_watchdog=0` (or boot with nmi_watchdog=0)",
 	  "Hard lockups are then no longer detected on this machine.",
 	  "a new run has no nmi:perf_event_nmi_handler row",
 	  "Documentation/admin-guide/lockup-watchdogs.rst", JR_ANY_KERNEL },
 	{ "khugepaged", "thread:khugepaged*", NULL, JR_IF_ANY, true, false,
 	  "khugepaged ran on CPU {cpu}",
-	  "taskset -pc {hk} {pid}; and echo madvise > "
-	  "/sys/kernel/mm/transparent_hugepage/enabled",
+	  "`taskset -pc {hk} {pid}`; and `echo madvise > "
+	  "/sys/kernel/mm/transparent_hugepage/enabled`",
 	  "With THP on madvise, only mappings that ask get huge pages.",
 	  "a new run has no thread:khugepaged row",
 	  "Documentation/admin-guide/mm/transhuge.rst", JR_KF(JR_KF_THP),
-	  "taskset -pc {hk} {pid}", 0, false },
+	  "`taskset -pc {hk} {pid}`", 0, false },
 	{ "rt-throttling", "thread:*", NULL, JR_IF_RT_THROTTLE_FIFO, false,
 	  true,
 	  "RT throttling can take CPU {cpu} from its FIFO task for other tasks",
-	  "sysctl -w kernel.sched_rt_runtime_us=-1",
+	  "`sysctl -w kernel.sched_rt_runtime_us=-1`",
 	  "A runaway FIFO task can then hang its CPU: keep housekeeping CPUs for "
 	  "everything else.",
-	  "sysctl kernel.sched_rt_runtime_us reads -1",
+	  "`sysctl kernel.sched_rt_runtime_us` reads -1",
 	  "Documentation/scheduler/sched-rt-group.rst", JR_ANY_KERNEL },
 	{ "kthread-affinity", "thread:*", NULL, JR_IF_MOVABLE_KTHREAD, true,
 	  false, "kernel thread {comm} (pid {pid}) ran on CPU {cpu}",
-	  "taskset -pc {hk} {pid}",
+	  "`taskset -pc {hk} {pid}`",
 	  "Per-CPU kernel threads cannot move; this one may run elsewhere.",
-	  "taskset -pc {pid} shows {hk}; a new run has no row for it",
+	  "`taskset -pc {pid}` shows {hk}; a new run has no row for it",
 	  "Documentation/admin-guide/kernel-per-CPU-kthreads.rst",
 	  JR_ANY_KERNEL },
 	{ "task-affinity", "thread:*", NULL, JR_IF_USER_TASK, true, false,
 	  "task {comm} (pid {pid}) ran on CPU {cpu}",
-	  "taskset -pc {hk} {pid}; start it outside {cpu} (taskset, a cpuset, "
+	  "`taskset -pc {hk} {pid}`; start it outside {cpu} (taskset, a cpuset, "
 	  "systemd CPUAffinity=)",
 	  "isolcpus=domain,{cpu} keeps new tasks off the CPU unless asked.",
-	  "taskset -pc {pid} shows {hk}; a new run has no row for it",
+	  "`taskset -pc {pid}` shows {hk}; a new run has no row for it",
 	  "taskset(1); systemd.exec(5) CPUAffinity=", JR_ANY_KERNEL },
 	{ "work-item", "thread:kworker/*", "work:*", JR_IF_ANY, true, false,
 	  "work item {fn} runs on CPU {cpu}",
-	  "find who queues it: trace-cmd record -e workqueue:workqueue_queue_work "
-	  "-f 'function == {fn}', then stop or move that queuer",
+	  "find who queues it: `trace-cmd record -e workqueue:workqueue_queue_work "
+	  "-f 'function == {fn}'`, then stop or move that queuer",
 	  "Per-CPU work follows the CPU it is queued on; unbound work follows the "
 	  "workqueue cpumask.",
 	  "a new run has no work:{fn} row",
 	  "Documentation/core-api/workqueue.rst", JR_KF(JR_KF_TRACE_EVENTS),
-	  "find who queues it with the function tracer: trace-cmd record -p "
-	  "function -l __queue_work --func-stack, then stop or move that queuer",
+	  "find who queues it with the function tracer: `trace-cmd record -p "
+	  "function -l __queue_work --func-stack`, then stop or move that queuer",
 	  JR_KF(JR_KF_FTRACE_FILTER), false },
 	{ "timer-callback", "softirq:*", "*timer:*", JR_IF_ANY, true, false,
 	  "timer callback {fn} fires on CPU {cpu}",
-	  "find who arms it: trace-cmd record -e timer:timer_start -e "
-	  "timer:hrtimer_start -f 'function == {fn}', then stop or move that user",
+	  "find who arms it: `trace-cmd record -e timer:timer_start -e "
+	  "timer:hrtimer_start -f 'function == {fn}'`, then stop or move that user",
 	  "A pinned timer fires where it was armed, whatever timer_migration says.",
 	  "a new run has no timer row for {fn}",
 	  "Documentation/timers/timers-howto.rst", JR_KF(JR_KF_TRACE_EVENTS),
-	  "find who arms it with the function tracer: trace-cmd record -p function "
-	  "-l add_timer -l mod_timer -l hrtimer_start_range_ns --func-stack, then "
+	  "find who arms it with the function tracer: `trace-cmd record -p function "
+	  "-l add_timer -l mod_timer -l hrtimer_start_range_ns --func-stack`, then "
 	  "stop or move that user",
 	  JR_KF(JR_KF_FTRACE_FILTER), false },
 	{ "ipi-function", "irq:call_function*", "ipi:*", JR_IF_ANY, true, false,
 	  "{from} makes CPU {cpu} run {fn} by IPI",
-	  "find what asks for it: trace-cmd record -e csd:csd_queue_cpu -f 'cpu == "
-	  "{cpu}' -T (the stack of each request), then stop that task or keep it "
+	  "find what asks for it: `trace-cmd record -e csd:csd_queue_cpu -f 'cpu == "
+	  "{cpu}' -T` (the stack of each request), then stop that task or keep it "
 	  "off the memory and CPUs of CPU {cpu}'s task",
 	  "perf and monitoring agents counting on CPU {cpu} send remote_function; a "
 	  "process whose threads share memory with CPU {cpu}'s task sends TLB "
@@ -188,35 +188,36 @@ const struct jr_rule jr_rules[] = {
 	  "Documentation/admin-guide/kernel-per-CPU-kthreads.rst",
 	  JR_KF(JR_KF_CSD_EVENTS),
 	  "find what asks for it with the function tracer (this kernel has no csd "
-	  "events): trace-cmd record -p function -l smp_call_function_single -l "
-	  "smp_call_function_many_cond --func-stack, then stop that task or keep it "
+	  "events): `trace-cmd record -p function -l smp_call_function_single -l "
+	  "smp_call_function_many_cond --func-stack`, then stop that task or keep it "
 	  "off the memory and CPUs of CPU {cpu}'s task",
 	  JR_KF(JR_KF_FTRACE_FILTER), false },
 	{ "governor", "hw:unknown", NULL, JR_IF_GOVERNOR, false, true,
 	  "CPU {cpu} scales its frequency",
-	  "cpupower -c {cpu} frequency-set -g performance",
+	  "`cpupower -c {cpu} frequency-set -g performance`",
 	  "More power and heat; turbo changes still happen.",
-	  "cat /sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor reads "
+	  "`cat /sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor` reads "
 	  "performance",
 	  "Documentation/admin-guide/pm/cpufreq.rst", JR_NEED_PERF_GOVERNOR,
 	  "this CPU's cpufreq driver offers no performance governor: keep it at its "
-	  "top speed instead, cpupower -c {cpu} frequency-set -d with the value of "
-	  "/sys/devices/system/cpu/cpu{cpu}/cpufreq/cpuinfo_max_freq",
+	  "top speed instead, `cat "
+	  "/sys/devices/system/cpu/cpu{cpu}/cpufreq/cpuinfo_max_freq > "
+	  "/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_min_freq`",
 	  0, false },
 	{ "c-states", "hw:unknown", NULL, JR_IF_DEEP_IDLE, false, true,
 	  "CPU {cpu} may enter deep idle states",
-	  "cpupower -c {cpu} idle-set -D 10 (or boot with processor.max_cstate=1 "
+	  "`cpupower -c {cpu} idle-set -D 10` (or boot with processor.max_cstate=1 "
 	  "intel_idle.max_cstate=0)",
 	  "A busy-polling thread never idles: this matters for threads that sleep "
 	  "and wake. More power.",
-	  "cpupower -c {cpu} idle-info lists the deep states as disabled",
+	  "`cpupower -c {cpu} idle-info` lists the deep states as disabled",
 	  "Documentation/admin-guide/pm/cpuidle.rst", JR_ANY_KERNEL },
 	{ "smt-sibling", "hw:unknown", NULL, JR_IF_SIBLING_BUSY, false, true,
 	  "CPU {cpu}'s SMT sibling {sib} is busy and shares its core",
-	  "keep CPU {sib} idle, or echo 0 > /sys/devices/system/cpu/cpu{sib}/online "
+	  "keep CPU {sib} idle, or `echo 0 > /sys/devices/system/cpu/cpu{sib}/online` "
 	  "(or boot with nosmt)",
 	  "Offlining a sibling halves that core's threads.",
-	  "cat /sys/devices/system/cpu/cpu{sib}/online reads 0, or the sibling is "
+	  "`cat /sys/devices/system/cpu/cpu{sib}/online` reads 0, or the sibling is "
 	  "idle in a new run",
 	  "Documentation/admin-guide/hw-vuln/core-scheduling.rst",
 	  JR_ANY_KERNEL },
