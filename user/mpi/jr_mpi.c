@@ -46,12 +46,35 @@ static int jr_wait(MPI_Request *req, double deadline)
 	}
 }
 
+/*
+ * jr_wait_recv - jr_wait for a receive; one that times out is cancelled
+ * and completed before this returns, so that no late message is ever
+ * written into a buffer whose frame has gone, nor matched by the next
+ * receive of the same tag.
+ */
+static int jr_wait_recv(MPI_Request *req, double deadline)
+{
+	int ret = jr_wait(req, deadline);
+
+	if (ret) {
+		MPI_Cancel(req);
+		MPI_Wait(req, MPI_STATUS_IGNORE);
+	}
+	return ret;
+}
+
+/*
+ * jr_init - MPI for a process whose sampler threads never call MPI: the
+ * main thread makes every call (MPI_THREAD_FUNNELED).
+ */
 static int jr_init(int *rank, int *size, char *host, size_t len)
 {
 	char name[MPI_MAX_PROCESSOR_NAME];
-	int n = 0;
+	int n = 0, provided = MPI_THREAD_SINGLE;
 
-	if (MPI_Init(NULL, NULL) != MPI_SUCCESS)
+	if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) !=
+		    MPI_SUCCESS ||
+	    provided < MPI_THREAD_FUNNELED)
 		return -EIO;
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	MPI_Comm_rank(MPI_COMM_WORLD, &jr_rank);
@@ -135,7 +158,7 @@ static int jr_clocks(int rounds, double timeout_s, int64_t *offset_ns,
 			if (MPI_Irecv(&theirs, 1, MPI_INT64_T, 0, JR_TAG_CLOCK,
 				      MPI_COMM_WORLD, &req) != MPI_SUCCESS)
 				return -EIO;
-			ret = jr_wait(&req, deadline);
+			ret = jr_wait_recv(&req, deadline);
 			if (ret)
 				return ret;
 			theirs = jr_mono_ns();
@@ -155,7 +178,7 @@ static int jr_clocks(int rounds, double timeout_s, int64_t *offset_ns,
 				     MPI_COMM_WORLD) != MPI_SUCCESS ||
 			    MPI_Irecv(&theirs, 1, MPI_INT64_T, r, JR_TAG_CLOCK,
 				      MPI_COMM_WORLD, &req) != MPI_SUCCESS ||
-			    jr_wait(&req, deadline))
+			    jr_wait_recv(&req, deadline))
 				break;
 			t1 = jr_mono_ns();
 			if (rtt_ns[r] < 0 || t1 - t0 < rtt_ns[r]) {
@@ -173,6 +196,8 @@ static int jr_clocks(int rounds, double timeout_s, int64_t *offset_ns,
  */
 static int jr_verdict(int clean, double timeout_s)
 {
+	/* a send left to a lost rank reads this after the call returns */
+	static int sent;
 	double deadline = MPI_Wtime() + timeout_s;
 	MPI_Request req;
 	int r, v = 0;
@@ -180,13 +205,14 @@ static int jr_verdict(int clean, double timeout_s)
 	if (jr_rank) {
 		if (MPI_Irecv(&v, 1, MPI_INT, 0, JR_TAG_VERDICT, MPI_COMM_WORLD,
 			      &req) != MPI_SUCCESS ||
-		    jr_wait(&req, deadline))
+		    jr_wait_recv(&req, deadline))
 			return 0;
 		return v;
 	}
+	sent = clean;
 	for (r = 1; r < jr_size; r++) {
 		/* a small message goes out at once, or not to a lost rank */
-		if (MPI_Isend(&clean, 1, MPI_INT, r, JR_TAG_VERDICT,
+		if (MPI_Isend(&sent, 1, MPI_INT, r, JR_TAG_VERDICT,
 			      MPI_COMM_WORLD, &req) == MPI_SUCCESS &&
 		    jr_wait(&req, MPI_Wtime() + 1.0))
 			MPI_Request_free(&req);
