@@ -47,6 +47,11 @@ PAUSE_MAX_MS = 5000
 # A guest that dies before its init starts the command is booted again,
 # this many times in all: nothing of the command's can have caused it.
 BOOT_TRIES = 2
+# A guest whose init has not started the command this long after QEMU
+# started is taken for hung in its boot (under TCG a boot can stall, and
+# would otherwise hold the run until its whole time limit) and booted
+# again; a TCG boot to the command takes well under a minute here.
+BOOT_START_S = 300
 # Under TCG the runner watches the vCPUs through this QMP socket in the
 # output directory (see jitvm_unstick).
 WATCH_QMP = "watch.qmp"
@@ -458,6 +463,8 @@ def _boot(cmd, outdir, timeout_s, say, watch):
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.monotonic() + timeout_s
+    start_by = time.monotonic() + min(BOOT_START_S, timeout_s)
+    started = False
     pos = 0
     try:
         while proc.poll() is None:
@@ -465,6 +472,13 @@ def _boot(cmd, outdir, timeout_s, say, watch):
             _serve_pause(proc, outdir, say)
             if watch is not None:
                 watch.poll()
+            if not started and time.monotonic() > start_by:
+                started = command_started(outdir)
+                if not started:
+                    _kill_group(proc)
+                    say(f"the guest did not start the command within "
+                        f"{BOOT_START_S}s of boot; QEMU killed")
+                    break
             if time.monotonic() > deadline:
                 _kill_group(proc)
                 _stream(out, pos, sys.stdout)

@@ -12,17 +12,27 @@ txt=$dat.txt
 # hardly runs on the rt kernel and its exit takes minutes.
 insmod "$JIT_KO" cpus=1 threshold_ns=10000 || jit_fail "insmod jitmod failed"
 insmod "$JIT_INJ_KO" cpu=1 || jit_fail "insmod jitinject failed"
+# trace-cmd switches jitmod's events on and off, which patches the
+# sampling loop's text.  Under multi-threaded TCG a vCPU that runs the loop
+# meanwhile can keep a stale translation and oops on an int3 that memory
+# no longer holds (testing.rst, "The flip test"), so the sampler is paused
+# while trace-cmd starts and ends; flip.sh tests flips while it samples.
+echo 0 > /sys/module/jitmod/parameters/enable || jit_fail "enable=0 failed"
 # trace-cmd runs the injections as its command, once recording is on.  The
 # sampler sleeps 100 ms a second, so each class is injected three times
 # 150 ms apart: one sleep can swallow at most one of them.
 trace-cmd record -q -B jitmod-decode-$$ -e jitmod -o "$dat" sh -c '
+	echo 1 > /sys/module/jitmod/parameters/enable || exit 1
+	sleep 0.3
 	for c in hrtimer ipi softirq nmi thread work; do
 		for i in 1 2 3; do
 			echo "$c 300" > /sys/module/jitinject/parameters/inject || exit 1
 			sleep 0.15
 		done
 	done
-	sleep 1.5' >"$txt" 2>&1 || jit_fail "trace-cmd record failed: $(cat "$txt")"
+	sleep 1.5
+	echo 0 > /sys/module/jitmod/parameters/enable' >"$txt" 2>&1 ||
+	jit_fail "trace-cmd record failed: $(cat "$txt")"
 trace-cmd report -i "$dat" > "$txt" 2>&1 || jit_fail "trace-cmd report failed"
 rmmod jitinject && rmmod jitmod || jit_fail "rmmod failed"
 
