@@ -117,6 +117,28 @@ def matrix():
             for suite, flavour, rel, state, what in rows]
 
 
+# A guest that oopses on an int3 inside jitmod's sampling loop met QEMU
+# 7.2's stale translation after the kernel patched that text (testing.rst,
+# "The flip test"): multi-threaded TCG can run a translation made while
+# the int3 was there.  Such a suite is run once more in a boot of its own,
+# its first output and oops logged; a real fault would oops again.
+STALE_INT3 = re.compile(r"Oops: int3\b")
+STALE_INT3_BOOTS = 2
+
+
+def stale_int3(rc, dmesg):
+    """The oops lines of a guest that died of the stale int3, or []."""
+    if rc != 125 or not os.path.exists(dmesg):
+        return []
+    with open(dmesg, errors="replace") as f:
+        lines = f.readlines()
+    at = next((i for i, ln in enumerate(lines) if STALE_INT3.search(ln)),
+              None)
+    if at is None or not any("[jitmod]" in ln for ln in lines[at:at + 12]):
+        return []
+    return lines[at:at + 12]
+
+
 def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen="",
                  tcg_thread="multi"):
     """Boot one kernel, run the kselftests there, check its whole dmesg.
@@ -139,14 +161,23 @@ def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen="",
     print(f"# booting the {flavour} kernel {release} with {vcpus} vCPUs "
           f"({tcg_thread}-threaded TCG) for the selftests", flush=True)
     only = [f"TEST_PROGS={progs}", f"TEST_GEN_PROGS={gen}"] if progs else []
-    proc = subprocess.run(
-        [sys.executable, "-m", "jitpy.vm",
-         "-q", "-k", flavour, "-s", str(vcpus), "--tcg-thread", tcg_thread,
-         "-t", "35m", "--dmesg",
-         dmesg, "-C", TOP, "--", "make", "-s", "-C", KSFT_DIR,
-         f"OUTPUT={KSFT_DIR}", "run_tests"] + only,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        check=False, cwd=TOP)
+    for boot in range(1, STALE_INT3_BOOTS + 1):
+        proc = subprocess.run(
+            [sys.executable, "-m", "jitpy.vm",
+             "-q", "-k", flavour, "-s", str(vcpus), "--tcg-thread",
+             tcg_thread, "-t", "35m", "--dmesg",
+             dmesg, "-C", TOP, "--", "make", "-s", "-C", KSFT_DIR,
+             f"OUTPUT={KSFT_DIR}", "run_tests"] + only,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            check=False, cwd=TOP)
+        oops = stale_int3(proc.returncode, dmesg)
+        if not oops or boot == STALE_INT3_BOOTS:
+            break
+        print(f"# vm-{name}: the guest oopsed on an int3 that its text no "
+              "longer held, QEMU's stale translation (testing.rst); its "
+              "output and oops, then the suite in a boot of its own:")
+        for line in proc.stdout.splitlines() + oops:
+            print(f"#   {line.rstrip()}")
     seen = 0
     for line in proc.stdout.splitlines():
         m = TAP_LINE.match(line)
