@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make check's harness: a guest that died of QEMU's stale int3 in
+jitmod's sampling loop runs its suite once more; any other death does
+not, and the second boot's results stand alone."""
+
+import os
+import tempfile
+import types
+import unittest
+from unittest import mock
+
+from jitpy.harness import check
+
+OOPS = ("[ 74.6] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n"
+        "[ 74.6] CPU: 1 UID: 0 PID: 745 Comm: jitmod/1\n"
+        "[ 74.6] RIP: 0010:jit_sample+0x621/0x7e0 [jitmod]\n")
+GPF = ("[ 74.6] Oops: general protection fault: 0000 [#1]\n"
+       "[ 74.6] RIP: 0010:jit_sample+0x621/0x7e0 [jitmod]\n")
+
+
+class StaleInt3(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dmesg = os.path.join(self.tmp.name, "dmesg.txt")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, text):
+        with open(self.dmesg, "w") as f:
+            f.write(text)
+
+    def test_only_the_int3_in_jitmod_counts(self):
+        self.write("[ 1.0] booted\n" + OOPS)
+        self.assertEqual(len(check.stale_int3(125, self.dmesg)), 3)
+        self.assertEqual(check.stale_int3(1, self.dmesg), [])
+        self.write(GPF)
+        self.assertEqual(check.stale_int3(125, self.dmesg), [])
+        self.write(OOPS.replace("[jitmod]", "[kernel]"))
+        self.assertEqual(check.stale_int3(125, self.dmesg), [])
+        os.unlink(self.dmesg)
+        self.assertEqual(check.stale_int3(125, self.dmesg), [])
+
+    def suite(self, boots):
+        """run_vm_suite with each boot's (exit code, output, dmesg)."""
+        calls = []
+
+        def run(cmd, **_kw):
+            rc, out, dm = boots[len(calls)]
+            calls.append(cmd)
+            with open(cmd[cmd.index("--dmesg") + 1], "w") as f:
+                f.write(dm)
+            return types.SimpleNamespace(returncode=rc, stdout=out)
+
+        tally = check.Tally()
+        with mock.patch.object(check.subprocess, "run", run), \
+                mock.patch.object(check.jitvm, "resolve_kernel",
+                                  lambda f: ("vmlinuz", "9.9-test")), \
+                mock.patch.object(check.jitpy, "module_path",
+                                  lambda rel: __file__), \
+                mock.patch.object(check, "TOP", self.tmp.name), \
+                mock.patch("builtins.print"):
+            os.makedirs(os.path.join(self.tmp.name, "build"), exist_ok=True)
+            check.run_vm_suite(tally, "9.9-test")
+        return len(calls), tally
+
+    def test_the_suite_runs_once_more(self):
+        n, tally = self.suite([
+            (125, "ok 1 selftests: jitmod: a\nnot ok 2 selftests: jitmod: b\n",
+             OOPS),
+            (0, "ok 1 selftests: jitmod: a\nok 2 selftests: jitmod: b\n",
+             "[ 1.0] clean\n")])
+        self.assertEqual((n, tally.passed, tally.failed), (2, 4, 0))
+
+    def test_other_deaths_and_a_second_oops_fail(self):
+        n, tally = self.suite([(125, "ok 1 selftests: jitmod: a\n", GPF)])
+        self.assertEqual((n, tally.failed), (1, 1))
+        n, tally = self.suite([(125, "ok 1 selftests: jitmod: a\n", OOPS)] * 2)
+        self.assertEqual((n, tally.failed), (2, 1))
+
+
+if __name__ == "__main__":
+    unittest.main()
