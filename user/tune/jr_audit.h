@@ -116,7 +116,14 @@ const char *jr_kfeat_name(enum jr_kfeat f);
 const char *jr_kfeat_key(enum jr_kfeat f);
 const char *jr_tri_json(int v);
 
+/* a CPU's ticks in /proc/stat; steal is -1 where the line has none */
+struct jr_cpu_ticks {
+	unsigned long long busy, total;
+	long long steal;
+};
+
 /* jr_audit_cpu.c and jr_audit_smt.c: per CPU */
+int jr_audit_stat(const struct jr_audit *a, struct jr_cpu_ticks *t);
 int jr_audit_cpus(struct jr_audit *a);
 void jr_audit_smt(struct jr_audit *a);
 

@@ -20,7 +20,6 @@
 
 #define JR_CONFIG_MAX (4U << 20)
 #define JR_CPUINFO_MAX (256U << 10)
-#define JR_STAT_MAX (1U << 20)
 #define JR_USER_HZ 100 /* /proc/stat's unit, fixed on x86 */
 
 /*
@@ -219,34 +218,18 @@ static bool jr_cpuinfo_field(const char *info, const char *name, char *out,
 	return false;
 }
 
-/* jr_audit_steal - each audited CPU's steal time since boot. */
+/* jr_audit_steal - each audited CPU's steal time since boot, or -1 */
 static void jr_audit_steal(struct jr_audit *a)
 {
-	char *buf = malloc(JR_STAT_MAX), *line, *save = NULL;
+	static struct jr_cpu_ticks t[JR_MAX_CPUS];
+	bool ok = !jr_audit_stat(a, t);
 	int i;
 
-	for (i = 0; i < a->nr_cpu; i++)
-		a->cpu[i].steal_ms = -1;
-	if (!buf || jr_audit_file(a, "/proc/stat", buf, JR_STAT_MAX)) {
-		free(buf);
-		return;
-	}
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long v[8];
-		int cpu;
+	for (i = 0; i < a->nr_cpu; i++) {
+		long long s = ok ? t[a->cpu[i].cpu].steal : -1;
 
-		if (sscanf(line,
-			   "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu",
-			   &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-			   &v[6], &v[7]) != 9)
-			continue;
-		for (i = 0; i < a->nr_cpu; i++)
-			if (a->cpu[i].cpu == cpu && v[7] < (1ULL << 50))
-				a->cpu[i].steal_ms =
-					(long long)(v[7] * (1000 / JR_USER_HZ));
+		a->cpu[i].steal_ms = s < 0 ? -1 : s * (1000 / JR_USER_HZ);
 	}
-	free(buf);
 }
 
 /*

@@ -13,14 +13,14 @@
 #define JR_SMT_SAMPLE_MS 200
 #define JR_STAT_MAX (1U << 20)
 
-struct jr_cpu_ticks {
-	unsigned long long busy, total;
-};
-
-/* jr_stat - every cpuN line's busy and total ticks; 0 or -1. */
-static int jr_stat(const struct jr_audit *a, struct jr_cpu_ticks *t)
+/*
+ * jr_audit_stat - every cpuN line's busy, total and steal ticks into
+ * t[JR_MAX_CPUS]; 0 or -1.
+ */
+int jr_audit_stat(const struct jr_audit *a, struct jr_cpu_ticks *t)
 {
 	char *buf = malloc(JR_STAT_MAX), *line, *save = NULL;
+	int c;
 
 	if (!buf)
 		return -1;
@@ -29,17 +29,21 @@ static int jr_stat(const struct jr_audit *a, struct jr_cpu_ticks *t)
 		return -1;
 	}
 	memset(t, 0, JR_MAX_CPUS * sizeof(*t));
+	for (c = 0; c < JR_MAX_CPUS; c++)
+		t[c].steal = -1;
 	for (line = strtok_r(buf, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long v[8] = { 0 };
-		int cpu;
+		int cpu, n;
 
-		if (sscanf(line,
+		n = sscanf(line,
 			   "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu",
 			   &cpu, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-			   &v[6], &v[7]) < 5 ||
-		    cpu < 0 || cpu >= JR_MAX_CPUS)
+			   &v[6], &v[7]);
+		if (n < 5 || cpu < 0 || cpu >= JR_MAX_CPUS)
 			continue;
+		t[cpu].steal = n == 9 && v[7] < (1ULL << 50) ? (long long)v[7] :
+							       -1;
 		t[cpu].total =
 			v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
 		t[cpu].busy = t[cpu].total - v[3] - v[4]; /* idle, iowait */
@@ -59,10 +63,10 @@ void jr_audit_smt(struct jr_audit *a)
 	for (i = 0; i < a->nr_cpu; i++)
 		any |= strchr(a->cpu[i].siblings, ',') ||
 		       strchr(a->cpu[i].siblings, '-');
-	if (!any || jr_stat(a, t0))
+	if (!any || jr_audit_stat(a, t0))
 		return;
 	nanosleep(&ts, NULL);
-	if (jr_stat(a, t1))
+	if (jr_audit_stat(a, t1))
 		return;
 	for (i = 0; i < a->nr_cpu; i++) {
 		struct jr_audit_cpu *x = &a->cpu[i];
