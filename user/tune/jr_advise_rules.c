@@ -275,21 +275,6 @@ const struct jr_rule jr_rules[] = {
 
 const int jr_nr_rules = sizeof(jr_rules) / sizeof(jr_rules[0]);
 
-/* jr_in_list - whether name is an entry of a comma-separated list. */
-static bool jr_in_list(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = list;
-
-	while (n && (p = strstr(p, name))) {
-		if ((p == list || p[-1] == ',' || p[-1] == ' ') &&
-		    (p[n] == '\0' || p[n] == ',' || p[n] == ' '))
-			return true;
-		p += n;
-	}
-	return false;
-}
-
 /* jr_fifo_sampler - the report's jitmod ran at a FIFO priority. */
 static bool jr_fifo_sampler(const struct jr_rdoc *d)
 {
@@ -333,9 +318,9 @@ bool jr_adv_cond_holds(enum jr_adv_cond c, const struct jr_audit *a,
 	case JR_IF_SIBLING_BUSY:
 		return x && x->sibling_busy_pct > 5;
 	case JR_IF_MOVABLE_KTHREAD:
-		return x && comm && jr_in_list(x->kthreads, comm);
+		return x && comm && jr_audit_has_word(x->kthreads, comm);
 	case JR_IF_USER_TASK:
-		return x && comm && jr_in_list(x->tasks, comm);
+		return x && comm && jr_audit_has_word(x->tasks, comm);
 	case JR_IF_VIRTUAL:
 		return a->virt == JR_YES;
 	case JR_IF_BARE_METAL:

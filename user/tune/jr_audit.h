@@ -108,6 +108,7 @@ int jr_audit_file(const struct jr_audit *a, const char *path, char *buf,
 		  size_t len);
 long jr_audit_long(const struct jr_audit *a, const char *path);
 int jr_audit_cpulist(const char *text, unsigned char *set);
+bool jr_audit_has_word(const char *list, const char *word);
 
 /* jr_audit_kfeat.c: the kernel's options and the platform */
 void jr_audit_kfeats(struct jr_audit *a);

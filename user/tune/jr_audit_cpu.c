@@ -220,7 +220,7 @@ static void jr_audit_idle(struct jr_audit *a, struct jr_audit_cpu *x)
 /* jr_perf_governor - whether cpufreq offers cpu the performance governor */
 static signed char jr_perf_governor(const struct jr_audit *a, int cpu)
 {
-	char path[128], buf[512], padded[sizeof(buf) + 2];
+	char path[128], buf[512];
 
 	snprintf(path, sizeof(path),
 		 "/sys/devices/system/cpu/cpu%d/cpufreq/"
@@ -228,8 +228,7 @@ static signed char jr_perf_governor(const struct jr_audit *a, int cpu)
 		 cpu);
 	if (jr_audit_file(a, path, buf, sizeof(buf)))
 		return JR_UNKNOWN;
-	snprintf(padded, sizeof(padded), " %s ", buf);
-	return strstr(padded, " performance ") ? JR_YES : JR_NO;
+	return jr_audit_has_word(buf, "performance") ? JR_YES : JR_NO;
 }
 
 static void jr_audit_cpu1(struct jr_audit *a, struct jr_audit_cpu *x,

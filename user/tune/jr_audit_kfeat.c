@@ -239,14 +239,13 @@ static void jr_audit_steal(struct jr_audit *a)
 void jr_audit_platform(struct jr_audit *a)
 {
 	char *info = malloc(JR_CPUINFO_MAX), flags[4096], vendor[64];
-	char padded[sizeof(flags) + 2];
 
 	a->virt = JR_UNKNOWN;
 	if (info && !jr_audit_file(a, "/proc/cpuinfo", info, JR_CPUINFO_MAX)) {
 		if (jr_cpuinfo_field(info, "flags", flags, sizeof(flags))) {
-			snprintf(padded, sizeof(padded), " %s ", flags);
-			a->virt = strstr(padded, " hypervisor ") ? JR_YES :
-								   JR_NO;
+			a->virt = jr_audit_has_word(flags, "hypervisor") ?
+					  JR_YES :
+					  JR_NO;
 		}
 		if (jr_cpuinfo_field(info, "vendor_id", vendor, sizeof(vendor)))
 			jr_text_safe(vendor, a->cpu_vendor,

@@ -40,6 +40,24 @@ int jr_audit_file(const struct jr_audit *a, const char *path, char *buf,
 	return 0;
 }
 
+/*
+ * jr_audit_has_word - whether word is an entry of list, whose entries are
+ * separated by spaces or commas (a flags line, a list of names).
+ */
+bool jr_audit_has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = list;
+
+	while (n && (p = strstr(p, word))) {
+		if ((p == list || p[-1] == ',' || p[-1] == ' ') &&
+		    (p[n] == '\0' || p[n] == ',' || p[n] == ' '))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
 /* jr_audit_long - a file holding one number; -1 when it cannot be read. */
 long jr_audit_long(const struct jr_audit *a, const char *path)
 {
