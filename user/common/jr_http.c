@@ -206,52 +206,56 @@ static const char *jr_header(char *req, const char *name, char *val, size_t len)
 	return NULL;
 }
 
-/* jr_param - whether the parameters of a media range hold name=value */
-static bool jr_param(const char *params, size_t len, const char *nv)
+/*
+ * jr_param - the value of parameter name (case-insensitive) among a
+ * media range's parameters, spaces trimmed, into val; false if absent.
+ */
+static bool jr_param(const char *params, size_t len, const char *name,
+		     char *val, size_t vlen)
 {
-	size_t n = strlen(nv);
 	const char *p = params, *end = params + len;
+	size_t n = strlen(name);
 
 	while (p < end) {
 		const char *semi = memchr(p, ';', end - p);
-		size_t w = (semi ? semi : end) - p;
+		const char *stop = semi ? semi : end;
 
-		while (w && (*p == ' ' || *p == '\t')) {
+		while (p < stop && (*p == ' ' || *p == '\t'))
 			p++;
-			w--;
-		}
-		while (w && (p[w - 1] == ' ' || p[w - 1] == '\t'))
-			w--;
-		if (w == n && !strncasecmp(p, nv, n))
+		if ((size_t)(stop - p) > n && !strncasecmp(p, name, n) &&
+		    p[n] == '=') {
+			size_t w = stop - p - n - 1;
+
+			while (w && (p[n + w] == ' ' || p[n + w] == '\t'))
+				w--;
+			snprintf(val, vlen, "%.*s", (int)w, p + n + 1);
 			return true;
+		}
 		p = semi ? semi + 1 : end;
 	}
 	return false;
 }
 
+/* jr_param_is - whether parameter name has value v (case-insensitive) */
+static bool jr_param_is(const char *params, size_t len, const char *name,
+			const char *v)
+{
+	char val[64];
+
+	return jr_param(params, len, name, val, sizeof(val)) &&
+	       !strcasecmp(val, v);
+}
+
 /* jr_qvalue - a range's q= (RFC 9110: 0 to 1, 3 decimals), 1 without */
 static double jr_qvalue(const char *params, size_t len)
 {
-	const char *p = params, *end = params + len;
+	char num[8];
+	double q;
 
-	while (p < end) {
-		const char *semi = memchr(p, ';', end - p);
-
-		while (p < end && (*p == ' ' || *p == '\t'))
-			p++;
-		if (end - p > 2 && (p[0] == 'q' || p[0] == 'Q') &&
-		    p[1] == '=') {
-			char num[8] = "";
-			double q;
-
-			snprintf(num, sizeof(num), "%.*s",
-				 (int)((semi ? semi : end) - p - 2), p + 2);
-			q = strtod(num, NULL);
-			return q < 0 ? 0 : q > 1 ? 1 : q;
-		}
-		p = semi ? semi + 1 : end;
-	}
-	return 1;
+	if (!jr_param(params, len, "q", num, sizeof(num)))
+		return 1;
+	q = strtod(num, NULL);
+	return q < 0 ? 0 : q > 1 ? 1 : q;
 }
 
 /*
@@ -288,9 +292,9 @@ enum jr_http_fmt jr_http_accepts(const char *accept)
 			tlen--;
 #define JR_IS(t) (tlen == strlen(t) && !strncasecmp(type, t, tlen))
 		if (JR_IS("application/vnd.google.protobuf") &&
-		    jr_param(params, plen,
-			     "proto=io.prometheus.client.MetricFamily") &&
-		    jr_param(params, plen, "encoding=delimited"))
+		    jr_param_is(params, plen, "proto",
+				"io.prometheus.client.MetricFamily") &&
+		    jr_param_is(params, plen, "encoding", "delimited"))
 			f = JR_FMT_PROTOBUF;
 		else if (JR_IS("application/openmetrics-text"))
 			f = JR_FMT_OPENMETRICS;
