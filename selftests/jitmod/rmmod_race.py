@@ -10,7 +10,8 @@ short, varied delay (20 to 140 ms).  After each round no jitmod thread,
 parameter file or symbol may remain.  Then every injector class hits the
 sampled CPU: a probe, NMI handler or queued cross-CPU call left in the
 freed module would run there and oops, which the kernel-log check
-catches.
+catches.  RMMOD_ROUNDS sets the number of rounds (default 60: each of
+the five delays a dozen times).
 """
 
 import os
@@ -23,7 +24,7 @@ from jitpy.guest import injector, kmod, sysio
 from jitpy.guest.sysio import Fail, log
 
 CPU = 1
-ROUNDS = 200
+ROUNDS = int(os.environ.get("RMMOD_ROUNDS", "60"))
 WRITER = ("while :; do echo 2000 > {p}/threshold_ns; "
           "echo 3000 > {p}/threshold_ns; done 2>/dev/null")
 
