@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import unittest
 
 import jitpy
@@ -161,6 +162,7 @@ def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen="",
     print(f"# booting the {flavour} kernel {release} with {vcpus} vCPUs "
           f"({tcg_thread}-threaded TCG) for the selftests", flush=True)
     only = [f"TEST_PROGS={progs}", f"TEST_GEN_PROGS={gen}"] if progs else []
+    t0 = time.monotonic()
     for boot in range(1, STALE_INT3_BOOTS + 1):
         proc = subprocess.run(
             [sys.executable, "-m", "jitpy.vm",
@@ -178,6 +180,8 @@ def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen="",
               "output and oops, then the suite in a boot of its own:")
         for line in proc.stdout.splitlines() + oops:
             print(f"#   {line.rstrip()}")
+    print(f"# vm-{name}: {time.monotonic() - t0:.0f} s of wall time, "
+          f"{boot} boot(s)", flush=True)
     seen = 0
     for line in proc.stdout.splitlines():
         m = TAP_LINE.match(line)
@@ -206,7 +210,10 @@ def main():
     """Run everything; exit non-zero on any failure."""
     tally = Tally()
     print("TAP version 13", flush=True)
+    t0 = time.monotonic()
     run_host_tests(tally)
+    print(f"# host tests: {time.monotonic() - t0:.0f} s of wall time",
+          flush=True)
     only = os.environ.get("JIT_CHECK_KERNELS")
     kernels = only.split(",") if only else FLAVOURS
     for flavour in FLAVOURS:
