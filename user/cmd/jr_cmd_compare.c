@@ -95,7 +95,7 @@ static int jr_rounds(struct jr_udoc *d, struct jr_ubpf *b, struct jr_stream *s,
 			break;
 		jr_sample_phase(d, b, o->user.phase_ns);
 		jr_pipe_phase(d, o->user.phase_ns);
-		d->rounds_done++;
+		d->r.rounds_done++;
 	}
 	return ret;
 }
@@ -121,8 +121,8 @@ static int jr_compare_run(struct jr_opts *o, int argc, char **argv)
 		jr_die(JR_EXIT_RUN, "cannot read jitmod's threshold_ns");
 	jr_model_of(&kernel, o);
 	jr_model_of(&user, o);
-	d.kernel = &kernel;
-	d.user = &user;
+	d.r.kernel = &kernel;
+	d.r.user = &user;
 	jr_sysinfo_fill(&sys, argc, argv);
 	jr_remove_stale_instances();
 	if (jr_jitmod_enable(&saved, 0))
@@ -143,7 +143,7 @@ static int jr_compare_run(struct jr_opts *o, int argc, char **argv)
 	jr_ubpf_close(&b);
 	jr_model_free(&kernel);
 	jr_model_free(&user);
-	jr_pipe_free(&d.pipe);
+	jr_pipe_free(&d.r.pipe);
 	return ret;
 }
 

@@ -240,7 +240,7 @@ static int jr_serve_user(struct jr_opts *o, int argc, char **argv)
 		o->live.threshold_ns = 1000;
 	jr_udoc_init(&d, o);
 	jr_model_of(&user, o);
-	d.user = &user;
+	d.r.user = &user;
 	jr_sysinfo_fill(&sys, argc, argv);
 	if (jr_serve_open(&s, &jr_serve_opts, "user", sys.kernel, &e))
 		jr_die(JR_EXIT_RUN, "%s", e.msg);
@@ -264,7 +264,7 @@ static int jr_serve_user(struct jr_opts *o, int argc, char **argv)
 	}
 	jr_serve_refresh(&s, &user);
 	jr_serve_close(&s);
-	d.rounds_done = k;
+	d.r.rounds_done = k;
 	ret = jr_udoc_finish(&d, &sys);
 	if (!ret && s.fail) {
 		jr_warn("%s", s.why.msg);

@@ -265,7 +265,7 @@ static void jr_measure(struct jr_rank_run *rr, struct jr_model *m,
 		return;
 	}
 	jr_udoc_init(&d, o);
-	d.user = m;
+	d.r.user = m;
 	jr_prepare(&d, &b, sys);
 	jr_sample_phase(&d, &b, o->live.duration_ns);
 	jr_ubpf_close(&b);

@@ -28,16 +28,16 @@ static int jr_user_run(struct jr_opts *o, int argc, char **argv)
 	if (!o->live.threshold_ns)
 		o->live.threshold_ns = 1000;
 	jr_model_of(&user, o);
-	d.user = &user;
+	d.r.user = &user;
 	jr_sysinfo_fill(&sys, argc, argv);
 	jr_prepare(&d, &b, &sys);
 	jr_sample_phase(&d, &b, ns);
 	jr_pipe_phase(&d, ns);
-	d.rounds_done = 1;
+	d.r.rounds_done = 1;
 	ret = jr_udoc_finish(&d, &sys);
 	jr_ubpf_close(&b);
 	jr_model_free(&user);
-	jr_pipe_free(&d.pipe);
+	jr_pipe_free(&d.r.pipe);
 	return ret;
 }
 

@@ -79,13 +79,13 @@ void jr_udoc_init(struct jr_udoc *d, struct jr_opts *o)
 	memset(d, 0, sizeof(*d));
 	d->o = o;
 	/* -c is always set here: user needs it, compare takes jitmod's */
-	d->ro = jr_report_opts_of(o);
-	jr_user_info_init(&d->info, o->user.work);
-	d->pcfg.wait = o->user.wait;
+	d->r.ro = jr_report_opts_of(o);
+	jr_user_info_init(&d->r.info, o->user.work);
+	d->r.pcfg.wait = o->user.wait;
 	if (!o->user.no_pipeline) {
 		struct jr_err e;
 
-		if (jr_pipe_place(o->cpus, o->user.wait, &d->pcfg, &e))
+		if (jr_pipe_place(o->cpus, o->user.wait, &d->r.pcfg, &e))
 			jr_die(JR_EXIT_USAGE, "%s", e.msg);
 	}
 	jr_journal_check(o);
@@ -116,25 +116,25 @@ void jr_prepare(struct jr_udoc *d, struct jr_ubpf *b, struct jr_sysinfo *sys)
 	    mlockall(MCL_CURRENT | MCL_FUTURE))
 		jr_warn("mlockall: %s; page faults may add noise",
 			strerror(errno));
-	d->info.tsc_khz = jr_tsc_khz();
-	if (!d->info.tsc_khz)
+	d->r.info.tsc_khz = jr_tsc_khz();
+	if (!d->r.info.tsc_khz)
 		jr_die(JR_EXIT_RUN, "cannot measure the TSC rate");
 	if (!sys->tsc_khz)
-		sys->tsc_khz = d->info.tsc_khz;
+		sys->tsc_khz = d->r.info.tsc_khz;
 	if (jr_ubpf_open(b)) {
 		jr_warn("user gaps unclassified: %s", b->why);
-		snprintf(d->info.bpf_why, sizeof(d->info.bpf_why), "%s",
+		snprintf(d->r.info.bpf_why, sizeof(d->r.info.bpf_why), "%s",
 			 b->why);
 	}
-	d->info.bpf_ok = b->ok;
+	d->r.info.bpf_ok = b->ok;
 	if (b->ok)
-		snprintf(d->info.bpf_details, sizeof(d->info.bpf_details), "%s",
-			 b->details);
-	d->uro = d->ro;
-	d->uro.details = d->info.bpf_details;
+		snprintf(d->r.info.bpf_details, sizeof(d->r.info.bpf_details),
+			 "%s", b->details);
+	d->r.uro = d->r.ro;
+	d->r.uro.details = d->r.info.bpf_details;
 }
 
-/* jr_sample_phase - one run of the user samplers into d->user. */
+/* jr_sample_phase - one run of the user samplers into d->r.user. */
 void jr_sample_phase(struct jr_udoc *d, struct jr_ubpf *b, uint64_t ns)
 {
 	struct jr_user_cfg cfg = {
@@ -143,7 +143,7 @@ void jr_sample_phase(struct jr_udoc *d, struct jr_ubpf *b, uint64_t ns)
 		.work = d->o->user.work,
 		.fifo_prio = d->o->user.fifo_prio,
 		.gaps_cap = d->o->user.max_gaps,
-		.tsc_khz = d->info.tsc_khz,
+		.tsc_khz = d->r.info.tsc_khz,
 		.stop = &jr_run_stop,
 		.ready_file = d->o->live.ready_file,
 	};
@@ -151,17 +151,18 @@ void jr_sample_phase(struct jr_udoc *d, struct jr_ubpf *b, uint64_t ns)
 
 	if (d->fail)
 		return;
-	if (jr_user_phase(&cfg, b, ns, jr_model_sink, d->user, &d->info, &e))
+	if (jr_user_phase(&cfg, b, ns, jr_model_sink, d->r.user, &d->r.info,
+			  &e))
 		d->fail = jr_fail(&d->why, JR_EXIT_RUN, "user sampler: %s",
 				  e.msg);
 }
 
 static void jr_pipe_merge(struct jr_udoc *d, struct jr_pipe_result *r)
 {
-	struct jr_pipe_result *m = &d->pipe;
+	struct jr_pipe_result *m = &d->r.pipe;
 	int i;
 
-	if (!d->pipe_rounds++) {
+	if (!d->r.pipe_rounds++) {
 		*m = *r; /* takes ownership of the histograms */
 	} else {
 		m->produced += r->produced;
@@ -176,8 +177,9 @@ static void jr_pipe_merge(struct jr_udoc *d, struct jr_pipe_result *r)
 				jr_die(JR_EXIT_RUN, "out of memory");
 		jr_pipe_free(r);
 	}
-	d->pipe_verified_rounds += r->verified;
-	snprintf(d->pipe_verdict, sizeof(d->pipe_verdict), "%s", r->verdict);
+	d->r.pipe_verified_rounds += r->verified;
+	snprintf(d->r.pipe_verdict, sizeof(d->r.pipe_verdict), "%s",
+		 r->verdict);
 }
 
 /*
@@ -186,7 +188,7 @@ static void jr_pipe_merge(struct jr_udoc *d, struct jr_pipe_result *r)
  */
 void jr_pipe_phase(struct jr_udoc *d, uint64_t ns)
 {
-	struct jr_pipe_cfg *c = &d->pcfg;
+	struct jr_pipe_cfg *c = &d->r.pcfg;
 	char dir[] = "/tmp/jitread-XXXXXX", path[PATH_MAX];
 	struct jr_pipe_result r;
 	struct jr_err e;
@@ -200,7 +202,7 @@ void jr_pipe_phase(struct jr_udoc *d, uint64_t ns)
 		return;
 	}
 	if (d->o->user.journal)
-		jr_journal_name(d->o, d->pipe_rounds + 1, path, sizeof(path));
+		jr_journal_name(d->o, d->r.pipe_rounds + 1, path, sizeof(path));
 	else
 		snprintf(path, sizeof(path), "%s/journal.bin", dir);
 	c->fifo_prio = d->o->user.fifo_prio;
@@ -211,7 +213,7 @@ void jr_pipe_phase(struct jr_udoc *d, uint64_t ns)
 	c->input = d->o->user.input;
 	c->journal = path;
 	c->journal_bytes = d->o->user.journal_bytes;
-	c->tsc_khz = d->info.tsc_khz;
+	c->tsc_khz = d->r.info.tsc_khz;
 	c->stop = &jr_run_stop;
 	ret = jr_pipe_run(c, &r, &e);
 	if (!d->o->user.journal) {
@@ -224,7 +226,17 @@ void jr_pipe_phase(struct jr_udoc *d, uint64_t ns)
 		return;
 	}
 	jr_pipe_merge(d, &r);
-	d->pipe_ran = true;
+	d->r.pipe_ran = true;
+}
+
+/* The members after the primary side, then the audit of the CPUs. */
+static int jr_udoc_json_extra(FILE *out, void *ctx)
+{
+	struct jr_udoc *d = ctx;
+
+	if (jr_ureport_json(out, &d->r))
+		return -1;
+	return jr_json_audit_block(out, d->o->cpus);
 }
 
 static int jr_write_json(struct jr_udoc *d, const struct jr_sysinfo *sys)
@@ -234,12 +246,12 @@ static int jr_write_json(struct jr_udoc *d, const struct jr_sysinfo *sys)
 
 	if (!f)
 		return 0;
-	if (d->kernel)
-		ret = jr_report_json_doc(f, "compare", d->kernel, "kernel", sys,
-					 &d->ro, jr_udoc_json_extra, d);
+	if (d->r.kernel)
+		ret = jr_report_json_doc(f, "compare", d->r.kernel, "kernel",
+					 sys, &d->r.ro, jr_udoc_json_extra, d);
 	else
-		ret = jr_report_json_doc(f, "user", d->user, "user", sys,
-					 &d->uro, jr_udoc_json_extra, d);
+		ret = jr_report_json_doc(f, "user", d->r.user, "user", sys,
+					 &d->r.uro, jr_udoc_json_extra, d);
 	return jr_json_close(&d->outs, d->o->out.json, ret);
 }
 
@@ -251,35 +263,37 @@ int jr_udoc_finish(struct jr_udoc *d, const struct jr_sysinfo *sys)
 {
 	int ret;
 
-	if (d->kernel)
-		jr_model_finish(d->kernel);
-	jr_model_finish(d->user);
+	d->r.threshold_ns = d->o->live.threshold_ns;
+	d->r.phase_ns = d->o->user.phase_ns;
+	if (d->r.kernel)
+		jr_model_finish(d->r.kernel);
+	jr_model_finish(d->r.user);
 	if (!d->o->out.quiet) {
-		if (d->kernel) {
-			d->ro.title = "kernel side: jitmod";
-			jr_report_text(stdout, d->kernel, sys, &d->ro);
+		if (d->r.kernel) {
+			d->r.ro.title = "kernel side: jitmod";
+			jr_report_text(stdout, d->r.kernel, sys, &d->r.ro);
 			printf("\n");
 		}
-		d->uro.title = "user side: jitread's sampler thread per CPU";
-		jr_report_text(stdout, d->user, sys, &d->uro);
-		jr_udoc_text(stdout, d);
-		if (d->kernel)
-			jr_compare_text(stdout, d);
+		d->r.uro.title = "user side: jitread's sampler thread per CPU";
+		jr_report_text(stdout, d->r.user, sys, &d->r.uro);
+		jr_ureport_text(stdout, &d->r);
+		if (d->r.kernel)
+			jr_compare_text(stdout, &d->r);
 	}
-	d->ro.title = NULL;
+	d->r.ro.title = NULL;
 	ret = jr_write_json(d, sys);
 	jr_outputs_close(&d->outs);
 	if (d->fail) {
 		jr_warn("%s", d->why.msg);
 		return d->fail;
 	}
-	if (d->pipe_ran && d->pipe_verified_rounds != d->pipe_rounds) {
-		jr_warn("pipeline lost messages: %s", d->pipe_verdict);
+	if (d->r.pipe_ran && d->r.pipe_verified_rounds != d->r.pipe_rounds) {
+		jr_warn("pipeline lost messages: %s", d->r.pipe_verdict);
 		return JR_EXIT_RUN;
 	}
-	if (d->kernel)
-		ret = jr_fail_if(d->o, d->kernel, JR_SIDE_KERNEL, true,
+	if (d->r.kernel)
+		ret = jr_fail_if(d->o, d->r.kernel, JR_SIDE_KERNEL, true,
 				 "kernel", ret);
-	return jr_fail_if(d->o, d->user, JR_SIDE_USER, !d->kernel,
-			  d->kernel ? "user" : NULL, ret);
+	return jr_fail_if(d->o, d->r.user, JR_SIDE_USER, !d->r.kernel,
+			  d->r.kernel ? "user" : NULL, ret);
 }

@@ -92,7 +92,7 @@ static void jr_cmp_floor(FILE *out, int cpu, const struct jr_cpu *k,
 		u->runtime_ns ? uh->count * 1e9 / u->runtime_ns : 0);
 }
 
-void jr_compare_text(FILE *out, struct jr_udoc *d)
+void jr_compare_text(FILE *out, const struct jr_ureport *d)
 {
 	const struct jr_report_opts *o = &d->ro;
 	int cpu, h;
@@ -100,8 +100,8 @@ void jr_compare_text(FILE *out, struct jr_udoc *d)
 	fprintf(out,
 		"\n# kernel vs user on the same CPUs: %" PRIu64
 		" round(s) of %g s each, threshold %" PRIu64 " ns (%s)\n",
-		d->rounds_done, (double)d->o->user.phase_ns / JR_S,
-		d->o->live.threshold_ns, o->unit);
+		d->rounds_done, (double)d->phase_ns / JR_S, d->threshold_ns,
+		o->unit);
 	fprintf(out, "%-4s %-10s %-6s %10s %12s %12s %12s %12s %12s %10s\n",
 		"CPU", "class", "side", "count", "min", "50%", "99%", "99.99%",
 		"max", "%avail");
@@ -156,7 +156,7 @@ static void jr_cmp_json_top(FILE *out, const struct jr_cpu *c)
 }
 
 /* jr_compare_json - the "compare" member: both sides' figures per CPU. */
-int jr_compare_json(FILE *out, struct jr_udoc *d)
+int jr_compare_json(FILE *out, const struct jr_ureport *d)
 {
 	static const struct jr_hist empty = { .min = UINT64_MAX };
 	int cpu, h, n = 0;
@@ -164,8 +164,7 @@ int jr_compare_json(FILE *out, struct jr_udoc *d)
 	fprintf(out,
 		",\n  \"compare\": {\"rounds\": %" PRIu64
 		", \"phase_s\": %g, \"threshold_ns\": %" PRIu64 ", \"cpus\": [",
-		d->rounds_done, (double)d->o->user.phase_ns / JR_S,
-		d->o->live.threshold_ns);
+		d->rounds_done, (double)d->phase_ns / JR_S, d->threshold_ns);
 	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++) {
 		struct jr_cpu *side[2] = { jr_side_cpu(d->kernel, cpu),
 					   jr_side_cpu(d->user, cpu) };

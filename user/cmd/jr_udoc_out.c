@@ -14,7 +14,7 @@ static double jr_ns_per_iter(const struct jr_user_info *in)
 	return in->iterations ? (double)in->runtime_ns / in->iterations : 0;
 }
 
-static void jr_text_pipeline(FILE *out, struct jr_udoc *d)
+static void jr_text_pipeline(FILE *out, const struct jr_ureport *d)
 {
 	const struct jr_pipe_cfg *c = &d->pcfg;
 	const struct jr_pipe_result *r = &d->pipe;
@@ -47,8 +47,8 @@ static void jr_text_pipeline(FILE *out, struct jr_udoc *d)
 			   &r->hist[i]);
 }
 
-/* jr_udoc_text - the sampler lines and the pipeline tables. */
-void jr_udoc_text(FILE *out, struct jr_udoc *d)
+/* jr_ureport_text - the sampler lines and the pipeline tables. */
+void jr_ureport_text(FILE *out, const struct jr_ureport *d)
 {
 	const struct jr_user_info *in = &d->info;
 
@@ -56,8 +56,8 @@ void jr_udoc_text(FILE *out, struct jr_udoc *d)
 		"\n# user sampler: work %s, threshold %" PRIu64
 		" ns, %.2f ns per iteration, best iteration %.1f ns, TSC %" PRIu64
 		" kHz\n",
-		jr_work_names[in->work], d->o->live.threshold_ns,
-		jr_ns_per_iter(in), in->min_iter_ps / 1000.0, in->tsc_khz);
+		jr_work_names[in->work], d->threshold_ns, jr_ns_per_iter(in),
+		in->min_iter_ps / 1000.0, in->tsc_khz);
 	if (in->bpf_ok)
 		fprintf(out,
 			"# BPF: %" PRIu64 " of %" PRIu64
@@ -89,7 +89,7 @@ void jr_udoc_text(FILE *out, struct jr_udoc *d)
 		jr_text_pipeline(out, d);
 }
 
-static void jr_json_sampler(FILE *out, const struct jr_udoc *d)
+static void jr_json_sampler(FILE *out, const struct jr_ureport *d)
 {
 	const struct jr_user_info *in = &d->info;
 
@@ -101,7 +101,7 @@ static void jr_json_sampler(FILE *out, const struct jr_udoc *d)
 		", \"gaps\": %" PRIu64 ", \"gaps_classified\": %" PRIu64
 		", \"gaps_dropped\": %" PRIu64 ", \"log_resident_pct\": %u"
 		",\n    \"bpf\": {\"ok\": %s, \"why\": ",
-		jr_work_names[in->work], d->o->live.threshold_ns, in->tsc_khz,
+		jr_work_names[in->work], d->threshold_ns, in->tsc_khz,
 		jr_ns_per_iter(in), in->min_iter_ps / 1000.0, in->iterations,
 		in->runtime_ns, in->phases, in->gaps, in->classified,
 		in->gaps_dropped, in->log_resident_pct,
@@ -121,7 +121,7 @@ static void jr_json_sampler(FILE *out, const struct jr_udoc *d)
 	fprintf(out, "}");
 }
 
-static void jr_json_pipeline(FILE *out, const struct jr_udoc *d)
+static void jr_json_pipeline(FILE *out, const struct jr_ureport *d)
 {
 	const struct jr_pipe_cfg *c = &d->pcfg;
 	const struct jr_pipe_result *r = &d->pipe;
@@ -155,11 +155,13 @@ static void jr_json_pipeline(FILE *out, const struct jr_udoc *d)
 	fprintf(out, "}}");
 }
 
-/* jr_udoc_json_extra - the members after the primary side. */
-int jr_udoc_json_extra(FILE *out, void *ctx)
+/*
+ * jr_ureport_json - the members after the primary side: the user side's
+ * tables when it is not the primary one, the sampler, the pipeline and
+ * the comparison.
+ */
+int jr_ureport_json(FILE *out, const struct jr_ureport *d)
 {
-	struct jr_udoc *d = ctx;
-
 	if (d->kernel) {
 		fprintf(out, ",\n  \"user\": {");
 		if (jr_json_side(out, d->user, "user", &d->ro))
@@ -171,5 +173,5 @@ int jr_udoc_json_extra(FILE *out, void *ctx)
 		jr_json_pipeline(out, d);
 	if (d->kernel && jr_compare_json(out, d))
 		return -1;
-	return jr_json_audit_block(out, d->o->cpus);
+	return ferror(out) ? -1 : 0;
 }
