@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * jr_udoc_out.c - what only the user side reports: the sampler's own
+ * jr_ureport_out.c - what only the user side reports: the sampler's own
  * figures, the BPF classifier's state, the alignment and the pipeline; as
  * text after the side's tables, and as JSON members.
  */
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "cmd/jr_udoc.h"
+#include "usamp/jr_ureport.h"
 
 static double jr_ns_per_iter(const struct jr_user_info *in)
 {

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * jr_udoc_cmp.c - the kernel and user sides side by side: per CPU and
+ * jr_ureport_cmp.c - the kernel and user sides side by side: per CPU and
  * class, the same percentiles from both; the top sources of each; and the
  * difference between the two noise floors, stated in words.
  */
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "cmd/jr_udoc.h"
+#include "usamp/jr_ureport.h"
 #include "common/jr_text.h"
 
 #define JR_TOP_SOURCES 3
