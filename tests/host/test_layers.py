@@ -7,9 +7,11 @@ unit test's).
 The layers, lowest first: common (errors, CPU lists, times, pinning)
 beside mpi (the survey's MPI plugin, built apart with mpicc), core
 (histograms, model, records, reports), kernel (jitmod's parameters and
-event stream) beside usamp (the user side) and tune (audit and advise,
-which read /proc and /sys and never jitmod), cmd (one file per
-subcommand), then jitread.c and the fuzz target.
+event stream) beside usamp (the user side), tune (audit and advise,
+which read /proc and /sys and never jitmod) and fleet (serve's server,
+survey's workload and its MPI plugin's loader), cmd (one file per
+subcommand, the live loop and what the subcommands share), then
+jitread.c and the fuzz targets.
 """
 
 import os
@@ -22,7 +24,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(
 USER = os.path.join(TOP, "user")
 
 RANK = {"common": 0, "mpi": 0, "core": 1, "kernel": 2, "usamp": 2,
-        "tune": 2, "cmd": 3}
+        "tune": 2, "fleet": 2, "cmd": 3}
 TOP_RANK = 4                       # jitread.c, fuzz/
 OUTSIDE = {"jitmod_abi.h", "jr_ubpf.skel.h", "vmlinux.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

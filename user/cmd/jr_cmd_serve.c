@@ -20,10 +20,10 @@
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_live.h"
 #include "cmd/jr_out.h"
-#include "cmd/jr_serve.h"
 #include "cmd/jr_udoc.h"
 #include "common/jr_sys.h"
 #include "common/jr_tsc.h"
+#include "fleet/jr_serve.h"
 #include "kernel/jr_kparams.h"
 
 #define JR_ONLINE "/sys/devices/system/cpu/online"

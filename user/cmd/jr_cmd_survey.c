@@ -22,14 +22,14 @@
 #include <unistd.h>
 
 #include "cmd/jr_cmds.h"
-#include "cmd/jr_fwq.h"
 #include "cmd/jr_live.h"
-#include "cmd/jr_mpi_load.h"
 #include "cmd/jr_out.h"
 #include "cmd/jr_udoc.h"
 #include "common/jr_safe.h"
 #include "common/jr_sys.h"
 #include "core/jr_survey.h"
+#include "fleet/jr_fwq.h"
+#include "fleet/jr_mpi_load.h"
 #include "kernel/jr_kparams.h"
 
 #define JR_TAG_REPORT 9002

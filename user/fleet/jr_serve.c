@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/jr_serve.h"
 #include "common/jr_safe.h"
+#include "fleet/jr_serve.h"
 
 _Static_assert((int)JR_FMT_TEXT == (int)JR_PROM_TEXT &&
 		       (int)JR_FMT_OPENMETRICS == (int)JR_PROM_OPENMETRICS &&

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/jr_fwq.h"
 #include "common/jr_err.h"
 #include "common/jr_tsc.h"
+#include "fleet/jr_fwq.h"
 
 #define JR_FWQ_MAX_QUANTA 20000000ULL
 

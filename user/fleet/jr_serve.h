@@ -7,9 +7,11 @@
 #define JR_SERVE_H
 
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 
-#include "cmd/jr_opts.h"
 #include "common/jr_buf.h"
+#include "common/jr_err.h"
 #include "common/jr_http.h"
 #include "core/jr_model.h"
 #include "core/jr_prom.h"

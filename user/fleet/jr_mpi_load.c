@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/jr_mpi_load.h"
 #include "common/jr_safe.h"
+#include "fleet/jr_mpi_load.h"
 
 #define JR_MPI_PLUGIN "jitread-mpi.so"
 
