@@ -21,11 +21,25 @@
 #include "common/jr_err.h"
 #include "common/jr_sys.h"
 
+/*
+ * The core subcommands, then the optional ones, which a build with
+ * OPTIONAL=no (JR_CORE_ONLY) leaves out with the tune/ and fleet/ layers.
+ */
 static const struct jr_cmd_def *const jr_cmds[] = {
-	&jr_cmd_hist,	&jr_cmd_top,	 &jr_cmd_record, &jr_cmd_report,
-	&jr_cmd_user,	&jr_cmd_compare, &jr_cmd_diff,	 &jr_cmd_audit,
-	&jr_cmd_advise, &jr_cmd_serve,	 &jr_cmd_survey,
+	&jr_cmd_hist,	&jr_cmd_top,	&jr_cmd_record,
+	&jr_cmd_report, &jr_cmd_user,	&jr_cmd_compare,
+#ifndef JR_CORE_ONLY
+	&jr_cmd_diff,	&jr_cmd_audit,	&jr_cmd_advise,
+	&jr_cmd_serve,	&jr_cmd_survey,
+#endif
 };
+
+#define JR_NR_CORE_CMDS 6
+
+static const char *const jr_optional[] = { "diff", "audit", "advise", "serve",
+					   "survey" };
+
+#define JR_NR_OPTIONAL (sizeof(jr_optional) / sizeof(jr_optional[0]))
 
 #define JR_NR_CMD_DEFS (sizeof(jr_cmds) / sizeof(jr_cmds[0]))
 
@@ -36,8 +50,15 @@ static void jr_usage(FILE *out)
 	fprintf(out,
 		"usage: jitread CMD [options]    (jitread CMD --help)\n\n");
 	for (i = 0; i < JR_NR_CMD_DEFS; i++)
-		fprintf(out, "  %-9s %s\n", jr_cmds[i]->name,
-			jr_cmds[i]->summary);
+		fprintf(out, "%s  %-9s %s\n",
+			i == JR_NR_CORE_CMDS ? "\noptional:\n" : "",
+			jr_cmds[i]->name, jr_cmds[i]->summary);
+	if (JR_NR_CMD_DEFS == JR_NR_CORE_CMDS) {
+		fprintf(out, "\noptional, left out of this build:");
+		for (i = 0; i < JR_NR_OPTIONAL; i++)
+			fprintf(out, "%s %s", i ? "," : "", jr_optional[i]);
+		fprintf(out, "\n");
+	}
 	fprintf(out,
 		"\nWithout CMD, jitread runs hist; the old mode flags --hist, --top\n"
 		"and --replay FILE pick the subcommand, and their bare -T and\n"
@@ -51,6 +72,7 @@ static void jr_cmd_usage(FILE *out, const struct jr_cmd_def *d)
 	jr_opts_usage(out, d);
 }
 
+/* jr_cmd_named - the subcommand called name; exits if there is none. */
 static const struct jr_cmd_def *jr_cmd_named(const char *name)
 {
 	size_t i;
@@ -58,7 +80,13 @@ static const struct jr_cmd_def *jr_cmd_named(const char *name)
 	for (i = 0; i < JR_NR_CMD_DEFS; i++)
 		if (!strcmp(jr_cmds[i]->name, name))
 			return jr_cmds[i];
-	return NULL;
+	for (i = 0; i < JR_NR_OPTIONAL; i++)
+		if (!strcmp(jr_optional[i], name))
+			jr_die(JR_EXIT_USAGE,
+			       "'%s' is optional and this jitread was built without it (make -C user OPTIONAL=yes)",
+			       name);
+	jr_die(JR_EXIT_USAGE, "unknown command '%s' (see jitread --help)",
+	       name);
 }
 
 /*
@@ -149,10 +177,6 @@ int main(int argc, char **argv)
 		d = jr_legacy(argc, argv, &sub_argc, sub_argv);
 	} else {
 		d = jr_cmd_named(argv[1]);
-		if (!d)
-			jr_die(JR_EXIT_USAGE,
-			       "unknown command '%s' (see jitread --help)",
-			       argv[1]);
 		sub_argc--;
 		sub_argv++;
 	}

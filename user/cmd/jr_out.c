@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "cmd/jr_out.h"
+#ifndef JR_CORE_ONLY
 #include "tune/jr_audit_check.h"
+#endif
 #include "common/jr_safe.h"
 
 struct jr_report_opts jr_report_opts_of(const struct jr_opts *o)
@@ -118,6 +120,15 @@ int jr_json_close(struct jr_outputs *f, const char *path, int write_err)
 	return 0;
 }
 
+#ifdef JR_CORE_ONLY
+/* A build without the optional layers has no audit to add. */
+int jr_json_audit_block(FILE *out, const unsigned char *cpus)
+{
+	(void)out;
+	(void)cpus;
+	return 0;
+}
+#else
 /*
  * jr_json_audit_block - the audit of cpus (none set: the default ones) as
  * a report's "audit" member, read now; nothing when it cannot be read
@@ -143,6 +154,7 @@ int jr_json_audit_block(FILE *out, const unsigned char *cpus)
 	jr_audit_free(&a);
 	return ret;
 }
+#endif
 
 static int jr_json_audit_extra(FILE *out, void *ctx)
 {
