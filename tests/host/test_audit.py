@@ -7,6 +7,7 @@ tells them apart; then on this machine, against /proc itself."""
 
 import json
 import os
+import re
 import tempfile
 import unittest
 
@@ -287,6 +288,46 @@ class Audit(unittest.TestCase):
                       "no CPU to audit")
         jrcli.refused(self, ["audit", "-T", "5"], 2,
                       "not an option of 'jitread audit'")
+
+
+CHECK_ROW = re.compile(r'JR_(SYS|CPU)_(?:CHECK|FLAG)\("([^"]+)"')
+
+
+def check_table():
+    """(id, per CPU) of each row of the audit's table, in its order."""
+    with open(os.path.join(jrcli.TOP, "user", "tune",
+                           "jr_audit_check.c")) as f:
+        return [(m.group(2), m.group(1) == "CPU")
+                for m in CHECK_ROW.finditer(f.read())]
+
+
+@unittest.skipUnless(os.access(jrcli.JITREAD, os.X_OK),
+                     "user/jitread not built (make user)")
+class AuditTable(unittest.TestCase):
+    """The checks are a table: what the audit prints follows it, and the
+    manual names every row."""
+
+    def test_checks_follow_the_table(self):
+        rows = check_table()
+        self.assertGreaterEqual(len(rows), 20)
+        rc, out, err = jrcli.jitread("audit", "-c", "0,1", "--json", "-",
+                                     "-q")
+        self.assertEqual(rc, 0, err)
+        got = [(c["id"], c["cpu"]) for c in json.loads(out)["checks"]]
+        want = [(i, -1) for i, cpu in rows if not cpu]
+        for n in (0, 1):
+            want += [(i, n) for i, cpu in rows if cpu]
+        # steal is left out where /proc/stat cannot tell it
+        self.assertEqual([g for g in got if g[0] != "steal"],
+                         [w for w in want if w[0] != "steal"])
+
+    def test_manual_names_every_check(self):
+        text = ""
+        for name in os.listdir(os.path.join(jrcli.TOP, "Documentation")):
+            with open(os.path.join(jrcli.TOP, "Documentation", name)) as f:
+                text += f.read()
+        missing = [i for i, _ in check_table() if f"``{i}``" not in text]
+        self.assertEqual(missing, [])
 
 
 @unittest.skipUnless(os.access(jrcli.JITREAD, os.X_OK),

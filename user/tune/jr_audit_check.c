@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * jr_audit_check.c - the audit as a checklist: each item ok, warn (a
- * known source of noise on the CPU) or info (worth knowing, no verdict).
+ * known source of noise on the CPU) or info (worth knowing, no verdict),
+ * judged by a row of a table.
  */
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,40 +14,37 @@
 
 #define JR_AUDIT_IDLE_US 10 /* an exit latency above this is a deep state */
 #define JR_AUDIT_SMT_BUSY 5 /* a sibling busier than this, in % */
-#define JR_AUDIT_SYS_CHECKS 10
-
-static struct jr_check *jr_add(struct jr_checks *c, int cpu, const char *id,
-			       enum jr_check_status st)
-{
-	struct jr_check *k = &c->k[c->nr++];
-
-	k->cpu = cpu;
-	k->id = id;
-	k->status = st;
-	if (st == JR_CHECK_WARN)
-		c->warnings++;
-	return k;
-}
 
 #define jr_say(k, ...) snprintf((k)->text, sizeof((k)->text), __VA_ARGS__)
 
-/*
- * jr_check_kernel - the options fixes need, as this kernel has them, and
- * what it runs on: what advise may prescribe, and what can tell hardware
- * noise apart here.
- */
-static void jr_check_kernel(const struct jr_audit *a, struct jr_checks *c)
+static void jr_warn_if(struct jr_check *k, bool warn)
+{
+	k->status = warn ? JR_CHECK_WARN : JR_CHECK_OK;
+}
+
+/* kernel_features: the options fixes need, as this kernel has them */
+static bool jr_judge_kfeat(const struct jr_audit *a,
+			   const struct jr_audit_cpu *x, struct jr_check *k)
 {
 	static const char *const tri[] = { "?", "no", "yes" };
-	struct jr_check *k = jr_add(c, -1, "kernel_features", JR_CHECK_INFO);
 	size_t n = snprintf(k->text, sizeof(k->text), "kernel has:");
 	int f;
 
+	(void)x;
+	k->status = JR_CHECK_INFO;
 	for (f = 0; f < JR_KF_NR && n < sizeof(k->text); f++)
 		n += snprintf(k->text + n, sizeof(k->text) - n, "%s %s %s",
 			      f ? "," : "", jr_kfeat_name(f),
 			      tri[a->kfeat[f] + 1]);
-	k = jr_add(c, -1, "platform", JR_CHECK_INFO);
+	return true;
+}
+
+/* platform: what it runs on, and what can tell hardware noise apart */
+static bool jr_judge_platform(const struct jr_audit *a,
+			      const struct jr_audit_cpu *x, struct jr_check *k)
+{
+	(void)x;
+	k->status = JR_CHECK_INFO;
 	jr_say(k, "%s%s%s%s, CPU vendor %s%s",
 	       a->virt == JR_YES ? "virtual machine" :
 	       a->virt == JR_NO	 ? "bare metal" :
@@ -56,23 +56,41 @@ static void jr_check_kernel(const struct jr_audit *a, struct jr_checks *c)
 	       !strcmp(a->cpu_vendor, "GenuineIntel") ?
 				   ": MSR 0x34 counts SMIs" :
 				   ": no SMI counter the OS can read");
+	return true;
 }
 
-static void jr_check_system(const struct jr_audit *a, struct jr_checks *c)
+static bool jr_judge_clocksource(const struct jr_audit *a,
+				 const struct jr_audit_cpu *x,
+				 struct jr_check *k)
 {
-	struct jr_check *k;
+	bool slow = strcmp(a->clocksource, "tsc");
 
-	k = jr_add(c, -1, "clocksource",
-		   strcmp(a->clocksource, "tsc") ? JR_CHECK_WARN : JR_CHECK_OK);
+	(void)x;
+	jr_warn_if(k, slow);
 	jr_say(k, "clocksource %s%s", a->clocksource[0] ? a->clocksource : "?",
-	       strcmp(a->clocksource, "tsc") ? ": reading time is slow" : "");
-	k = jr_add(c, -1, "tsc_reliable", JR_CHECK_INFO);
+	       slow ? ": reading time is slow" : "");
+	return true;
+}
+
+static bool jr_judge_tsc_reliable(const struct jr_audit *a,
+				  const struct jr_audit_cpu *x,
+				  struct jr_check *k)
+{
+	(void)x;
+	k->status = JR_CHECK_INFO;
 	jr_say(k, "tsc=reliable %s: %s",
 	       a->tsc_reliable ? "given" : "not given",
 	       a->tsc_reliable ? "no clocksource watchdog" :
 				 "the clocksource watchdog checks the TSC");
-	k = jr_add(c, -1, "irqbalance",
-		   a->irqbalance_pid ? JR_CHECK_WARN : JR_CHECK_OK);
+	return true;
+}
+
+static bool jr_judge_irqbalance(const struct jr_audit *a,
+				const struct jr_audit_cpu *x,
+				struct jr_check *k)
+{
+	(void)x;
+	jr_warn_if(k, a->irqbalance_pid);
 	if (a->irqbalance_pid)
 		jr_say(k,
 		       "irqbalance runs (pid %d): it moves IRQs onto CPUs it is not told "
@@ -80,52 +98,76 @@ static void jr_check_system(const struct jr_audit *a, struct jr_checks *c)
 		       a->irqbalance_pid);
 	else
 		jr_say(k, "irqbalance does not run");
-	k = jr_add(c, -1, "thp",
-		   !strcmp(a->thp, "always") ? JR_CHECK_WARN : JR_CHECK_OK);
+	return true;
+}
+
+static bool jr_judge_thp(const struct jr_audit *a, const struct jr_audit_cpu *x,
+			 struct jr_check *k)
+{
+	bool always = !strcmp(a->thp, "always");
+
+	(void)x;
+	jr_warn_if(k, always);
 	jr_say(k, "transparent hugepages: %s%s", a->thp[0] ? a->thp : "?",
-	       !strcmp(a->thp, "always") ?
-		       " (khugepaged and compaction run for every task)" :
-		       "");
-	k = jr_add(c, -1, "vm.stat_interval",
-		   a->stat_interval >= 0 && a->stat_interval <= 1 ?
-			   JR_CHECK_WARN :
-			   JR_CHECK_OK);
+	       always ? " (khugepaged and compaction run for every task)" : "");
+	return true;
+}
+
+static bool jr_judge_stat_interval(const struct jr_audit *a,
+				   const struct jr_audit_cpu *x,
+				   struct jr_check *k)
+{
+	(void)x;
+	jr_warn_if(k, a->stat_interval >= 0 && a->stat_interval <= 1);
 	jr_say(k,
 	       "vm.stat_interval %ld s: vmstat_update runs that often on CPUs with "
 	       "counters to fold",
 	       a->stat_interval);
-	k = jr_add(c, -1, "kernel.nmi_watchdog",
-		   a->nmi_watchdog > 0 ? JR_CHECK_WARN : JR_CHECK_OK);
+	return true;
+}
+
+static bool jr_judge_nmi_watchdog(const struct jr_audit *a,
+				  const struct jr_audit_cpu *x,
+				  struct jr_check *k)
+{
+	(void)x;
+	jr_warn_if(k, a->nmi_watchdog > 0);
 	jr_say(k, "kernel.nmi_watchdog %ld%s", a->nmi_watchdog,
 	       a->nmi_watchdog > 0 ?
 		       ": a perf NMI on every CPU each watchdog_thresh" :
 		       "");
-	k = jr_add(c, -1, "sched_rt_runtime_us",
-		   a->rt_runtime_us >= 0 ? JR_CHECK_WARN : JR_CHECK_OK);
+	return true;
+}
+
+static bool jr_judge_rt_runtime(const struct jr_audit *a,
+				const struct jr_audit_cpu *x,
+				struct jr_check *k)
+{
+	(void)x;
+	jr_warn_if(k, a->rt_runtime_us >= 0);
 	jr_say(k, "RT throttling: sched_rt_runtime_us %ld of %ld%s",
 	       a->rt_runtime_us, a->rt_period_us,
 	       a->rt_runtime_us >= 0 ?
 		       ": a SCHED_FIFO task that never sleeps is "
 		       "stopped for the rest of each period" :
 		       "");
-	k = jr_add(c, -1, "kernel.timer_migration", JR_CHECK_INFO);
-	jr_say(k, "kernel.timer_migration %ld", a->timer_migration);
-	jr_check_kernel(a, c);
+	return true;
 }
 
-static void jr_check_boot(const struct jr_audit *a,
-			  const struct jr_audit_cpu *x, struct jr_checks *c)
+static bool jr_judge_timer_migration(const struct jr_audit *a,
+				     const struct jr_audit_cpu *x,
+				     struct jr_check *k)
 {
-	struct jr_check *k;
+	(void)x;
+	k->status = JR_CHECK_INFO;
+	jr_say(k, "kernel.timer_migration %ld", a->timer_migration);
+	return true;
+}
 
-	k = jr_add(c, x->cpu, "isolated",
-		   x->isolated ? JR_CHECK_OK : JR_CHECK_WARN);
-	jr_say(k, "%s",
-	       x->isolated ?
-		       "isolated from the scheduler's balancing (isolcpus)" :
-		       "not isolated: the scheduler may place any task here");
-	k = jr_add(c, x->cpu, "nohz_full",
-		   x->nohz_full ? JR_CHECK_OK : JR_CHECK_WARN);
+static bool jr_judge_nohz_full(const struct jr_audit *a,
+			       const struct jr_audit_cpu *x, struct jr_check *k)
+{
+	jr_warn_if(k, !x->nohz_full);
 	if (x->nohz_full)
 		jr_say(k, "nohz_full: the tick stops while one task runs");
 	else if (a->kfeat[JR_KF_NO_HZ_FULL] == JR_NO)
@@ -134,30 +176,20 @@ static void jr_check_boot(const struct jr_audit *a,
 		       "nohz_full= does nothing; the tick runs every jiffy");
 	else
 		jr_say(k, "not nohz_full: the tick runs every jiffy");
-	k = jr_add(c, x->cpu, "rcu_nocbs",
-		   x->rcu_nocb ? JR_CHECK_OK : JR_CHECK_WARN);
-	jr_say(k, "%s",
-	       x->rcu_nocb ?
-		       "RCU callbacks offloaded (rcu_nocbs, or nohz_full)" :
-		       "RCU callbacks run here in softirq");
-	k = jr_add(c, x->cpu, "workqueue",
-		   x->in_wq_mask ? JR_CHECK_WARN : JR_CHECK_OK);
-	jr_say(k, "%s",
-	       x->in_wq_mask ?
-		       "in the unbound workqueue cpumask: kworkers may run here" :
-		       "outside the unbound workqueue cpumask");
+	return true;
 }
 
-static void jr_check_irqs(const struct jr_audit_cpu *x, struct jr_checks *c)
+static bool jr_judge_irqs(const struct jr_audit *a,
+			  const struct jr_audit_cpu *x, struct jr_check *k)
 {
-	struct jr_check *k;
-	size_t n = 0;
+	size_t n;
 	int i;
 
-	k = jr_add(c, x->cpu, "irqs", x->nr_irq ? JR_CHECK_WARN : JR_CHECK_OK);
+	(void)a;
+	jr_warn_if(k, x->nr_irq);
 	if (!x->nr_irq) {
 		jr_say(k, "no device IRQ is routed here");
-		return;
+		return true;
 	}
 	n = snprintf(k->text, sizeof(k->text),
 		     "%d device IRQ(s) routed here:", x->nr_irq);
@@ -167,87 +199,207 @@ static void jr_check_irqs(const struct jr_audit_cpu *x, struct jr_checks *c)
 			      " %d %s (%llu here)", x->irq[i].irq,
 			      x->irq[i].name,
 			      (unsigned long long)x->irq[i].count);
+	return true;
 }
 
-static void jr_check_tasks(const struct jr_audit_cpu *x, struct jr_checks *c)
+static void jr_judge_list(struct jr_check *k, int n, const char *what,
+			  const char *names)
 {
-	struct jr_check *k;
-
-	k = jr_add(c, x->cpu, "kthreads",
-		   x->nr_kthreads ? JR_CHECK_WARN : JR_CHECK_OK);
-	jr_say(k, "%d unbound kthread(s) may run here%s%s", x->nr_kthreads,
-	       x->nr_kthreads ? ": " : "", x->kthreads);
-	k = jr_add(c, x->cpu, "tasks",
-		   x->nr_tasks ? JR_CHECK_WARN : JR_CHECK_OK);
-	jr_say(k, "%d user task(s) may run here%s%s", x->nr_tasks,
-	       x->nr_tasks ? ": " : "", x->tasks);
+	jr_warn_if(k, n);
+	jr_say(k, "%d %s may run here%s%s", n, what, n ? ": " : "", names);
 }
 
-static void jr_check_power(const struct jr_audit_cpu *x, struct jr_checks *c)
+static bool jr_judge_kthreads(const struct jr_audit *a,
+			      const struct jr_audit_cpu *x, struct jr_check *k)
 {
-	struct jr_check *k;
+	(void)a;
+	jr_judge_list(k, x->nr_kthreads, "unbound kthread(s)", x->kthreads);
+	return true;
+}
 
+static bool jr_judge_tasks(const struct jr_audit *a,
+			   const struct jr_audit_cpu *x, struct jr_check *k)
+{
+	(void)a;
+	jr_judge_list(k, x->nr_tasks, "user task(s)", x->tasks);
+	return true;
+}
+
+static bool jr_judge_governor(const struct jr_audit *a,
+			      const struct jr_audit_cpu *x, struct jr_check *k)
+{
+	(void)a;
 	if (!x->governor[0]) {
-		k = jr_add(c, x->cpu, "governor", JR_CHECK_INFO);
+		k->status = JR_CHECK_INFO;
 		jr_say(k, "no cpufreq: the frequency is the firmware's");
-	} else {
-		k = jr_add(c, x->cpu, "governor",
-			   strcmp(x->governor, "performance") ? JR_CHECK_WARN :
-								JR_CHECK_OK);
-		jr_say(k, "governor %s, %llu kHz", x->governor,
-		       (unsigned long long)x->cur_khz);
+		return true;
 	}
+	jr_warn_if(k, strcmp(x->governor, "performance"));
+	jr_say(k, "governor %s, %llu kHz", x->governor,
+	       (unsigned long long)x->cur_khz);
+	return true;
+}
+
+static bool jr_judge_cpuidle(const struct jr_audit *a,
+			     const struct jr_audit_cpu *x, struct jr_check *k)
+{
+	(void)a;
 	if (!x->idle[0]) {
-		k = jr_add(c, x->cpu, "cpuidle", JR_CHECK_INFO);
+		k->status = JR_CHECK_INFO;
 		jr_say(k, "no cpuidle states listed");
-	} else {
-		k = jr_add(c, x->cpu, "cpuidle",
-			   x->idle_latency_us > JR_AUDIT_IDLE_US ?
-				   JR_CHECK_WARN :
-				   JR_CHECK_OK);
-		jr_say(k, "idle states enabled: %s (deepest exit %llu us)",
-		       x->idle, (unsigned long long)x->idle_latency_us);
+		return true;
 	}
-	if (x->steal_ms >= 0) {
-		k = jr_add(c, x->cpu, "steal", JR_CHECK_INFO);
-		jr_say(k, "steal %lld ms since boot%s", x->steal_ms,
-		       x->steal_ms ?
-			       ": the hypervisor ran something else here" :
-			       "");
-	}
-	k = jr_add(c, x->cpu, "pm_qos", JR_CHECK_INFO);
+	jr_warn_if(k, x->idle_latency_us > JR_AUDIT_IDLE_US);
+	jr_say(k, "idle states enabled: %s (deepest exit %llu us)", x->idle,
+	       (unsigned long long)x->idle_latency_us);
+	return true;
+}
+
+/* steal: left out where /proc/stat cannot tell it */
+static bool jr_judge_steal(const struct jr_audit *a,
+			   const struct jr_audit_cpu *x, struct jr_check *k)
+{
+	(void)a;
+	if (x->steal_ms < 0)
+		return false;
+	k->status = JR_CHECK_INFO;
+	jr_say(k, "steal %lld ms since boot%s", x->steal_ms,
+	       x->steal_ms ? ": the hypervisor ran something else here" : "");
+	return true;
+}
+
+static bool jr_judge_pm_qos(const struct jr_audit *a,
+			    const struct jr_audit_cpu *x, struct jr_check *k)
+{
+	(void)a;
+	k->status = JR_CHECK_INFO;
 	jr_say(k, "PM QoS resume latency: %s",
 	       x->resume_latency[0] ? x->resume_latency : "?");
-	k = jr_add(c, x->cpu, "smt",
-		   x->sibling_busy_pct > JR_AUDIT_SMT_BUSY ? JR_CHECK_WARN :
-		   strchr(x->siblings, ',') || strchr(x->siblings, '-') ?
-							     JR_CHECK_INFO :
-							     JR_CHECK_OK);
+	return true;
+}
+
+static bool jr_judge_smt(const struct jr_audit *a, const struct jr_audit_cpu *x,
+			 struct jr_check *k)
+{
+	(void)a;
+	k->status = x->sibling_busy_pct > JR_AUDIT_SMT_BUSY ? JR_CHECK_WARN :
+		    strchr(x->siblings, ',') || strchr(x->siblings, '-') ?
+							      JR_CHECK_INFO :
+							      JR_CHECK_OK;
 	if (x->sibling_busy_pct >= 0)
 		jr_say(k, "SMT siblings %s, the busiest other %d%% busy",
 		       x->siblings, x->sibling_busy_pct);
 	else
 		jr_say(k, "SMT siblings: %s",
 		       x->siblings[0] ? x->siblings : "?");
+	return true;
 }
 
-/* jr_audit_checks - the checklist of a; 0 or -ENOMEM. */
+/*
+ * The checklist, one row per item in the order it is printed: the
+ * machine's, then each CPU's.  A flag row judges a bool of the CPU's
+ * audit, at offset flag: warn when it equals warn_if, ok otherwise, with
+ * the text for set or unset.  Any other row's judge sets the status and
+ * the text, or returns false to leave the item out.  Documentation/
+ * jitread.rst (AUDIT) lists every id; tests/host/test_audit.py checks it.
+ */
+#define JR_SYS_CHECK(name, fn)          \
+	{                               \
+		.id = name, .judge = fn \
+	}
+#define JR_CPU_CHECK(name, fn)                           \
+	{                                                \
+		.id = name, .per_cpu = true, .judge = fn \
+	}
+#define JR_CPU_FLAG(name, field, warn, yes, no)                                \
+	{                                                                      \
+		.id = name, .per_cpu = true,                                   \
+		.flag = offsetof(struct jr_audit_cpu, field), .warn_if = warn, \
+		.set = yes, .unset = no                                        \
+	}
+
+static const struct jr_check_def {
+	const char *id;
+	bool per_cpu;
+	bool (*judge)(const struct jr_audit *a, const struct jr_audit_cpu *x,
+		      struct jr_check *k);
+	size_t flag;
+	bool warn_if;
+	const char *set, *unset;
+} jr_check_defs[] = {
+	JR_SYS_CHECK("clocksource", jr_judge_clocksource),
+	JR_SYS_CHECK("tsc_reliable", jr_judge_tsc_reliable),
+	JR_SYS_CHECK("irqbalance", jr_judge_irqbalance),
+	JR_SYS_CHECK("thp", jr_judge_thp),
+	JR_SYS_CHECK("vm.stat_interval", jr_judge_stat_interval),
+	JR_SYS_CHECK("kernel.nmi_watchdog", jr_judge_nmi_watchdog),
+	JR_SYS_CHECK("sched_rt_runtime_us", jr_judge_rt_runtime),
+	JR_SYS_CHECK("kernel.timer_migration", jr_judge_timer_migration),
+	JR_SYS_CHECK("kernel_features", jr_judge_kfeat),
+	JR_SYS_CHECK("platform", jr_judge_platform),
+	JR_CPU_FLAG("isolated", isolated, false,
+		    "isolated from the scheduler's balancing (isolcpus)",
+		    "not isolated: the scheduler may place any task here"),
+	JR_CPU_CHECK("nohz_full", jr_judge_nohz_full),
+	JR_CPU_FLAG("rcu_nocbs", rcu_nocb, false,
+		    "RCU callbacks offloaded (rcu_nocbs, or nohz_full)",
+		    "RCU callbacks run here in softirq"),
+	JR_CPU_FLAG("workqueue", in_wq_mask, true,
+		    "in the unbound workqueue cpumask: kworkers may run here",
+		    "outside the unbound workqueue cpumask"),
+	JR_CPU_CHECK("irqs", jr_judge_irqs),
+	JR_CPU_CHECK("kthreads", jr_judge_kthreads),
+	JR_CPU_CHECK("tasks", jr_judge_tasks),
+	JR_CPU_CHECK("governor", jr_judge_governor),
+	JR_CPU_CHECK("cpuidle", jr_judge_cpuidle),
+	JR_CPU_CHECK("steal", jr_judge_steal),
+	JR_CPU_CHECK("pm_qos", jr_judge_pm_qos),
+	JR_CPU_CHECK("smt", jr_judge_smt),
+};
+
+#define JR_NR_CHECK_DEFS (sizeof(jr_check_defs) / sizeof(jr_check_defs[0]))
+
+/* One row for the machine (x NULL) or a CPU, appended to c unless left out. */
+static void jr_check_one(const struct jr_check_def *d, const struct jr_audit *a,
+			 const struct jr_audit_cpu *x, struct jr_checks *c)
+{
+	struct jr_check *k = &c->k[c->nr];
+	bool set;
+
+	memset(k, 0, sizeof(*k));
+	k->cpu = x ? x->cpu : -1;
+	k->id = d->id;
+	if (d->judge) {
+		if (!d->judge(a, x, k))
+			return;
+	} else {
+		set = *(const bool *)((const char *)x + d->flag);
+		jr_warn_if(k, set == d->warn_if);
+		jr_say(k, "%s", set ? d->set : d->unset);
+	}
+	c->nr++;
+	if (k->status == JR_CHECK_WARN)
+		c->warnings++;
+}
+
+/* jr_audit_checks - the checklist of a; 0 or -1 (no memory). */
 int jr_audit_checks(const struct jr_audit *a, struct jr_checks *c)
 {
+	size_t d;
 	int i;
 
 	memset(c, 0, sizeof(*c));
-	c->k = calloc(JR_AUDIT_SYS_CHECKS + JR_CHECKS_PER_CPU * a->nr_cpu,
-		      sizeof(*c->k));
+	c->k = calloc(JR_NR_CHECK_DEFS * (1 + a->nr_cpu), sizeof(*c->k));
 	if (!c->k)
 		return -1;
-	jr_check_system(a, c);
-	for (i = 0; i < a->nr_cpu; i++) {
-		jr_check_boot(a, &a->cpu[i], c);
-		jr_check_irqs(&a->cpu[i], c);
-		jr_check_tasks(&a->cpu[i], c);
-		jr_check_power(&a->cpu[i], c);
-	}
+	for (d = 0; d < JR_NR_CHECK_DEFS; d++)
+		if (!jr_check_defs[d].per_cpu)
+			jr_check_one(&jr_check_defs[d], a, NULL, c);
+	for (i = 0; i < a->nr_cpu; i++)
+		for (d = 0; d < JR_NR_CHECK_DEFS; d++)
+			if (jr_check_defs[d].per_cpu)
+				jr_check_one(&jr_check_defs[d], a, &a->cpu[i],
+					     c);
 	return 0;
 }
 

@@ -9,8 +9,6 @@
 
 #include "tune/jr_audit.h"
 
-#define JR_CHECKS_PER_CPU 12
-
 enum jr_check_status {
 	JR_CHECK_OK,
 	JR_CHECK_WARN,
