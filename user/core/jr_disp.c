@@ -2,6 +2,8 @@
 /*
  * jr_disp.c - the index of dispersion of a CPU's gaps (see jr_disp.h).
  */
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "core/jr_disp.h"
@@ -52,8 +54,8 @@ static long jr_bins_of(const struct jr_bins *b, uint64_t ts)
 	return k < b->nr ? (long)k : -1;
 }
 
-/* jr_bins_index - variance of x over the mean of q (use_q 0: of x). */
-static struct jr_disp jr_bins_index(struct jr_bins *b, int use_q)
+/* jr_bins_index - variance of x over the mean of q (use_q false: of x). */
+static struct jr_disp jr_bins_index(struct jr_bins *b, bool use_q)
 {
 	struct jr_disp d = { 1, 0 };
 	double mx = 0, mq = 0, var = 0;
@@ -77,9 +79,13 @@ static struct jr_disp jr_bins_index(struct jr_bins *b, int use_q)
 	return d;
 }
 
-/* jr_disp_count - of the gaps above level_ns, of class hcls (0: any). */
-struct jr_disp jr_disp_count(const struct jr_rcpu *c, uint64_t level_ns,
-			     int hcls)
+/*
+ * jr_disp_of - the index of the gaps at or above min_ns, of class hcls (0:
+ * any), per bin counted (total false) or summed in seconds (total true,
+ * whose bins also sum the squares).
+ */
+static struct jr_disp jr_disp_of(const struct jr_rcpu *c, uint64_t min_ns,
+				 int hcls, bool total)
 {
 	struct jr_disp none = { 1, 0 };
 	struct jr_bins b;
@@ -90,32 +96,27 @@ struct jr_disp jr_disp_count(const struct jr_rcpu *c, uint64_t level_ns,
 	for (i = 0; i < c->nr_tl; i++) {
 		const struct jr_rgap *g = &c->tl[i];
 		long k = jr_bins_of(&b, g->ts_ns);
+		double s = total ? (double)g->dur_ns / 1e9 : 1;
 
-		if (k >= 0 && g->dur_ns > level_ns &&
-		    (!hcls || g->hcls == hcls))
-			b.x[k]++;
+		if (k < 0 || g->dur_ns < min_ns || (hcls && g->hcls != hcls))
+			continue;
+		b.x[k] += s;
+		b.q[k] += s * s;
 	}
-	return jr_bins_index(&b, 0);
+	return jr_bins_index(&b, total);
+}
+
+/* jr_disp_count - of the gaps above level_ns, of class hcls (0: any). */
+struct jr_disp jr_disp_count(const struct jr_rcpu *c, uint64_t level_ns,
+			     int hcls)
+{
+	if (level_ns == UINT64_MAX)
+		return (struct jr_disp){ 1, 0 };
+	return jr_disp_of(c, level_ns + 1, hcls, false);
 }
 
 /* jr_disp_total - of the noise total of the gaps at or above floor_ns. */
 struct jr_disp jr_disp_total(const struct jr_rcpu *c, uint64_t floor_ns)
 {
-	struct jr_disp none = { 1, 0 };
-	struct jr_bins b;
-	size_t i;
-
-	if (jr_bins_init(&b, c))
-		return none;
-	for (i = 0; i < c->nr_tl; i++) {
-		const struct jr_rgap *g = &c->tl[i];
-		long k = jr_bins_of(&b, g->ts_ns);
-		double s = (double)g->dur_ns / 1e9;
-
-		if (k < 0 || g->dur_ns < floor_ns)
-			continue;
-		b.x[k] += s;
-		b.q[k] += s * s;
-	}
-	return jr_bins_index(&b, 1);
+	return jr_disp_of(c, floor_ns, 0, true);
 }
