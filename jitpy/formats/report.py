@@ -8,9 +8,10 @@ summary per CPU.  record_counts() reads the line `jitread record` ends
 with.
 """
 
-import json
 import re
 import sys
+
+from jitpy.formats import versioned
 
 SUPPORTED_VERSIONS = (1, 2)
 
@@ -21,21 +22,8 @@ class ReportError(Exception):
 
 def load(path):
     """The report as a dict; ReportError for anything unreadable."""
-    try:
-        with open(path) as f:
-            data = json.load(f)
-    except (OSError, ValueError) as e:
-        raise ReportError(f"{path}: {e}") from e
-    if not isinstance(data, dict) or "file_version" not in data:
-        raise ReportError(f"{path}: not a jitread report (no file_version)")
-    if data["file_version"] not in SUPPORTED_VERSIONS:
-        raise ReportError(f"{path}: file_version {data['file_version']!r} "
-                          f"is not supported (this reader knows "
-                          f"{', '.join(map(str, SUPPORTED_VERSIONS))})")
-    for key in ("system", "cpus"):
-        if key not in data:
-            raise ReportError(f"{path}: report lacks '{key}'")
-    return data
+    return versioned.load(path, "report", "file_version", SUPPORTED_VERSIONS,
+                          ("system", "cpus"), ReportError)
 
 
 def sides(data):

@@ -16,6 +16,7 @@ import tempfile
 import time
 import unittest
 
+from jitpy.formats import survey as jrsurvey
 from tests.host import jrcli
 
 PLUGIN = os.path.join(os.path.dirname(jrcli.JITREAD), "jitread-mpi.so")
@@ -116,7 +117,6 @@ class SurveyGaps(unittest.TestCase):
         rank's gap time, the percentile plot a line per rank."""
         import matplotlib
         matplotlib.use("Agg")
-        from jitpy.formats import survey as jrsurvey
         from jitpy.plot import jitplot, survey as splot
         out = os.path.join(self.tmp.name, "plots")
         p = subprocess.run([sys.executable, "-m", "jitpy.plot", self.json,
@@ -220,6 +220,34 @@ class SurveyFwq(unittest.TestCase):
             # the shortest quantum: the calibration, under what noise
             # there was, is at most the asked-for length
             self.assertLessEqual(r["quantum_ns"], 200000 * 1.5, r)
+
+
+class SurveyFile(unittest.TestCase):
+    """jitpy.formats.survey refuses what is not a survey it knows, with
+    one line naming the file."""
+
+    def test_load_refuses(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.json")
+            good = {"survey_version": 1, "ranks": [], "fleet": {}}
+            for bad, want in ((dict(good, survey_version=2),
+                               "survey_version 2 is not supported"),
+                              ({"ranks": []}, "not a jitread survey"),
+                              ([1], "not a jitread survey"),
+                              ({"survey_version": 1, "ranks": []},
+                               "survey lacks 'fleet'")):
+                with open(path, "w") as f:
+                    json.dump(bad, f)
+                with self.assertRaisesRegex(jrsurvey.SurveyError,
+                                            f"^{path}: {want}"):
+                    jrsurvey.load(path)
+            with open(path, "w") as f:
+                f.write("{")
+            with self.assertRaises(jrsurvey.SurveyError):
+                jrsurvey.load(path)
+            with open(path, "w") as f:
+                json.dump(good, f)
+            self.assertEqual(jrsurvey.load(path), good)
 
 
 class SurveyInput(unittest.TestCase):
