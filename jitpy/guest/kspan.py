@@ -61,33 +61,31 @@ def _pair(evs, src, leaves, enters):
     return None if into is None else _ns(evs[into], evs[out])
 
 
+def _is(name, **fields):
+    """A test of an event: named name, with each of fields as given."""
+    return lambda e: e.name == name and all(
+        e.f.get(k) == str(v) for k, v in fields.items())
+
+
 def thread(evs, src, pid):
     """How long pid held the CPU in the run that src (its thread_noise,
     written at its switch-out) closes: sched_switch in to sched_switch
     out."""
-    return _pair(evs, src,
-                 lambda e: e.name == "sched_switch" and
-                 e.f.get("prev_pid") == str(pid),
-                 lambda e: e.name == "sched_switch" and
-                 e.f.get("next_pid") == str(pid))
+    return _pair(evs, src, _is("sched_switch", prev_pid=pid),
+                 _is("sched_switch", next_pid=pid))
 
 
 def vector(evs, src, name):
     """How long the system vector name (local_timer, ...) ran: its
     irq_vectors entry to its exit."""
-    return _pair(evs, src,
-                 lambda e: e.name == f"{name}_exit",
-                 lambda e: e.name == f"{name}_entry")
+    return _pair(evs, src, _is(f"{name}_exit"), _is(f"{name}_entry"))
 
 
 def softirq(evs, src, vec):
     """How long softirq vec ran, from softirq_entry to softirq_exit; on
     PREEMPT_RT that includes any time its task was preempted."""
-    return _pair(evs, src,
-                 lambda e: e.name == "softirq_exit" and
-                 e.f.get("vec") == str(vec),
-                 lambda e: e.name == "softirq_entry" and
-                 e.f.get("vec") == str(vec))
+    return _pair(evs, src, _is("softirq_exit", vec=vec),
+                 _is("softirq_entry", vec=vec))
 
 
 def nmi(evs, src, handler):
