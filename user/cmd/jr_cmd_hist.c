@@ -48,10 +48,8 @@ static int jr_hist_run(struct jr_opts *o, int argc, char **argv)
 }
 
 static const struct jr_optdef jr_hist_opts[] = {
-	JR_OPT_CPUS,   JR_OPT_DURATION, JR_OPT_THRESHOLD, JR_OPTS_DUTY,
-	JR_OPTS_STOP,  JR_OPT_HOUSE,	JR_OPT_RECORD,	  JR_OPT_READY,
-	JR_OPT_BUFKB,  JR_OPT_QUIET,	JR_OPTS_SHOWN,	  JR_OPT_JSON,
-	JR_OPTS_FILES, JR_OPT_HELP,
+	JR_OPTS_LIVE, JR_OPT_RECORD, JR_OPTS_SHOWN,
+	JR_OPT_JSON,  JR_OPTS_FILES, JR_OPT_HELP,
 };
 
 const struct jr_cmd_def jr_cmd_hist = {

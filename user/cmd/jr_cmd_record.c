@@ -29,16 +29,8 @@ static int jr_record_run(struct jr_opts *o, int argc, char **argv)
 #define JR_K_OUTPUT 'o'
 
 static const struct jr_optdef jr_record_opts[] = {
-	JR_OPT_CPUS,
-	JR_OPT_DURATION,
-	JR_OPT_THRESHOLD,
-	JR_OPTS_DUTY,
-	JR_OPTS_STOP,
-	JR_OPT_HOUSE,
+	JR_OPTS_LIVE,
 	{ "output", JR_K_OUTPUT, "FILE", "the recording to write (required)" },
-	JR_OPT_READY,
-	JR_OPT_BUFKB,
-	JR_OPT_QUIET,
 	JR_OPT_HELP,
 };
 

@@ -65,10 +65,7 @@ static int jr_top_run(struct jr_opts *o, int argc, char **argv)
 }
 
 static const struct jr_optdef jr_top_opts[] = {
-	JR_OPT_CPUS,  JR_OPT_DURATION, JR_OPT_THRESHOLD, JR_OPTS_DUTY,
-	JR_OPTS_STOP, JR_OPT_HOUSE,    JR_OPT_RECORD,	 JR_OPT_READY,
-	JR_OPT_BUFKB, JR_OPT_QUIET,    JR_OPT_PRECISION, JR_OPT_JSON,
-	JR_OPT_HELP,
+	JR_OPTS_LIVE, JR_OPT_RECORD, JR_OPT_PRECISION, JR_OPT_JSON, JR_OPT_HELP,
 };
 
 /* jr_top_check - top's frames go to stdout, so its JSON cannot */

@@ -306,6 +306,12 @@ struct jr_cmd_def {
 			"--hlog's interval (default 1s, at least 1ms); bare: s" \
 	}
 
+/* what every live run of jitmod takes: its CPUs, length, settings, reader */
+#define JR_OPTS_LIVE                                                    \
+	JR_OPT_CPUS, JR_OPT_DURATION, JR_OPT_THRESHOLD, JR_OPTS_DUTY,   \
+		JR_OPTS_STOP, JR_OPT_HOUSE, JR_OPT_READY, JR_OPT_BUFKB, \
+		JR_OPT_QUIET
+
 /* the user side: its sampler and the pipeline */
 #define JR_OPTS_USER_SIDE                                                           \
 	{ "work", JR_K_WORK, "MODE",                                                \
