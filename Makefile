@@ -30,7 +30,7 @@ help:
 	@echo "make demo         boot the rt kernel in QEMU, sample CPUs 1-3, print the report"
 	@echo "make demo-fleet   jitread serve scraped by a real Prometheus, natively; PromQL answers"
 	@echo "make checkpatch   run the kernel's checkpatch.pl --strict on module/"
-	@echo "make man          build/man/jitread.1 from Documentation/jitread.rst"
+	@echo "make man          build/man/jitread*.1 from Documentation/jitread*.rst"
 	@echo "make fuzz         libFuzzer on the replay decoder and JSON writer (FUZZ_SECONDS=60)"
 	@echo "make bench-reader jitread replay throughput (BENCH_EVENTS); live reader vs trace-cmd in QEMU"
 	@echo "make bench-user   user sampler vs oslat ns/iteration; pipeline transit"
@@ -120,9 +120,12 @@ bench-user: user
 bench: user modules-all
 	@$(PYTHON) -m jitpy.bench.suite
 
-# jitread(1) from its reStructuredText source.
-man: $(BUILD)/man/jitread.1
-$(BUILD)/man/jitread.1: Documentation/jitread.rst
+# jitread(1) and a page per subcommand, jitread-CMD(1), from their
+# reStructuredText sources.
+MAN_PAGES := $(patsubst Documentation/%.rst,$(BUILD)/man/%.1,\
+	$(wildcard Documentation/jitread*.rst))
+man: $(MAN_PAGES)
+$(BUILD)/man/%.1: Documentation/%.rst
 	@mkdir -p $(@D)
 	@command -v rst2man >/dev/null || { echo "make: rst2man missing; run 'make deps'" >&2; exit 1; }
 	rst2man --exit-status=2 $< $@

@@ -3,11 +3,11 @@
 merging, attribution, every output format, replay errors, CLI errors."""
 
 import csv
-import glob
 import json
 import math
 import os
 import random
+import re
 import shutil
 import subprocess
 import tempfile
@@ -436,45 +436,72 @@ class JitreadErrors(unittest.TestCase):
         self.expect(["-d", "1s"], 1, "jitmod is not loaded")
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class JitreadDocs(unittest.TestCase):
-    DOC = os.path.join(jrcli.TOP, "Documentation", "jitread.rst")
+    """jitread(1) and a page per subcommand, each with the options that
+    subcommand takes and an example of its output."""
+
+    DOCS = os.path.join(jrcli.TOP, "Documentation")
+    DOC = os.path.join(DOCS, "jitread.rst")
+
+    def page(self, cmd):
+        with open(os.path.join(self.DOCS, f"jitread-{cmd}.rst")) as f:
+            return f.read()
 
     @unittest.skipUnless(os.access(jrcli.JITREAD, os.X_OK),
                          "user/jitread not built (make user)")
-    def test_every_option_documented(self):
-        import re
-        usage = ""
+    def test_each_page_names_its_options(self):
+        with open(self.DOC) as f:
+            main = f.read()
+        seen = set()
         for cmd in jrcli.COMMANDS:
-            usage += jrcli.jitread(cmd, "--help")[1]
-        doc = ""
-        for page in glob.glob(os.path.join(os.path.dirname(self.DOC),
-                                           "jitread*.rst")):
-            with open(page) as f:
-                doc += f.read()
-        opts = set(re.findall(r"--[a-z][a-z-]+", usage))
-        self.assertGreater(len(opts), 30)
-        for cmd in jrcli.COMMANDS:
-            self.assertIn(f"**jitread {cmd}**", doc)
-        missing = [o for o in sorted(opts) if f"**{o}**" not in doc]
-        self.assertEqual(missing, [], "options missing from jitread*.rst")
+            self.assertIn(f"**jitread {cmd}**", main)
+            self.assertIn(f"**jitread-{cmd}**\\(1)", main)
+            usage = jrcli.jitread(cmd, "--help")[1]
+            # (short form or "", long form): either names the option
+            opts = {(short or "", long) for short, long in re.findall(
+                r"^ +(?:(-\w), )?(--[a-z][a-z-]+)", usage, re.M)
+                if long != "--help"}
+            seen |= {long for _, long in opts}
+            page = self.page(cmd)
+            missing = [long for short, long in sorted(opts)
+                       if f"**{long}**" not in page and
+                       not (short and f"**{short}**" in page)]
+            self.assertEqual(missing, [], f"jitread-{cmd}.rst")
+        self.assertGreater(len(seen), 40)
 
-    def test_man_page_builds(self):
-        import shutil
-        import subprocess
+    def test_each_page_has_its_sections(self):
+        for cmd in jrcli.COMMANDS:
+            page = self.page(cmd)
+            heads = re.findall(r"^([A-Z][A-Z ]+)\n=+$", page, re.M)
+            self.assertEqual(heads, ["SYNOPSIS", "DESCRIPTION", "OPTIONS",
+                                     "EXAMPLES", "SEE ALSO"], cmd)
+            examples = page.split("EXAMPLES\n========\n")[1]
+            self.assertIn("::\n\n   ", examples, f"{cmd}: no output shown")
+            self.assertIn(f"jitread {cmd}", examples)
+
+    def test_man_pages_build(self):
         rst2man = shutil.which("rst2man", path="/usr/bin:" +
                                os.environ.get("PATH", ""))
         if not rst2man:
             self.skipTest("rst2man missing (make deps installs "
                           "python3-docutils)")
+        pages = [("jitread", self.DOC)] + [
+            (f"jitread-{c}", os.path.join(self.DOCS, f"jitread-{c}.rst"))
+            for c in jrcli.COMMANDS]
         with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "jitread.1")
-            subprocess.run([rst2man, "--exit-status=2", self.DOC, out],
-                           check=True, capture_output=True)
-            with open(out) as f:
-                page = f.read()
-        self.assertRegex(page, r'\n\.TH "?JITREAD"? "?1"?')
-        self.assertIn("EXIT STATUS", page)
+            for name, src in pages:
+                out = os.path.join(d, f"{name}.1")
+                p = subprocess.run([rst2man, "--exit-status=2", src, out],
+                                   capture_output=True, text=True,
+                                   check=False)
+                self.assertEqual(p.returncode, 0, f"{name}: {p.stderr}")
+                with open(out) as f:
+                    text = f.read()
+                self.assertRegex(text, rf'\n\.TH "?{name.upper()}"? "?1"?')
+                if name == "jitread":
+                    self.assertIn("EXIT STATUS", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
