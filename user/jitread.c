@@ -9,7 +9,8 @@
  * Exit status (common/jr_err.h): 0 done, 1 cannot run (not root, no
  * module, bad file), 2 bad usage, 3 jitmod went away during the run (the
  * report covers what was read), 4 a --fail-* condition held, 5 jitmod
- * stopped on a threshold (-s, -S).
+ * stopped on a threshold (-s, -S), 6 another jitread owns jitmod's
+ * settings and this run would change them.
  */
 #include <stdbool.h>
 #include <stdio.h>

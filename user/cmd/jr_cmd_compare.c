@@ -115,6 +115,7 @@ static int jr_compare_run(struct jr_opts *o, int argc, char **argv)
 	jr_compare_cpus(o);
 	jr_check_online(o);
 	jr_udoc_init(&d, o);
+	jr_claim_params(o, &saved, "its kernel phases set enable");
 	jr_set_params(o, &saved);
 	if (!o->live.threshold_ns &&
 	    jr_read_param("threshold_ns", &o->live.threshold_ns))

@@ -52,11 +52,41 @@ void jr_restore_params(struct jr_ksave *saved)
 }
 
 /*
+ * jr_claim_params - make this run the owner of jitmod's settings, or exit
+ * naming the run that is (JR_EXIT_BUSY); what names the options that
+ * want to change them.
+ */
+void jr_claim_params(const struct jr_opts *o, struct jr_ksave *saved,
+		     const char *what)
+{
+	static bool registered;
+	struct jr_err e;
+	int ret;
+
+	if (!registered) {
+		atexit(jr_restore_at_exit);
+		registered = true;
+	}
+	ret = jr_params_claim(saved, o->cmd, &e);
+	if (ret == -EBUSY)
+		jr_die(JR_EXIT_BUSY,
+		       "%s; jitread %s would change them (%s): run it when that run has ended%s",
+		       e.msg, o->cmd, what,
+		       strcmp(o->cmd, "serve") && strcmp(o->cmd, "compare") ?
+			       ", or without those options to read alongside" :
+			       "");
+	if (ret)
+		jr_die(JR_EXIT_RUN, "cannot own jitmod's settings: %s", e.msg);
+	jr_to_restore = saved;
+}
+
+/*
  * jr_set_params - -T, -s, -S, --runtime and --period, each noted to be
- * put back at exit.  jitmod refuses a runtime longer than its period at
- * every write, so the period goes first when it is not shorter than the
- * runtime in force; put back newest first, the old pair passes the same
- * way.
+ * put back at exit; a run that sets none changes nothing, and only puts
+ * back what a killed run left.  jitmod refuses a runtime longer than its
+ * period at every write, so the period goes first when it is not shorter
+ * than the runtime in force; put back newest first, the old pair passes
+ * the same way.
  */
 void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved)
 {
@@ -66,14 +96,18 @@ void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved)
 	uint64_t vals[] = { l->threshold_ns, l->stop_us, l->stop_total_us,
 			    l->period_us, l->runtime_us };
 	uint64_t runtime = 0;
-	static bool registered;
 	int i, ret;
 
-	if (!registered) {
-		atexit(jr_restore_at_exit);
-		registered = true;
+	for (i = 0; i < 5 && !vals[i]; i++)
+		;
+	if (i == 5 && !saved->owned) {
+		jr_params_recover();
+		return;
 	}
-	jr_to_restore = saved;
+	jr_claim_params(o, saved,
+			strcmp(o->cmd, "serve") ?
+				"-T, -s, -S, --runtime or --period" :
+				"its duty cycle, --runtime and --period");
 	if (l->period_us && l->runtime_us &&
 	    !jr_read_param("runtime_us", &runtime) && l->period_us < runtime) {
 		names[3] = "runtime_us";

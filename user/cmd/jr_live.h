@@ -44,6 +44,8 @@ struct jr_live {
 
 void jr_preflight(const struct jr_opts *o);
 void jr_pin_house(const struct jr_opts *o);
+void jr_claim_params(const struct jr_opts *o, struct jr_ksave *saved,
+		     const char *what);
 void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved);
 void jr_restore_params(struct jr_ksave *saved);
 int jr_live_run(struct jr_live *c, int argc, char **argv);

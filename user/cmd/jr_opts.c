@@ -448,6 +448,7 @@ int jr_parse_opts(const struct jr_cmd_def *d,
 			       "jitread %s: %zu options, at most %d", d->name,
 			       d->nr_opts, JR_MAX_OPTS);
 	jr_opts_defaults(o, legacy);
+	o->cmd = d->name;
 	if (d->defaults)
 		d->defaults(o);
 	jr_getopt_tables(d, lo, so);

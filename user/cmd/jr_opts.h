@@ -96,6 +96,7 @@ struct jr_user_opts {
 };
 
 struct jr_opts {
+	const char *cmd; /* the subcommand's name */
 	bool legacy; /* the old form, "jitread --hist": bare -T is in ns */
 	bool two_sides; /* --fail-if may say side= (compare) */
 	unsigned char cpus[JR_MAX_CPUS];

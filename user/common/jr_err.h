@@ -19,6 +19,7 @@
 #define JR_EXIT_GONE 3 /* jitmod went away; the report covers what was read */
 #define JR_EXIT_VERDICT 4 /* a --fail-if condition held */
 #define JR_EXIT_STOPPED 5 /* jitmod stopped on a threshold (-s, -S) */
+#define JR_EXIT_BUSY 6 /* another jitread owns jitmod's settings */
 
 #define JR_ERR_LEN 256
 

@@ -46,13 +46,17 @@ int jr_read_param(const char *name, uint64_t *v)
 
 /*
  * jr_param_change - set a parameter, first noting the value it had, once
- * per name, so that jr_params_restore() can put it back.
+ * per name, in s and in the saved file, so that jr_params_restore() (or,
+ * if this run is killed, the next owner) can put it back.  The run must
+ * own jitmod's settings (jr_params_claim).
  */
 int jr_param_change(struct jr_ksave *s, const char *name, uint64_t v)
 {
 	uint64_t old;
 	int i, ret;
 
+	if (!s->owned)
+		return -EPERM;
 	for (i = 0; i < s->nr && strcmp(s->p[i].name, name); i++)
 		;
 	if (i == s->nr) {
@@ -64,14 +68,20 @@ int jr_param_change(struct jr_ksave *s, const char *name, uint64_t v)
 		s->p[s->nr].name = name;
 		s->p[s->nr].old = old;
 		s->nr++;
+		ret = jr_params_saved(s);
+		if (ret) {
+			s->nr--;
+			return ret;
+		}
 	}
 	return jr_write_param(name, v);
 }
 
 /*
  * jr_params_restore - put back what jr_param_change() changed, newest
- * first; the first error, if any.  A module that went away has nothing
- * to put back.
+ * first, and give up the ownership; the first error, if any (the saved
+ * file then stays for the next owner).  A module that went away has
+ * nothing to put back.
  */
 int jr_params_restore(struct jr_ksave *s)
 {
@@ -79,6 +89,7 @@ int jr_params_restore(struct jr_ksave *s)
 
 	if (!jr_module_loaded()) {
 		s->nr = 0;
+		jr_params_release(s, true);
 		return 0;
 	}
 	while (s->nr > 0) {
@@ -87,6 +98,7 @@ int jr_params_restore(struct jr_ksave *s)
 		if (r && !ret)
 			ret = r;
 	}
+	jr_params_release(s, !ret);
 	return ret;
 }
 

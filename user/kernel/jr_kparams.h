@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/jr_err.h"
 #include "core/jr_rec.h"
 
 #define JR_PARAMS_DIR "/sys/module/jitmod/parameters"
@@ -17,7 +18,8 @@
 
 /*
  * What a run changed in jitmod, with the values it found: put back at the
- * end of the run, as rtla puts back the osnoise tracer's options.
+ * end of the run, as rtla puts back the osnoise tracer's options.  Only
+ * the run that owns jitmod's settings changes them (jr_kparams_owner.c).
  */
 struct jr_ksave {
 	int nr;
@@ -25,6 +27,10 @@ struct jr_ksave {
 		const char *name;
 		uint64_t old;
 	} p[JR_MAX_SAVED];
+	bool owned; /* the lock is held: lock_fd and dir_fd are open */
+	int lock_fd, dir_fd;
+	const char *cmd; /* the owner's subcommand */
+	uint64_t module_ino; /* which load of jitmod the values belong to */
 };
 
 int jr_write_param(const char *name, unsigned long long v);
@@ -32,6 +38,12 @@ int jr_read_param(const char *name, uint64_t *v);
 int jr_param_change(struct jr_ksave *s, const char *name, uint64_t v);
 int jr_params_restore(struct jr_ksave *s);
 bool jr_module_loaded(void);
+
+/* jr_kparams_owner.c */
+int jr_params_claim(struct jr_ksave *s, const char *cmd, struct jr_err *e);
+void jr_params_recover(void);
+int jr_params_saved(const struct jr_ksave *s);
+void jr_params_release(struct jr_ksave *s, bool put_back);
 void jr_sysinfo_fill(struct jr_sysinfo *s, int argc, char **argv);
 
 #endif /* JR_KPARAMS_H */
