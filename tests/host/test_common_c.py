@@ -14,10 +14,10 @@ USER = os.path.join(TOP, "user")
 LIB = os.path.join(USER, "libjrcore.a")
 
 
-def build_and_run(test, srcs=(), libs=()):
+def build_and_run(test, srcs=(), libs=(), args=()):
     """Build tests/host/c/TEST.c with srcs (under user/, outside common
     and core) as jitread builds them, link it with libjrcore.a and libs,
-    run it; (exit code, output)."""
+    run it with args; (exit code, output)."""
     if not os.path.exists(LIB):
         raise unittest.SkipTest(f"{LIB} not built (make user)")
     srcs = [os.path.join(TOP, "tests", "host", "c", f"{test}.c")] + \
@@ -29,7 +29,7 @@ def build_and_run(test, srcs=(), libs=()):
                         f"-I{os.path.join(TOP, 'include')}", "-pthread",
                         "-o", exe, *srcs, LIB, *libs], check=True,
                        capture_output=True)
-        p = subprocess.run([exe], capture_output=True, text=True,
+        p = subprocess.run([exe, *args], capture_output=True, text=True,
                            check=False, timeout=60)
     return p.returncode, p.stdout
 

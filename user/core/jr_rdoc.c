@@ -13,6 +13,9 @@
 #include <string.h>
 
 #include "common/jr_sys.h"
+#include "core/jr_detail.h"
+#include "core/jr_hist.h"
+#include "core/jr_model.h"
 #include "core/jr_rdoc.h"
 
 static int jr_bad(struct jr_err *e, const char *what, const char *why)
@@ -33,19 +36,29 @@ static int jr_u64(json_t *obj, const char *name, uint64_t *v, struct jr_err *e)
 	return 0;
 }
 
-static int jr_rdoc_slots(json_t *arr, struct jr_rclass *c, struct jr_err *e)
+/*
+ * jr_rdoc_slots - a histogram's [value, count] pairs: no more than a
+ * histogram of the report's precision has (max_slots), ascending, adding
+ * up to its count.
+ */
+static int jr_rdoc_slots(json_t *arr, struct jr_rclass *c, size_t max_slots,
+			 struct jr_err *e)
 {
 	uint64_t prev = 0, sum = 0;
-	size_t i;
+	size_t i, n;
 
 	if (!json_is_array(arr))
 		return jr_bad(e, "slots", "not an array");
-	c->nr_slots = json_array_size(arr);
-	if (!c->nr_slots)
+	n = json_array_size(arr);
+	if (n > max_slots)
+		return jr_bad(e, "slots",
+			      "more than a histogram of its precision holds");
+	if (!n)
 		return 0;
-	c->slots = calloc(c->nr_slots, sizeof(*c->slots));
+	c->slots = calloc(n, sizeof(*c->slots));
 	if (!c->slots)
 		return jr_fail(e, -ENOMEM, "out of memory");
+	c->nr_slots = n;
 	for (i = 0; i < c->nr_slots; i++) {
 		json_t *s = json_array_get(arr, i);
 		json_t *v = json_array_get(s, 0), *n = json_array_get(s, 1);
@@ -68,7 +81,8 @@ static int jr_rdoc_slots(json_t *arr, struct jr_rclass *c, struct jr_err *e)
 	return 0;
 }
 
-static int jr_rdoc_class(json_t *obj, struct jr_rclass *c, struct jr_err *e)
+static int jr_rdoc_class(json_t *obj, struct jr_rclass *c, size_t max_slots,
+			 struct jr_err *e)
 {
 	json_t *mean = json_object_get(obj, "mean_ns");
 
@@ -81,7 +95,7 @@ static int jr_rdoc_class(json_t *obj, struct jr_rclass *c, struct jr_err *e)
 	if (!json_is_number(mean))
 		return jr_bad(e, "mean_ns", "not a number");
 	c->mean_ns = json_number_value(mean);
-	return jr_rdoc_slots(json_object_get(obj, "slots"), c, e);
+	return jr_rdoc_slots(json_object_get(obj, "slots"), c, max_slots, e);
 }
 
 /* jr_rdoc_detail - a source's detail rows (absent in older reports). */
@@ -93,12 +107,14 @@ static int jr_rdoc_detail(json_t *arr, struct jr_rsource *s, struct jr_err *e)
 		return 0;
 	if (!json_is_array(arr))
 		return jr_bad(e, "detail", "not an array");
-	s->nr_det = json_array_size(arr);
-	if (!s->nr_det)
+	if (json_array_size(arr) > JR_MAX_DETAIL + 1)
+		return jr_bad(e, "detail", "more rows than a source has");
+	if (!json_array_size(arr))
 		return 0;
-	s->det = calloc(s->nr_det, sizeof(*s->det));
+	s->det = calloc(json_array_size(arr), sizeof(*s->det));
 	if (!s->det)
 		return jr_fail(e, -ENOMEM, "out of memory");
+	s->nr_det = json_array_size(arr);
 	for (i = 0; i < s->nr_det; i++) {
 		json_t *r = json_array_get(arr, i);
 		const char *n = json_string_value(json_object_get(r, "name"));
@@ -161,12 +177,12 @@ static int jr_rdoc_sources(json_t *arr, struct jr_rcpu *c, struct jr_err *e)
 
 	if (!json_is_array(arr))
 		return jr_bad(e, "sources", "not an array");
-	c->nr_src = json_array_size(arr);
-	if (!c->nr_src)
+	if (!json_array_size(arr))
 		return 0;
-	c->src = calloc(c->nr_src, sizeof(*c->src));
+	c->src = calloc(json_array_size(arr), sizeof(*c->src));
 	if (!c->src)
 		return jr_fail(e, -ENOMEM, "out of memory");
+	c->nr_src = json_array_size(arr);
 	for (i = 0; i < c->nr_src; i++)
 		if (jr_rdoc_source(json_array_get(arr, i), &c->src[i], e))
 			return -EINVAL;
@@ -190,12 +206,14 @@ static int jr_rdoc_timeline(json_t *obj, struct jr_rcpu *c, struct jr_err *e)
 		return 0;
 	if (!json_is_array(gaps))
 		return jr_bad(e, "timeline", "no gaps array");
-	c->nr_tl = json_array_size(gaps);
-	if (!c->nr_tl)
+	if (json_array_size(gaps) > JR_TL_MAX)
+		return jr_bad(e, "timeline", "more gaps than a report keeps");
+	if (!json_array_size(gaps))
 		return 0;
-	c->tl = calloc(c->nr_tl, sizeof(*c->tl));
+	c->tl = calloc(json_array_size(gaps), sizeof(*c->tl));
 	if (!c->tl)
 		return jr_fail(e, -ENOMEM, "out of memory");
+	c->nr_tl = json_array_size(gaps);
 	for (i = 0; i < c->nr_tl; i++) {
 		json_t *g = json_array_get(gaps, i);
 		json_t *ts = json_array_get(g, 0), *dur = json_array_get(g, 1);
@@ -214,7 +232,8 @@ static int jr_rdoc_timeline(json_t *obj, struct jr_rcpu *c, struct jr_err *e)
 	return 0;
 }
 
-static int jr_rdoc_cpu1(json_t *obj, struct jr_rcpu *c, struct jr_err *e)
+static int jr_rdoc_cpu1(json_t *obj, struct jr_rcpu *c, size_t max_slots,
+			struct jr_err *e)
 {
 	json_t *cpu = json_object_get(obj, "cpu");
 	json_t *sum = json_object_get(obj, "summary");
@@ -240,7 +259,7 @@ static int jr_rdoc_cpu1(json_t *obj, struct jr_rcpu *c, struct jr_err *e)
 
 		if (!x)
 			return jr_bad(e, jr_hclass_name(h), "class missing");
-		if (jr_rdoc_class(x, &c->cls[h], e))
+		if (jr_rdoc_class(x, &c->cls[h], max_slots, e))
 			return -EINVAL;
 	}
 	if (json_object_get(obj, "sources_folded") &&
@@ -254,18 +273,23 @@ static int jr_rdoc_cpu1(json_t *obj, struct jr_rcpu *c, struct jr_err *e)
 
 static int jr_rdoc_cpus(json_t *arr, struct jr_rdoc *d, struct jr_err *e)
 {
+	struct jr_hist shape;
 	size_t i;
 
 	if (!json_is_array(arr))
 		return jr_bad(e, "cpus", "missing or not an array");
-	d->nr_cpu = json_array_size(arr);
-	if (!d->nr_cpu)
+	if (json_array_size(arr) > JR_MAX_CPUS)
+		return jr_bad(e, "cpus", "more CPUs than jitread reports");
+	if (!json_array_size(arr))
 		return 0;
-	d->cpu = calloc(d->nr_cpu, sizeof(*d->cpu));
+	d->cpu = calloc(json_array_size(arr), sizeof(*d->cpu));
 	if (!d->cpu)
 		return jr_fail(e, -ENOMEM, "out of memory");
+	d->nr_cpu = json_array_size(arr);
+	jr_hist_init(&shape, d->precision);
 	for (i = 0; i < d->nr_cpu; i++) {
-		if (jr_rdoc_cpu1(json_array_get(arr, i), &d->cpu[i], e))
+		if (jr_rdoc_cpu1(json_array_get(arr, i), &d->cpu[i],
+				 (size_t)shape.nr_counts, e))
 			return -EINVAL;
 		if (i && d->cpu[i].cpu <= d->cpu[i - 1].cpu)
 			return jr_bad(e, "cpus", "not ascending");

@@ -117,38 +117,78 @@ static int jr_top_sources(struct jr_srank *r, const struct jr_rcpu *c)
 	return 0;
 }
 
-/* jr_survey_meta - the report's "survey" member: who sent it */
+/* jr_sv_u64 - the survey member's field as a non-negative integer */
+static int jr_sv_u64(json_t *sv, const char *name, uint64_t *v,
+		     struct jr_err *e)
+{
+	json_t *x = json_object_get(sv, name);
+
+	if (!x) {
+		*v = 0;
+		return 0;
+	}
+	if (!json_is_integer(x) || json_integer_value(x) < 0)
+		return jr_fail(e, -EINVAL, "survey: %s: not a count", name);
+	*v = (uint64_t)json_integer_value(x);
+	return 0;
+}
+
+/*
+ * jr_survey_meta - the report's "survey" member: who sent it, and each
+ * number the merge will index or loop by, within what a rank writes.
+ */
 static int jr_survey_meta(struct jr_srank *r, const char *json, size_t len,
 			  struct jr_err *e)
 {
-	json_t *root = json_loadb(json, len, 0, NULL), *sv, *w;
+	json_t *root = json_loadb(json, len, 0, NULL), *sv, *w, *x;
+	uint64_t cpu;
 	const char *host;
-	size_t i;
+	size_t i, nw;
 	int ret = -EINVAL;
 
 	sv = root ? json_object_get(root, "survey") : NULL;
 	host = json_string_value(json_object_get(sv, "host"));
-	if (!sv || !host || !json_is_integer(json_object_get(sv, "cpu"))) {
+	if (!sv || !host || !json_object_get(sv, "cpu")) {
 		jr_fail(e, -EINVAL, "no survey member naming host and cpu");
+		goto out;
+	}
+	if (jr_sv_u64(sv, "cpu", &cpu, e) ||
+	    jr_sv_u64(sv, "t0_ns", &r->t0_ns, e) ||
+	    jr_sv_u64(sv, "quantum_ns", &r->quantum_ns, e) ||
+	    jr_sv_u64(sv, "quanta", &r->quanta, e))
+		goto out;
+	if (cpu >= JR_MAX_CPUS) {
+		jr_fail(e, -EINVAL, "survey: cpu: not a CPU number below %d",
+			JR_MAX_CPUS);
 		goto out;
 	}
 	snprintf(r->host, sizeof(r->host), "%s", host);
 	snprintf(r->backend, sizeof(r->backend), "%s",
 		 json_string_value(json_object_get(sv, "backend")) ?: "user");
-	r->cpu = (int)json_integer_value(json_object_get(sv, "cpu"));
-	r->t0_ns = json_integer_value(json_object_get(sv, "t0_ns"));
-	r->quantum_ns = json_integer_value(json_object_get(sv, "quantum_ns"));
-	r->quanta = json_integer_value(json_object_get(sv, "quanta"));
+	r->cpu = (int)cpu;
 	w = json_object_get(sv, "windows_ns");
-	if (json_is_array(w) && json_array_size(w)) {
-		r->win_ns = calloc(json_array_size(w), sizeof(*r->win_ns));
+	nw = json_array_size(w);
+	if (nw > JR_SURVEY_MAX_QUANTA) {
+		jr_fail(e, -EINVAL,
+			"survey: windows_ns: more windows than quanta a rank times");
+		goto out;
+	}
+	if (nw) {
+		r->win_ns = calloc(nw, sizeof(*r->win_ns));
 		if (!r->win_ns) {
 			ret = jr_fail(e, -ENOMEM, "out of memory");
 			goto out;
 		}
-		for (i = 0; i < json_array_size(w); i++)
-			r->win_ns[i] = json_integer_value(json_array_get(w, i));
-		r->nr_win = i;
+		for (i = 0; i < nw; i++) {
+			x = json_array_get(w, i);
+			if (!json_is_integer(x) || json_integer_value(x) < 0) {
+				jr_fail(e, -EINVAL,
+					"survey: windows_ns: not durations");
+				goto out;
+			}
+			r->win_ns[i] = (uint64_t)json_integer_value(x);
+		}
+		r->nr_win = nw;
 	}
 	ret = 0;
 out:

@@ -25,6 +25,8 @@
 #define JR_SURVEY_OUTLIER_Z 3.5 /* modified z-score of an outlier */
 #define JR_SURVEY_BIN_NS 1000000ULL /* co-occurrence bins */
 #define JR_SURVEY_TL 2000 /* gaps per rank in the JSON, for the heat map */
+/* fwq: quanta a rank times at most, so windows a report holds at most */
+#define JR_SURVEY_MAX_QUANTA 20000000ULL
 
 struct jr_srank {
 	int rank;

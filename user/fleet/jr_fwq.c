@@ -16,9 +16,8 @@
 
 #include "common/jr_err.h"
 #include "common/jr_tsc.h"
+#include "core/jr_survey.h"
 #include "fleet/jr_fwq.h"
-
-#define JR_FWQ_MAX_QUANTA 20000000ULL
 
 /* jr_work - n units of dependent arithmetic the compiler must keep */
 static void jr_work(uint64_t n)
@@ -99,8 +98,8 @@ int jr_fwq_run(struct jr_fwq *f, uint64_t duration_ns, int cpu,
 	cpu_set_t set;
 	int ret;
 
-	if (n > JR_FWQ_MAX_QUANTA)
-		n = JR_FWQ_MAX_QUANTA;
+	if (n > JR_SURVEY_MAX_QUANTA)
+		n = JR_SURVEY_MAX_QUANTA;
 	n = (n + f->every - 1) / f->every * f->every;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);

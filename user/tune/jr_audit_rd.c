@@ -21,6 +21,9 @@ static void jr_str_of(json_t *obj, const char *key, char *buf, size_t len)
 	snprintf(buf, len, "%s", v ? v : "");
 }
 
+/* the most of anything an audit counts: IRQs, tasks, an IRQ's number */
+#define JR_AUDIT_MAX_COUNT (1L << 24)
+
 static long jr_long_of(json_t *obj, const char *key, long unknown)
 {
 	json_t *v = json_object_get(obj, key);
@@ -81,7 +84,28 @@ static void jr_audit_sys_of(json_t *sys, struct jr_audit *a)
 	a->rt_period_us = jr_long_of(sys, "sched_rt_period_us", -1);
 }
 
-static int jr_audit_cpu_of(json_t *c, struct jr_audit_cpu *x)
+/*
+ * jr_count_of - obj's key as a count from 0 to max; absent is 0.  Anything
+ * else is refused naming the field: an audit is a file from elsewhere.
+ */
+static int jr_count_of(json_t *obj, const char *key, long max, int *v,
+		       struct jr_err *e)
+{
+	json_t *x = json_object_get(obj, key);
+
+	*v = 0;
+	if (!x)
+		return 0;
+	if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+	    json_integer_value(x) > max)
+		return jr_fail(e, -EINVAL,
+			       "audit: cpus: %s: not a count of 0-%ld", key,
+			       max);
+	*v = (int)json_integer_value(x);
+	return 0;
+}
+
+static int jr_audit_cpu_of(json_t *c, struct jr_audit_cpu *x, struct jr_err *e)
 {
 	json_int_t cpu = json_integer_value(json_object_get(c, "cpu"));
 	json_t *irqs = json_object_get(c, "irqs");
@@ -89,23 +113,35 @@ static int jr_audit_cpu_of(json_t *c, struct jr_audit_cpu *x)
 
 	if (!json_is_integer(json_object_get(c, "cpu")) || cpu < 0 ||
 	    cpu >= JR_MAX_CPUS)
-		return -EINVAL;
+		return jr_fail(e, -EINVAL,
+			       "audit: cpus: cpu: not a CPU number below %d",
+			       JR_MAX_CPUS);
 	x->cpu = (int)cpu;
+	if (jr_count_of(c, "nr_irqs", JR_AUDIT_MAX_COUNT, &x->nr_irq, e) ||
+	    jr_count_of(c, "nr_kthreads", JR_AUDIT_MAX_COUNT, &x->nr_kthreads,
+			e) ||
+	    jr_count_of(c, "nr_tasks", JR_AUDIT_MAX_COUNT, &x->nr_tasks, e))
+		return -EINVAL;
+	if (json_array_size(irqs) > (size_t)x->nr_irq)
+		return jr_fail(e, -EINVAL,
+			       "audit: cpus: irqs: more than nr_irqs");
 	x->isolated = jr_bool_of(c, "isolated");
 	x->nohz_full = jr_bool_of(c, "nohz_full");
 	x->rcu_nocb = jr_bool_of(c, "rcu_nocb");
 	x->in_wq_mask = jr_bool_of(c, "in_workqueue_cpumask");
-	x->nr_irq = (int)jr_long_of(c, "nr_irqs", 0);
 	for (i = 0; i < json_array_size(irqs) && i < JR_AUDIT_IRQS; i++) {
 		json_t *q = json_array_get(irqs, i);
+		long irq = jr_long_of(q, "irq", -1);
 
-		x->irq[i].irq = (int)jr_long_of(q, "irq", -1);
+		if (irq < 0 || irq > JR_AUDIT_MAX_COUNT)
+			return jr_fail(
+				e, -EINVAL,
+				"audit: cpus: irqs: irq: not an IRQ number");
+		x->irq[i].irq = (int)irq;
 		jr_str_of(q, "name", x->irq[i].name, sizeof(x->irq[i].name));
 		x->irq[i].count = (uint64_t)jr_long_of(q, "count", 0);
 	}
-	x->nr_kthreads = (int)jr_long_of(c, "nr_kthreads", 0);
 	jr_str_of(c, "kthreads", x->kthreads, sizeof(x->kthreads));
-	x->nr_tasks = (int)jr_long_of(c, "nr_tasks", 0);
 	jr_str_of(c, "tasks", x->tasks, sizeof(x->tasks));
 	jr_str_of(c, "governor", x->governor, sizeof(x->governor));
 	x->cur_khz = (uint64_t)jr_long_of(c, "cur_khz", 0);
@@ -115,6 +151,11 @@ static int jr_audit_cpu_of(json_t *c, struct jr_audit_cpu *x)
 		  sizeof(x->resume_latency));
 	jr_str_of(c, "smt_siblings", x->siblings, sizeof(x->siblings));
 	x->sibling_busy_pct = (int)jr_long_of(c, "sibling_busy_pct", -1);
+	if (x->sibling_busy_pct < -1 || x->sibling_busy_pct > 100 ||
+	    jr_long_of(c, "sibling_busy_pct", -1) != x->sibling_busy_pct)
+		return jr_fail(
+			e, -EINVAL,
+			"audit: cpus: sibling_busy_pct: not -1 or 0-100");
 	x->perf_governor = jr_tri_of(c, "performance_governor");
 	x->steal_ms = jr_long_of(c, "steal_ms", -1);
 	return 0;
@@ -145,19 +186,26 @@ int jr_audit_parse(struct jr_audit *a, const char *text, struct jr_err *e)
 		goto out;
 	}
 	jr_audit_sys_of(json_object_get(root, "system"), a);
+	if (json_array_size(cpus) > JR_MAX_CPUS) {
+		ret = jr_fail(e, -EINVAL, "audit: cpus: more than %d CPUs",
+			      JR_MAX_CPUS);
+		goto out;
+	}
 	a->nr_cpu = (int)json_array_size(cpus);
 	a->cpu = calloc(a->nr_cpu ? a->nr_cpu : 1, sizeof(*a->cpu));
 	if (!a->cpu) {
 		ret = jr_fail(e, -ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < (size_t)a->nr_cpu; i++)
-		if (jr_audit_cpu_of(json_array_get(cpus, i), &a->cpu[i])) {
+	for (i = 0; i < (size_t)a->nr_cpu; i++) {
+		ret = jr_audit_cpu_of(json_array_get(cpus, i), &a->cpu[i], e);
+		if (!ret && i && a->cpu[i].cpu <= a->cpu[i - 1].cpu)
 			ret = jr_fail(
 				e, -EINVAL,
-				"audit: cpus: cpu: not a CPU number below 4096");
+				"audit: cpus: cpu: not in ascending order");
+		if (ret)
 			goto out;
-		}
+	}
 out:
 	json_decref(root);
 	return ret;
