@@ -3,6 +3,7 @@
 
 import os
 import subprocess
+import tempfile
 
 import jitpy
 
@@ -50,8 +51,10 @@ def fuzz_run(test, target, corpus):
     if p.returncode and "libclang_rt.fuzzer" in p.stderr + p.stdout:
         test.skipTest("libFuzzer missing (make deps)")
     test.assertEqual(p.returncode, 0, p.stderr[-2000:])
-    p = subprocess.run([os.path.join(user, "fuzz", target), "-runs=0",
-                        corpus], capture_output=True, text=True,
-                       check=False, timeout=120)
+    with tempfile.TemporaryDirectory() as art:
+        p = subprocess.run([os.path.join(user, "fuzz", target), "-runs=0",
+                            f"-artifact_prefix={art}/", corpus],
+                           capture_output=True, text=True, check=False,
+                           timeout=120)
     test.assertEqual(p.returncode, 0, p.stderr[-2000:])
     test.assertIn("Done", p.stderr)

@@ -14,6 +14,7 @@ import tempfile
 import unittest
 
 from jitpy.formats import recording as jrrec
+from jitpy.formats import survey as jrsurvey
 from tests.host import jrcli
 from tests.host.test_common_c import build_and_run
 
@@ -196,18 +197,16 @@ class Hostile(unittest.TestCase):
 
     def test_survey_merge(self):
         files, wants = [], []
+
+        def as_rank(d):
+            d.update(jrsurvey.rank_report(d, windows_ns=(5, 6)))
         for name, mutate, want in SURVEYS:
             def survey(d, mutate=mutate):
-                d["survey"] = {"rank": 0, "host": "h", "cpu": 1,
-                               "t0_ns": 0, "quantum_ns": 0, "quanta": 0,
-                               "windows_ns": [5, 6]}
+                as_rank(d)
                 mutate(d)
             files.append(self.crafted(self.good, name, survey))
             wants.append(want)
-        files.append(self.crafted(self.good, "survey-good",
-                                  setter(("survey",),
-                                         {"rank": 0, "host": "h", "cpu": 1,
-                                          "windows_ns": [5, 6]})))
+        files.append(self.crafted(self.good, "survey-good", as_rank))
         rc, out = build_and_run("survey_test", libs=["-lm", "-ljansson"],
                                 args=files)
         self.assertEqual(rc, 0, out)
@@ -217,6 +216,30 @@ class Hostile(unittest.TestCase):
             self.assertTrue(line.startswith("refused: "), f"{name}: {line}")
             self.assertIn(want, line, name)
         self.assertEqual(lines[-1], "ok")
+
+    def corpus(self, name, cases, base, wrap=None):
+        """The good file and every crafted one of cases, in a directory."""
+        d = self.path(name)
+        os.makedirs(d, exist_ok=True)
+        for case, mutate, _ in (("good", lambda x: None, ""),) + cases:
+            def craft(x, mutate=mutate):
+                if wrap:
+                    wrap(x)
+                mutate(x)
+            os.replace(self.crafted(base, f"{name}-{case}", craft),
+                       os.path.join(d, f"{case}.json"))
+        return d
+
+    def test_fuzz_targets_replay_the_corpus(self):
+        """make fuzz's advise and survey targets, under ASan and UBSan,
+        take every crafted file through the consumers without a fault."""
+        def as_rank(x):
+            x.update(jrsurvey.rank_report(x, windows_ns=(5, 6)))
+        jrcli.fuzz_run(self, "fuzz_advise",
+                       self.corpus("fz-advise", REPORTS, self.good))
+        jrcli.fuzz_run(self, "fuzz_survey",
+                       self.corpus("fz-survey", REPORTS + SURVEYS,
+                                   self.good, as_rank))
 
 
 if __name__ == "__main__":

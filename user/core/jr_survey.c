@@ -205,9 +205,8 @@ int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
 	int h, ret;
 
 	ret = jr_rdoc_parse(&r->doc, json, len, e);
-	if (ret)
-		return ret;
-	ret = jr_survey_meta(r, json, len, e);
+	if (!ret)
+		ret = jr_survey_meta(r, json, len, e);
 	if (!ret && r->doc.precision != s->precision)
 		ret = jr_fail(e, -EINVAL, "precision %d, not the survey's %d",
 			      r->doc.precision, s->precision);
