@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * jr_http.c - a small HTTP/1.1 server for one page of metrics.
+ * jr_http.c - a small HTTP/1.1 server for one page of metrics: the
+ * listening socket, and the answer to a request (jr_http_loop.c serves
+ * the connections).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -88,11 +90,12 @@ int jr_http_listen(struct jr_http *h, const char *addr, struct jr_err *e)
 	if (ret)
 		return jr_fail(e, -EINVAL, "--listen '%s': %s", addr,
 			       gai_strerror(ret));
-	h->fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC,
+	h->fd = socket(res->ai_family,
+		       SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
 		       res->ai_protocol);
 	if (h->fd < 0 ||
 	    setsockopt(h->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(h->fd, res->ai_addr, res->ai_addrlen) || listen(h->fd, 16)) {
+	    bind(h->fd, res->ai_addr, res->ai_addrlen) || listen(h->fd, 128)) {
 		ret = -errno;
 		freeaddrinfo(res);
 		if (h->fd >= 0)
@@ -105,82 +108,21 @@ int jr_http_listen(struct jr_http *h, const char *addr, struct jr_err *e)
 	return 0;
 }
 
-static long jr_ms_left(const struct timespec *end)
+/*
+ * jr_answer - an answer in out: the status line, headers and, unless
+ * head, the body.
+ */
+static void jr_answer(struct jr_buf *out, int status, const char *reason,
+		      const char *ctype, const struct jr_buf *body, bool head)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (end->tv_sec - now.tv_sec) * 1000 +
-	       (end->tv_nsec - now.tv_nsec) / 1000000;
-}
-
-/* jr_wait_fd - poll one fd for ev until end; 0 ready, -ETIMEDOUT */
-static int jr_wait_fd(int fd, short ev, const struct timespec *end)
-{
-	struct pollfd p = { .fd = fd, .events = ev };
-	long ms = jr_ms_left(end);
-
-	if (ms <= 0 || poll(&p, 1, ms) <= 0)
-		return -ETIMEDOUT;
-	return 0;
-}
-
-static int jr_send_all(int fd, const char *p, size_t n,
-		       const struct timespec *end)
-{
-	ssize_t w;
-
-	while (n) {
-		if (jr_wait_fd(fd, POLLOUT, end))
-			return -ETIMEDOUT;
-		w = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (w < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (w <= 0)
-			return -EIO;
-		p += w;
-		n -= w;
-	}
-	return 0;
-}
-
-static void jr_answer(int fd, int status, const char *reason, const char *ctype,
-		      const struct jr_buf *body, bool head,
-		      const struct timespec *end)
-{
-	char hdr[320];
 	size_t len = body && body->p ? body->len : 0;
-	int n;
 
-	n = snprintf(hdr, sizeof(hdr),
-		     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
-		     "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-		     status, reason, ctype, len);
-	if (jr_send_all(fd, hdr, n, end) || head || !len)
-		return;
-	jr_send_all(fd, body->p, len, end);
-}
-
-/* jr_read_request - up to the blank line; its length, or -1 */
-static int jr_read_request(int fd, char *buf, size_t cap,
-			   const struct timespec *end)
-{
-	size_t n = 0;
-	ssize_t r;
-
-	for (;;) {
-		if (n + 1 >= cap || jr_wait_fd(fd, POLLIN, end))
-			return -1;
-		r = recv(fd, buf + n, cap - 1 - n, MSG_DONTWAIT);
-		if (r < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (r <= 0)
-			return -1;
-		n += r;
-		buf[n] = '\0';
-		if (strstr(buf, "\r\n\r\n") || strstr(buf, "\n\n"))
-			return n;
-	}
+	jr_buf_printf(out,
+		      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+		      "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+		      status, reason, ctype, len);
+	if (!head && len)
+		jr_buf_put(out, body->p, len);
 }
 
 /* jr_header - the value of header name in the request, or NULL */
@@ -313,131 +255,48 @@ enum jr_http_fmt jr_http_accepts(const char *accept)
 	return best;
 }
 
-static void jr_serve_one(struct jr_http *h, int fd)
+/*
+ * jr_http_respond - the answer to req (a whole request head, or NULL for
+ * one that came too large) in out; its status code.
+ */
+int jr_http_respond(struct jr_http *h, char *req, struct jr_buf *out)
 {
 	static const struct jr_buf idx = {
 		.p = "jitread serve: metrics at /metrics\n", .len = 35
 	};
-	char req[JR_HTTP_MAX_REQUEST], method[8], target[256], accept[512];
+	char method[8], target[256], accept[512];
 	const char *text = jr_ctype[JR_FMT_TEXT];
 	struct jr_buf body = { 0 };
 	enum jr_http_fmt fmt;
-	struct timespec end;
+	int status = 200;
 	bool head;
 
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += JR_HTTP_TIMEOUT_MS / 1000;
-	if (jr_read_request(fd, req, sizeof(req), &end) < 0 ||
-	    sscanf(req, "%7s %255s HTTP/1.", method, target) != 2) {
-		h->refused++;
-		jr_answer(fd, 400, "Bad Request", text, NULL, false, &end);
-		return;
+	if (!req || sscanf(req, "%7s %255s HTTP/1.", method, target) != 2) {
+		jr_answer(out, 400, "Bad Request", text, NULL, false);
+		return 400;
 	}
 	head = !strcmp(method, "HEAD");
 	target[strcspn(target, "?")] = '\0';
 	if (!head && strcmp(method, "GET")) {
-		h->refused++;
-		jr_answer(fd, 405, "Method Not Allowed", text, NULL, false,
-			  &end);
+		status = 405;
+		jr_answer(out, 405, "Method Not Allowed", text, NULL, false);
 	} else if (!strcmp(target, "/")) {
-		jr_answer(fd, 200, "OK", text, &idx, head, &end);
+		jr_answer(out, 200, "OK", text, &idx, head);
 	} else if (strcmp(target, "/metrics")) {
-		h->refused++;
-		jr_answer(fd, 404, "Not Found", text, NULL, head, &end);
+		status = 404;
+		jr_answer(out, 404, "Not Found", text, NULL, head);
 	} else {
 		fmt = jr_http_accepts(
 			jr_header(req, "Accept", accept, sizeof(accept)));
 		h->fn(h->ctx, fmt, &body);
 		if (body.oom) {
-			h->refused++;
-			jr_answer(fd, 500, "Internal Server Error", text, NULL,
-				  head, &end);
+			status = 500;
+			jr_answer(out, 500, "Internal Server Error", text, NULL,
+				  head);
 		} else {
-			h->served++;
-			jr_answer(fd, 200, "OK", jr_ctype[fmt], &body, head,
-				  &end);
+			jr_answer(out, 200, "OK", jr_ctype[fmt], &body, head);
 		}
 		jr_buf_free(&body);
 	}
-}
-
-/*
- * jr_linger - after the answer: what the client still sends is read and
- * dropped for a moment, so that closing does not reset the connection
- * before the client has read the answer.
- */
-static void jr_linger(int fd)
-{
-	struct timespec end;
-	char buf[4096];
-	int n = 0;
-
-	shutdown(fd, SHUT_WR);
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_nsec += 200 * 1000000L;
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
-	while (n++ < 16 && !jr_wait_fd(fd, POLLIN, &end))
-		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) <= 0)
-			break;
-}
-
-static void *jr_http_main(void *arg)
-{
-	struct jr_http *h = arg;
-	struct pollfd p[2] = { { .fd = h->fd, .events = POLLIN },
-			       { .fd = h->stop[0], .events = POLLIN } };
-	int fd;
-
-	for (;;) {
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
-			break;
-		if (p[1].revents)
-			break;
-		if (!(p[0].revents & POLLIN))
-			continue;
-		fd = accept4(h->fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		jr_serve_one(h, fd);
-		jr_linger(fd);
-		close(fd);
-	}
-	return NULL;
-}
-
-int jr_http_start(struct jr_http *h, jr_http_fn fn, void *ctx, struct jr_err *e)
-{
-	int ret;
-
-	h->fn = fn;
-	h->ctx = ctx;
-	if (pipe2(h->stop, O_CLOEXEC))
-		return jr_fail(e, -errno, "pipe: %s", strerror(errno));
-	ret = pthread_create(&h->th, NULL, jr_http_main, h);
-	if (ret)
-		return jr_fail(e, -ret, "cannot start the server: %s",
-			       strerror(ret));
-	h->running = true;
-	return 0;
-}
-
-/* jr_http_stop - end the thread (after the answer it is giving) and close */
-void jr_http_stop(struct jr_http *h)
-{
-	if (h->running) {
-		close(h->stop[1]);
-		h->stop[1] = -1;
-		pthread_join(h->th, NULL);
-		h->running = false;
-	}
-	if (h->stop[0] >= 0)
-		close(h->stop[0]);
-	if (h->stop[1] >= 0)
-		close(h->stop[1]);
-	if (h->fd >= 0)
-		close(h->fd);
-	h->fd = h->stop[0] = h->stop[1] = -1;
+	return status;
 }

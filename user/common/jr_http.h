@@ -2,11 +2,12 @@
 /*
  * jr_http.h - a small HTTP/1.1 server for one page of metrics.
  *
- * One thread serves one connection at a time: GET (or HEAD) /metrics
- * asks the caller for the body, / says where the metrics are, and
- * anything else gets an error status.  Every connection is closed after
- * its answer, and one that is slow to send its request or to take the
- * answer is dropped after JR_HTTP_TIMEOUT_MS, so no client can hold the
+ * One thread serves many connections at once (jr_http_loop.c): GET (or
+ * HEAD) /metrics asks the caller for the body, / says where the metrics
+ * are, and anything else gets an error status.  Every connection is
+ * closed after its answer; one that is slow to send its request or to
+ * take the answer is dropped after JR_HTTP_TIMEOUT_MS, and idle ones
+ * give way to new ones past the limits, so no client can hold the
  * server.  Writes never raise SIGPIPE.
  */
 #ifndef JR_HTTP_H
@@ -20,7 +21,11 @@
 #include "common/jr_err.h"
 
 #define JR_HTTP_TIMEOUT_MS 5000
+#define JR_HTTP_LINGER_MS 200 /* after the answer, before the close */
 #define JR_HTTP_MAX_REQUEST 8192
+#define JR_HTTP_MAX_CONNS 64 /* open at once */
+#define JR_HTTP_MAX_PER_PEER 8 /* open at once from one address */
+#define JR_HTTP_BACKOFF_MS 100 /* no accept after it failed for want */
 
 /* what the client accepts, best first */
 enum jr_http_fmt {
@@ -42,14 +47,18 @@ struct jr_http {
 	jr_http_fn fn;
 	void *ctx;
 	char addr[80]; /* as bound: "127.0.0.1:9478", "[::1]:9478" */
+	/* written by the server thread; read once it has stopped */
 	uint64_t served; /* answers with a 200 */
-	uint64_t refused; /* requests answered with an error, or dropped */
+	uint64_t refused; /* requests answered with an error, or cut off */
+	uint64_t dropped; /* connections closed unanswered: slow, idle, over */
+	uint64_t backoffs; /* accepts that failed for want of fds or memory */
 };
 
 int jr_http_listen(struct jr_http *h, const char *addr, struct jr_err *e);
 int jr_http_start(struct jr_http *h, jr_http_fn fn, void *ctx,
 		  struct jr_err *e);
 void jr_http_stop(struct jr_http *h);
+int jr_http_respond(struct jr_http *h, char *req, struct jr_buf *out);
 
 /* jr_http_accepts - the format an Accept header asks for */
 enum jr_http_fmt jr_http_accepts(const char *accept);

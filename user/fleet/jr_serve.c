@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -180,11 +181,23 @@ int jr_serve_start(struct jr_serve *s, const struct jr_model *m,
 	return ret;
 }
 
+/*
+ * jr_serve_close - stop serving; unless quiet, a line of what the server
+ * did: scrapes answered, requests refused, connections dropped (slow,
+ * idle, or past the limits) and accepts put off for want of descriptors.
+ */
 void jr_serve_close(struct jr_serve *s)
 {
+	bool served = s->http.running;
 	int f;
 
 	jr_http_stop(&s->http);
+	if (served && !s->quiet)
+		jr_warn("served %" PRIu64 " answer(s), refused %" PRIu64
+			", dropped %" PRIu64
+			" connection(s); accept backed off %" PRIu64 " time(s)",
+			s->http.served, s->http.refused, s->http.dropped,
+			s->http.backoffs);
 	if (s->dfd >= 0)
 		close(s->dfd);
 	s->dfd = -1;
