@@ -50,8 +50,8 @@ def many_slots(d):
 
 
 def descending_cpus(d):
-    two = dict(copy.deepcopy(cpu0(d)), cpu=0)
-    d["cpus"] = [cpu0(d), two]
+    d["cpus"] = [dict(copy.deepcopy(cpu0(d)), cpu=2),
+                 dict(copy.deepcopy(cpu0(d)), cpu=1)]
 
 
 def setter(path, value):
@@ -81,30 +81,16 @@ REPORTS = (
 )
 
 
-def audit_cpu(a):
-    return a["cpus"][0]
-
-
-def audit_many_cpus(a):
-    a["cpus"] = [dict(copy.deepcopy(audit_cpu(a)), cpu=i)
-                 for i in range(MAX_CPUS + 1)]
-
-
-def audit_descending(a):
-    a["cpus"] = [dict(copy.deepcopy(audit_cpu(a)), cpu=2),
-                 dict(copy.deepcopy(audit_cpu(a)), cpu=1)]
-
-
 def audit_irqs_past_count(a):
-    audit_cpu(a)["nr_irqs"] = 1
-    audit_cpu(a)["irqs"] = [{"irq": 1, "name": "a", "count": 1},
-                            {"irq": 2, "name": "b", "count": 1}]
+    cpu0(a)["nr_irqs"] = 1
+    cpu0(a)["irqs"] = [{"irq": 1, "name": "a", "count": 1},
+                       {"irq": 2, "name": "b", "count": 1}]
 
 
 AUDITS = (
     ("audit-cpu-beyond-4096", setter(("cpus", 0, "cpu"), MAX_CPUS), "cpu"),
-    ("audit-cpus-more-than-4096", audit_many_cpus, "cpus"),
-    ("audit-cpus-descending", audit_descending, "cpu"),
+    ("audit-cpus-more-than-4096", many_cpus, "cpus"),
+    ("audit-cpus-descending", descending_cpus, "cpu"),
     ("audit-nr-irqs-negative", setter(("cpus", 0, "nr_irqs"), -1),
      "nr_irqs"),
     ("audit-nr-tasks-huge", setter(("cpus", 0, "nr_tasks"), 1 << 40),
