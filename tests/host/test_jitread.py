@@ -436,7 +436,6 @@ class JitreadErrors(unittest.TestCase):
         self.expect(["-d", "1s"], 1, "jitmod is not loaded")
 
 
-
 class JitreadDocs(unittest.TestCase):
     """jitread(1) and a page per subcommand, each with the options that
     subcommand takes and an example of its output."""

@@ -31,20 +31,22 @@ static int jr_audit_of(struct jr_audit *a, const struct jr_rdoc *d)
 	struct jr_err e;
 
 	for (i = 0; i < d->nr_cpu && n < sizeof(text) - 256; i++)
-		n += snprintf(text + n, sizeof(text) - n,
-			      "%s{\"cpu\": %d, \"nr_irqs\": 1, \"irqs\":"
-			      " [{\"irq\": 24, \"name\": \"eth0\", \"count\": 9}],"
-			      " \"nr_kthreads\": 2, \"kthreads\": \"kworker/u8:1 ksmd\","
-			      " \"nr_tasks\": 1, \"tasks\": \"app\","
-			      " \"governor\": \"powersave\", \"sibling_busy_pct\": 40}",
-			      i ? ", " : "", d->cpu[i].cpu);
+		n += snprintf(
+			text + n, sizeof(text) - n,
+			"%s{\"cpu\": %d, \"nr_irqs\": 1, \"irqs\":"
+			" [{\"irq\": 24, \"name\": \"eth0\", \"count\": 9}],"
+			" \"nr_kthreads\": 2, \"kthreads\": \"kworker/u8:1 ksmd\","
+			" \"nr_tasks\": 1, \"tasks\": \"app\","
+			" \"governor\": \"powersave\", \"sibling_busy_pct\": 40}",
+			i ? ", " : "", d->cpu[i].cpu);
 	snprintf(text + n, sizeof(text) - n, "]}");
 	return jr_audit_parse(a, text, &e);
 }
 
 static void jr_judge(const struct jr_rdoc *d, struct jr_audit *a, FILE *out)
 {
-	struct jr_advise v = { .min_ppm = 1, .min_count = 2,
+	struct jr_advise v = { .min_ppm = 1,
+			       .min_count = 2,
 			       .audit_from = "fuzz" };
 	struct jr_err e;
 
