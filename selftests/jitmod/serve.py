@@ -4,7 +4,7 @@
 
  - by default it samples 100 ms of every 1 s: jitmod's runtime_us and
    period_us say so while it runs, and have their old values after;
- - jitread and its server thread run on CPU 0 only, never on the sampled
+ - jitread and its server process run on CPU 0 only, never on the sampled
    CPU: scraped 20 times, CPU 1 shows no jitread thread among its sources;
  - the exposition it serves passes promtool, in both formats' framing;
  - while the injector fires NMIs, the metrics name nmi/jinj_nmi, and the
@@ -79,12 +79,18 @@ def cpu_s(pid):
 
 
 def affinity(pid):
-    """Cpus_allowed_list of each of pid's threads."""
+    """Cpus_allowed_list of each thread of pid and of its children (the
+    server process)."""
     out = set()
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{tid}/status") as f:
-            out |= set(re.findall(r"^Cpus_allowed_list:\s*(\S+)$",
-                                  f.read(), re.M))
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        children = f.read().split()
+    if not children:
+        raise Fail(f"jitread serve {pid} has no server process")
+    for proc in [str(pid)] + children:
+        for tid in os.listdir(f"/proc/{proc}/task"):
+            with open(f"/proc/{proc}/task/{tid}/status") as f:
+                out |= set(re.findall(r"^Cpus_allowed_list:\s*(\S+)$",
+                                      f.read(), re.M))
     return out
 
 

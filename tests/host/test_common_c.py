@@ -48,6 +48,11 @@ class CommonC(unittest.TestCase):
         self.assertEqual(build_and_run("poll_test", ["kernel/jr_poll.c"]),
                          (0, "ok\n"))
 
+    def test_http_loop_backs_off(self):
+        """The server's loop out of descriptors (tests/host/c/http_test.c)
+        backs off instead of spinning, and serves again after."""
+        self.assertEqual(build_and_run("http_test"), (0, "ok\n"))
+
     def test_prometheus_exposition(self):
         """jitread serve's metrics (tests/host/c/prom_test.c)."""
         self.assertEqual(build_and_run("prom_test", libs=["-lm"]),

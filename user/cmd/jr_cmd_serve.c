@@ -173,6 +173,8 @@ static int jr_serve_jitmod(struct jr_opts *o, int argc, char **argv)
 	if (!jr_read_cpulist(JR_PARAMS_DIR "/cpus", sampled, text,
 			     sizeof(text)))
 		jr_serve_house(o, sampled);
+	/* before the server process is made: it keeps the affinity */
+	jr_pin_house(o);
 	jr_sysinfo_fill(&sys, argc, argv);
 	if (jr_serve_open(&sl.serve, &jr_serve_opts, "jitmod", sys.kernel, &e))
 		jr_die(JR_EXIT_RUN, "%s", e.msg);

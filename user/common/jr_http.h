@@ -13,7 +13,6 @@
 #ifndef JR_HTTP_H
 #define JR_HTTP_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -41,13 +40,11 @@ typedef void (*jr_http_fn)(void *ctx, enum jr_http_fmt fmt,
 
 struct jr_http {
 	int fd; /* listening */
-	int stop[2]; /* a pipe: closing stop[1] ends the thread */
-	pthread_t th;
-	bool running;
+	int stop[2]; /* stop[0] readable (or at its end) ends jr_http_serve */
 	jr_http_fn fn;
 	void *ctx;
 	char addr[80]; /* as bound: "127.0.0.1:9478", "[::1]:9478" */
-	/* written by the server thread; read once it has stopped */
+	/* written by jr_http_serve; read once it has returned */
 	uint64_t served; /* answers with a 200 */
 	uint64_t refused; /* requests answered with an error, or cut off */
 	uint64_t dropped; /* connections closed unanswered: slow, idle, over */
@@ -55,9 +52,8 @@ struct jr_http {
 };
 
 int jr_http_listen(struct jr_http *h, const char *addr, struct jr_err *e);
-int jr_http_start(struct jr_http *h, jr_http_fn fn, void *ctx,
-		  struct jr_err *e);
-void jr_http_stop(struct jr_http *h);
+void jr_http_serve(struct jr_http *h);
+void jr_http_close(struct jr_http *h);
 int jr_http_respond(struct jr_http *h, char *req, struct jr_buf *out);
 
 /* jr_http_accepts - the format an Accept header asks for */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * jr_http_loop.c - the server thread: many connections at once, none of
+ * jr_http_loop.c - the server's loop: many connections at once, none of
  * which can hold the others.
  *
  * One thread polls the listening socket and every connection, which are
@@ -18,10 +18,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -287,43 +285,23 @@ static bool jr_loop_turn(struct jr_loop *l)
 	return true;
 }
 
-static void *jr_http_main(void *arg)
+/*
+ * jr_http_serve - serve on h->fd in the calling thread until h->stop[0]
+ * becomes readable (or polling fails), then close every connection.
+ */
+void jr_http_serve(struct jr_http *h)
 {
-	struct jr_loop l = { .h = arg };
+	struct jr_loop l = { .h = h };
 
-	pthread_setname_np(pthread_self(), "jitread-http");
 	while (jr_loop_turn(&l))
 		;
 	while (l.nr)
 		jr_conn_close(&l, l.nr - 1);
-	return NULL;
 }
 
-int jr_http_start(struct jr_http *h, jr_http_fn fn, void *ctx, struct jr_err *e)
+/* jr_http_close - the listening socket and the stop pipe, closed */
+void jr_http_close(struct jr_http *h)
 {
-	int ret;
-
-	h->fn = fn;
-	h->ctx = ctx;
-	if (pipe2(h->stop, O_CLOEXEC))
-		return jr_fail(e, -errno, "pipe: %s", strerror(errno));
-	ret = pthread_create(&h->th, NULL, jr_http_main, h);
-	if (ret)
-		return jr_fail(e, -ret, "cannot start the server: %s",
-			       strerror(ret));
-	h->running = true;
-	return 0;
-}
-
-/* jr_http_stop - end the thread and close every connection */
-void jr_http_stop(struct jr_http *h)
-{
-	if (h->running) {
-		close(h->stop[1]);
-		h->stop[1] = -1;
-		pthread_join(h->th, NULL);
-		h->running = false;
-	}
 	if (h->stop[0] >= 0)
 		close(h->stop[0]);
 	if (h->stop[1] >= 0)

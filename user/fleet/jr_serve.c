@@ -40,6 +40,7 @@ int jr_serve_open(struct jr_serve *s, const struct jr_serve_opts *so,
 	s->dfd = -1;
 	s->http.fd = -1;
 	s->http.stop[0] = s->http.stop[1] = -1;
+	s->sep_fd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	jr_prom_init(&s->prom, so->top, &info);
 	if (so->textfile) {
@@ -50,9 +51,10 @@ int jr_serve_open(struct jr_serve *s, const struct jr_serve_opts *so,
 			return ret;
 		}
 	}
-	if (so->listen)
-		return jr_http_listen(&s->http, so->listen, e);
-	return 0;
+	if (!so->listen)
+		return 0;
+	ret = jr_http_listen(&s->http, so->listen, e);
+	return ret ? ret : jr_sep_fork(s, e);
 }
 
 /*
@@ -149,19 +151,10 @@ void jr_serve_refresh(struct jr_serve *s, const struct jr_model *m)
 		jr_textfile(s);
 }
 
-/* jr_serve_page - for the server thread: a copy of the page asked for */
-static void jr_serve_page(void *ctx, enum jr_http_fmt fmt, struct jr_buf *body)
-{
-	struct jr_serve *s = ctx;
-
-	pthread_mutex_lock(&s->lock);
-	jr_buf_put(body, s->page[fmt].p, s->page[fmt].len);
-	pthread_mutex_unlock(&s->lock);
-}
-
 /*
- * jr_serve_start - the first refresh, then the server, whose thread takes
- * no signals: they stop the run, and the main thread must see them.
+ * jr_serve_start - the first refresh, then the server; the thread that
+ * answers its page requests takes no signals: they stop the run, and the
+ * main thread must see them.
  */
 int jr_serve_start(struct jr_serve *s, const struct jr_model *m,
 		   struct jr_err *e)
@@ -170,11 +163,11 @@ int jr_serve_start(struct jr_serve *s, const struct jr_model *m,
 	int ret;
 
 	jr_serve_refresh(s, m);
-	if (s->http.fd < 0)
+	if (s->child <= 0)
 		return 0;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	ret = jr_http_start(&s->http, jr_serve_page, s, e);
+	ret = jr_sep_start(s, e);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!ret && !s->quiet)
 		jr_warn("serving http://%s/metrics", s->http.addr);
@@ -188,10 +181,13 @@ int jr_serve_start(struct jr_serve *s, const struct jr_model *m,
  */
 void jr_serve_close(struct jr_serve *s)
 {
-	bool served = s->http.running;
+	bool served = s->pages_running;
 	int f;
 
-	jr_http_stop(&s->http);
+	if (jr_sep_stop(s) && !s->fail)
+		s->fail = jr_fail(&s->why, JR_EXIT_RUN,
+				  "the server process ended before the run");
+	jr_http_close(&s->http);
 	if (served && !s->quiet)
 		jr_warn("served %" PRIu64 " answer(s), refused %" PRIu64
 			", dropped %" PRIu64

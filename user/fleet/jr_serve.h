@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "common/jr_buf.h"
 #include "common/jr_err.h"
@@ -34,8 +35,12 @@ struct jr_serve {
 	const struct jr_serve_opts *so;
 	bool quiet; /* -q: no line when the server starts */
 	struct jr_prom prom;
-	struct jr_http http;
-	pthread_mutex_t lock; /* page[], between a refresh and the server */
+	struct jr_http http; /* its socket and loop are the child's */
+	pid_t child; /* the server process (jr_serve_sep.c), or 0 */
+	int sep_fd; /* the parent's end of the pair, or -1 */
+	pthread_t pages_th; /* answers the child's page requests */
+	bool pages_running;
+	pthread_mutex_t lock; /* page[], between a refresh and pages_th */
 	struct jr_buf page[JR_NR_FMT]; /* by enum jr_http_fmt */
 	struct jr_buf scratch;
 	int dfd; /* --textfile's directory, or -1 */
@@ -51,5 +56,10 @@ int jr_serve_start(struct jr_serve *s, const struct jr_model *m,
 		   struct jr_err *e);
 void jr_serve_refresh(struct jr_serve *s, const struct jr_model *m);
 void jr_serve_close(struct jr_serve *s);
+
+/* jr_serve_sep.c: the server in a process of its own */
+int jr_sep_fork(struct jr_serve *s, struct jr_err *e);
+int jr_sep_start(struct jr_serve *s, struct jr_err *e);
+int jr_sep_stop(struct jr_serve *s);
 
 #endif /* JR_SERVE_H */
