@@ -16,8 +16,10 @@ import tempfile
 import time
 import unittest
 
+from jitpy.formats import recording as jrrec
 from jitpy.formats import survey as jrsurvey
 from tests.host import jrcli
+from tests.host.test_common_c import build_and_run
 
 PLUGIN = os.path.join(os.path.dirname(jrcli.JITREAD), "jitread-mpi.so")
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
@@ -248,6 +250,44 @@ class SurveyFile(unittest.TestCase):
             with open(path, "w") as f:
                 json.dump(good, f)
             self.assertEqual(jrsurvey.load(path), good)
+
+
+@unittest.skipUnless(os.access(jrcli.JITREAD, os.X_OK),
+                     "user/jitread not built (make user)")
+class SurveyClocks(unittest.TestCase):
+    """Rank 0's merge (tests/host/c/survey_test.c): a rank takes the clock
+    of its host's rank that answered the clock rounds; a rank whose host
+    has none is named, and its gaps are left out of the noise that comes
+    together rather than placed at offset 0."""
+
+    def test_unreached_rank_named(self):
+        with tempfile.TemporaryDirectory() as d:
+            rec, rep = os.path.join(d, "r.rec"), os.path.join(d, "r.json")
+            jrrec.write(rec, [jrrec.gap(1, 5000 + 1000 * i,
+                                        ts=1000000 * (i + 1))
+                              for i in range(50)] +
+                        [jrrec.summary(1, 10**9, 300000, 54000)])
+            rc, _, err = jrcli.jitread("report", rec, "-q", "--json", rep)
+            self.assertEqual(rc, 0, err)
+            with open(rep) as f:
+                report = json.load(f)
+            args = ["--text"]
+            # rank 0 on host a; 1 and 2 on b, only 2 answered; 3 on c,
+            # which never answered
+            for rank, (host, rtt) in enumerate((("a", 0), ("b", -1),
+                                                ("b", 5000), ("c", -1))):
+                path = os.path.join(d, f"{rank}.json")
+                with open(path, "w") as f:
+                    json.dump(jrsurvey.rank_report(report, rank, host), f)
+                args.append(f"{path}@{rtt}")
+            rc, out = build_and_run("survey_test", libs=["-lm", "-ljansson"],
+                                    args=args)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(out.splitlines()[:4], ["ok"] * 4)
+        named = [ln for ln in out.splitlines()
+                 if ln.startswith("# clocks not compared")]
+        self.assertEqual(len(named), 1, out)
+        self.assertTrue(named[0].endswith(": rank 3"), named[0])
 
 
 class SurveyInput(unittest.TestCase):

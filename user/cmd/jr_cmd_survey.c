@@ -411,6 +411,10 @@ static int jr_survey_run(struct jr_opts *o, int argc, char **argv)
 	if (mpi->clocks(JR_CLOCK_ROUNDS, jr_survey_opts.timeout_ns / 1e9, off,
 			rtt))
 		jr_warn("rank %d: the clocks were not compared", rr.rank);
+	/* every rank's clock is compared before any rank samples */
+	if (mpi->barrier(jr_survey_opts.timeout_ns / 1e9))
+		jr_warn("rank %d: not every rank came back from the clocks",
+			rr.rank);
 	jr_measure(&rr, &m, &sys);
 	/* from here the launcher's SIGTERM must end the rank, as it expects */
 	signal(SIGTERM, SIG_DFL);

@@ -314,8 +314,9 @@ static int jr_cooc(struct jr_survey *s)
 	s->cooc_ns = jr_hist_percentile(&s->fleet[JR_H_GAP], 99.0);
 	for (i = 0; i < s->nr; i++) {
 		const struct jr_rcpu *c =
-			s->r[i].ok ? jr_rdoc_cpu(&s->r[i].doc, s->r[i].cpu) :
-				     NULL;
+			s->r[i].ok && s->r[i].clock ?
+				jr_rdoc_cpu(&s->r[i].doc, s->r[i].cpu) :
+				NULL;
 
 		if (!c || !c->nr_tl)
 			continue;
@@ -334,8 +335,9 @@ static int jr_cooc(struct jr_survey *s)
 		return -ENOMEM;
 	for (i = 0; i < s->nr; i++) {
 		const struct jr_rcpu *c =
-			s->r[i].ok ? jr_rdoc_cpu(&s->r[i].doc, s->r[i].cpu) :
-				     NULL;
+			s->r[i].ok && s->r[i].clock ?
+				jr_rdoc_cpu(&s->r[i].doc, s->r[i].cpu) :
+				NULL;
 		double n = 0;
 
 		for (k = 0, last = UINT64_MAX; c && k < c->nr_tl; k++) {
@@ -430,7 +432,8 @@ static int jr_bsp(struct jr_survey *s)
 /*
  * jr_host_clocks - the ranks of one host share its clock: each takes the
  * offset of its host's rank with the shortest round trip (rank 0 itself,
- * offset 0, on rank 0's host), not its own noisier estimate
+ * offset 0, on rank 0's host), not its own noisier estimate.  A rank whose
+ * host has no rank that answered the clock rounds has no known offset.
  */
 static void jr_host_clocks(struct jr_survey *s)
 {
@@ -446,7 +449,8 @@ static void jr_host_clocks(struct jr_survey *s)
 			    (s->r[best].rtt_ns < 0 ||
 			     s->r[j].rtt_ns < s->r[best].rtt_ns))
 				best = j;
-		s->r[i].offset_ns = s->r[best].offset_ns;
+		s->r[i].clock = s->r[best].rtt_ns >= 0;
+		s->r[i].offset_ns = s->r[i].clock ? s->r[best].offset_ns : 0;
 	}
 }
 

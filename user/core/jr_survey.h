@@ -38,6 +38,7 @@ struct jr_srank {
 	int64_t offset_ns; /* its clock minus rank 0's */
 	uint64_t t0_ns; /* its timeline's origin, on its clock */
 	int64_t rtt_ns; /* the round trip that measured it; -1: none */
+	bool clock; /* offset_ns is known: measured for it or its host */
 	struct jr_rdoc doc;
 	uint64_t runtime_ns, noise_ns;
 	double noise_share;

@@ -224,6 +224,27 @@ static void jr_text_fleet(FILE *out, const struct jr_survey *s, int worst)
 	free(o);
 }
 
+/*
+ * jr_text_no_clock - the ranks whose clock rank 0 could not compare with
+ * its own (no answer in the clock rounds, from them or their host): named,
+ * as their timelines are left out of the noise that comes together
+ */
+static void jr_text_no_clock(FILE *out, const struct jr_survey *s)
+{
+	int i, n = 0;
+
+	for (i = 0; i < s->nr; i++) {
+		if (!s->r[i].ok || s->r[i].clock)
+			continue;
+		fprintf(out, "%s %d",
+			n++ ? "," :
+			      "# clocks not compared (no answer in the clock rounds), left out of noise together: rank",
+			i);
+	}
+	if (n)
+		fprintf(out, "\n");
+}
+
 /* jr_survey_text - the fleet report; worst: how many ranks to name */
 void jr_survey_text(FILE *out, const struct jr_survey *s, int worst)
 {
@@ -236,6 +257,7 @@ void jr_survey_text(FILE *out, const struct jr_survey *s, int worst)
 	jr_text_ranks(out, s);
 	jr_text_hosts(out, s);
 	jr_text_fleet(out, s, worst);
+	jr_text_no_clock(out, s);
 	if (s->cooc_bins)
 		fprintf(out,
 			"# noise together: gaps >= %" PRIu64 " ns in %" PRIu64
@@ -276,8 +298,9 @@ static void jr_json_rank(FILE *out, const struct jr_srank *r)
 		r->ok ? "true" : "false");
 	jr_json_str(out, r->host);
 	fprintf(out,
-		",\"cpu\":%d,\"offset_ns\":%" PRId64 ",\"rtt_ns\":%" PRId64,
-		r->cpu, r->offset_ns, r->rtt_ns);
+		",\"cpu\":%d,\"offset_ns\":%" PRId64 ",\"rtt_ns\":%" PRId64
+		",\"clock\":%s",
+		r->cpu, r->offset_ns, r->rtt_ns, r->clock ? "true" : "false");
 	if (!r->ok) {
 		fprintf(out, ",\"why\":");
 		jr_json_str(out, r->why);

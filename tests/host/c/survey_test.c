@@ -2,12 +2,16 @@
 /*
  * survey_test.c - rank 0's merge (core/jr_survey.c) on the reports named
  * on the command line, as if each came from a rank: prints "ok" or
- * "refused: WHY" per file, then merges what was taken.  Exits 0 unless
- * the merge itself fails.
+ * "refused: WHY" per file, then merges what was taken.  FILE@RTT gives
+ * that rank the round trip of its clock round (-1: it never answered;
+ * rank 0's is 0 unless given).  With --text first, the fleet's text
+ * report follows.  Exits 0 unless the merge itself fails.
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/jr_survey.h"
 
@@ -34,26 +38,36 @@ static char *slurp(const char *path, size_t *len)
 
 int main(int argc, char **argv)
 {
+	bool text_out = argc > 1 && !strcmp(argv[1], "--text");
+	int first = text_out ? 2 : 1, i, ret = 0;
 	struct jr_survey s;
 	struct jr_err e;
-	int i, ret = 0;
 
-	if (argc < 2 || jr_survey_init(&s, argc - 1, "gaps", 3))
+	if (argc <= first || jr_survey_init(&s, argc - first, "gaps", 3))
 		return 2;
-	for (i = 1; i < argc; i++) {
+	for (i = first; i < argc; i++) {
+		char *at = strchr(argv[i], '@'), *text;
+		struct jr_srank *r = &s.r[i - first];
 		size_t len = 0;
-		char *text = slurp(argv[i], &len);
 
+		if (at)
+			*at = '\0';
+		text = slurp(argv[i], &len);
 		if (!text)
 			return 2;
-		if (jr_survey_add(&s, i - 1, text, len, &e))
+		if (jr_survey_add(&s, i - first, text, len, &e))
 			printf("refused: %s\n", e.msg);
 		else
 			printf("ok\n");
+		r->rtt_ns = at	       ? strtoll(at + 1, NULL, 10) :
+			    i == first ? 0 :
+					 -1;
 		free(text);
 	}
 	if (jr_survey_analyse(&s))
 		ret = 1;
+	else if (text_out)
+		jr_survey_text(stdout, &s, 2);
 	jr_survey_free(&s);
 	return ret;
 }
