@@ -69,20 +69,31 @@ static int jr_owner_file_ok(int fd, const char *name, struct jr_err *e)
 	return 0;
 }
 
-/* jr_owner_named - "hist (pid 123)" from the lock file's text. */
-static void jr_owner_named(int fd, char *buf, size_t len)
+/*
+ * jr_owner_of - "jitread hist (pid 123)" from an owner's "PID CMD", as the
+ * lock file and the saved file's owner line hold it; else unknown.
+ */
+static void jr_owner_of(const char *text, const char *unknown, char *buf,
+			size_t len)
 {
-	char text[JR_OWNER_LEN] = "";
-	char cmd[16] = "";
-	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
 	unsigned int pid = 0;
+	char cmd[16];
 
-	if (n > 0)
-		text[n] = '\0';
 	if (sscanf(text, "%u %15[a-z]", &pid, cmd) == 2 && pid)
 		snprintf(buf, len, "jitread %s (pid %u)", cmd, pid);
 	else
-		snprintf(buf, len, "another jitread");
+		snprintf(buf, len, "%s", unknown);
+}
+
+/* jr_owner_named - the owner the lock file names */
+static void jr_owner_named(int fd, char *buf, size_t len)
+{
+	char text[JR_OWNER_LEN] = "";
+	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+
+	if (n > 0)
+		text[n] = '\0';
+	jr_owner_of(text, "another jitread", buf, len);
 }
 
 static int jr_param_known(const char *name)
@@ -135,7 +146,7 @@ int jr_params_saved(const struct jr_ksave *s)
  */
 static void jr_saved_recover(int dfd)
 {
-	char line[96], name[32], owner[48] = "a jitread";
+	char line[96], name[32], owner[48];
 	uint64_t ino = 0, now = 0, val[JR_MAX_SAVED];
 	int which[JR_MAX_SAVED], nr = 0, fd, k, r, ret = 0;
 	bool good = false;
@@ -154,12 +165,7 @@ static void jr_saved_recover(int dfd)
 	    fgets(line, sizeof(line), f) &&
 	    sscanf(line, "module %" SCNu64, &ino) == 1 &&
 	    fgets(line, sizeof(line), f) && !strncmp(line, "owner ", 6)) {
-		unsigned int pid;
-		char cmd[16];
-
-		if (sscanf(line, "owner %u %15[a-z]", &pid, cmd) == 2)
-			snprintf(owner, sizeof(owner), "jitread %s (pid %u)",
-				 cmd, pid);
+		jr_owner_of(line + 6, "a jitread", owner, sizeof(owner));
 		good = true;
 		while (good && fgets(line, sizeof(line), f)) {
 			good = nr < JR_MAX_SAVED &&
