@@ -198,6 +198,59 @@ class SurveyLostRank(unittest.TestCase):
         --enable-recovery; without it, ending rank 0 ends the job."""
         self.lose_rank(signal.SIGSTOP, [])
 
+    def test_stopped_rank0(self):
+        """Every send has a deadline: with rank 0 stopped mid-run, rank 1
+        gives up sending its report (larger than OpenMPI's eager limit,
+        so the transfer waits for the receiver) and ends by itself."""
+        p = subprocess.Popen(
+            [*MPIRUN, "--enable-recovery", "-n", "2", jrcli.JITREAD,
+             "survey", "--rank-cpus", "0-1", "-d", "3s", "--timeout", "2s"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        pids = {}
+        try:
+            for _ in range(100):
+                pids = {r: rank_pid(r) for r in (0, 1)}
+                if all(pids.values()):
+                    break
+                time.sleep(0.1)
+            self.assertTrue(all(pids.values()), f"ranks never started: {pids}")
+            time.sleep(1.5)
+            os.kill(pids[0], signal.SIGSTOP)
+            # 1.5 s of sampling left, then 4 s to send and 4 s for the
+            # verdict
+            for _ in range(300):
+                if not os.path.exists(f"/proc/{pids[1]}") or \
+                        self.zombie(pids[1]):
+                    break
+                time.sleep(0.1)
+            ended = not os.path.exists(f"/proc/{pids[1]}") or \
+                self.zombie(pids[1])
+        finally:
+            for pid in pids.values():
+                try:
+                    if pid:
+                        os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            try:
+                _, err = p.communicate(timeout=60)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    _, err = p.communicate()
+        self.assertTrue(ended, "rank 1 still waits to send after 30 s:\n"
+                        + err)
+        self.assertIn("rank 1: its report was not taken by rank 0 within "
+                      "4 s", err)
+
+    @staticmethod
+    def zombie(pid):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+        except OSError:
+            return True
+
 
 @unittest.skipIf(usable(), usable())
 class SurveyFwq(unittest.TestCase):
@@ -288,6 +341,44 @@ class SurveyClocks(unittest.TestCase):
                  if ln.startswith("# clocks not compared")]
         self.assertEqual(len(named), 1, out)
         self.assertTrue(named[0].endswith(": rank 3"), named[0])
+
+
+@unittest.skipUnless(os.access(jrcli.JITREAD, os.X_OK),
+                     "user/jitread not built (make user)")
+class SurveyMemory(unittest.TestCase):
+    """Rank 0 merges each report as it comes and keeps a few hundred
+    bytes of it: merging a report with the longest timeline a report
+    keeps (20,000 gaps) as 50 and as 550 ranks, its peak resident size
+    grows by under 4 KiB per rank (keeping each report would be about
+    500 KiB a rank)."""
+
+    def test_bounded_per_rank(self):
+        with tempfile.TemporaryDirectory() as d:
+            rec, rep = os.path.join(d, "r.rec"), os.path.join(d, "r.json")
+            gaps = [jrrec.gap(1, 2000 + i % 5000, ts=10000 * (i + 1))
+                    for i in range(20000)]
+            jrrec.write(rec, gaps + [jrrec.summary(1, 10**9, 10**8, 7000)])
+            rc, _, err = jrcli.jitread("report", rec, "-q", "--json", rep)
+            self.assertEqual(rc, 0, err)
+            with open(rep) as f:
+                report = json.load(f)
+            tl = report["cpus"][0]["timeline"]["gaps"]
+            self.assertEqual(len(tl), 20000)
+            path = os.path.join(d, "rank.json")
+            with open(path, "w") as f:
+                json.dump(jrsurvey.rank_report(report, 0, "h"), f)
+            rss = []
+            for n in (50, 550):
+                rc, out = build_and_run("survey_test",
+                                        libs=["-lm", "-ljansson"],
+                                        args=["--ranks", str(n), path])
+                self.assertEqual(rc, 0, out)
+                rss.append(int(out.split("maxrss_kb ")[1]))
+        per_rank = (rss[1] - rss[0]) / 500
+        print(f"\nsurvey merge: peak RSS {rss[0]} KiB at 50 ranks, "
+              f"{rss[1]} KiB at 550: {per_rank:.2f} KiB a rank",
+              file=sys.stderr)
+        self.assertLess(per_rank, 4.0, rss)
 
 
 class SurveyInput(unittest.TestCase):

@@ -293,46 +293,85 @@ static char *jr_rank_report(struct jr_rank_run *rr, struct jr_model *m,
 	return buf;
 }
 
-/* jr_fleet - rank 0: every rank's report, merged, said and written */
-static int jr_fleet(struct jr_rank_run *rr, char *mine, size_t mine_len,
-		    const int64_t *off, const int64_t *rtt, FILE *json)
+/* struct jr_fleet_take - rank 0 taking the ranks' reports as they come */
+struct jr_fleet_take {
+	struct jr_survey *s;
+	bool *got; /* by rank: a message came */
+	int unread; /* messages left unread: no clean MPI_Finalize */
+};
+
+/* jr_take_report - a rank's report, merged as it comes (jr_mpi.h) */
+static void jr_take_report(void *ctx, int rank, const void *buf, size_t len)
 {
-	void **bufs = calloc(rr->size, sizeof(*bufs));
-	size_t *lens = calloc(rr->size, sizeof(*lens));
-	struct jr_survey s;
-	int r, missing = 0, ret;
+	struct jr_fleet_take *t = ctx;
+	char why[128];
 	struct jr_err e;
 
-	if (!bufs || !lens ||
+	if (!buf) {
+		t->unread++;
+		if (t->got[rank]) {
+			jr_warn("rank %d sent a second report; not read", rank);
+			return;
+		}
+		snprintf(why, sizeof(why),
+			 "a report of %zu bytes, above the %lu a rank writes",
+			 len, JR_RDOC_MAX_BYTES);
+		t->got[rank] = true;
+		jr_survey_missing(t->s, rank, why);
+		jr_warn("rank %d: %s; not read", rank, why);
+		return;
+	}
+	t->got[rank] = true;
+	if (jr_survey_add(t->s, rank, buf, len, &e)) {
+		jr_survey_missing(t->s, rank, e.msg);
+		jr_warn("rank %d's report: %s", rank, e.msg);
+	}
+}
+
+/*
+ * jr_fleet - rank 0: its own report (mine, freed here) and then every
+ * other rank's, merged as each comes; the fleet said and written.
+ * *unread: messages left unread, which MPI_Finalize could wait for.
+ */
+static int jr_fleet(struct jr_rank_run *rr, char *mine, size_t mine_len,
+		    const int64_t *off, const int64_t *rtt, FILE *json,
+		    int *unread)
+{
+	struct jr_fleet_take t = { 0 };
+	int r, missing = 0, ret;
+	struct jr_survey s;
+	struct jr_err e;
+
+	t.s = &s;
+	t.got = calloc(rr->size, sizeof(*t.got));
+	if (!t.got ||
 	    jr_survey_init(&s, rr->size,
 			   jr_survey_opts.mode == JR_SURVEY_FWQ ? "fwq" :
 								  "gaps",
 			   rr->o->out.precision))
-		jr_die(JR_EXIT_RUN, "out of memory");
-	ret = rr->mpi->collect(JR_TAG_REPORT, jr_survey_opts.timeout_ns / 1e9,
-			       bufs, lens);
-	if (ret)
-		jr_warn("collecting the reports: %s", strerror(-ret));
-	bufs[0] = mine;
-	lens[0] = mine_len;
+		jr_die(JR_EXIT_RUN, "out of memory, or no temporary file");
 	for (r = 0; r < rr->size; r++) {
 		s.r[r].offset_ns = off[r];
 		s.r[r].rtt_ns = rtt[r];
-		if (!bufs[r]) {
+	}
+	t.got[0] = true;
+	jr_take_report(&t, 0, mine, mine_len);
+	free(mine);
+	ret = rr->mpi->collect(JR_TAG_REPORT, jr_survey_opts.timeout_ns / 1e9,
+			       JR_RDOC_MAX_BYTES, jr_take_report, &t);
+	if (ret)
+		jr_warn("collecting the reports: %s", strerror(-ret));
+	for (r = 0; r < rr->size; r++) {
+		if (!t.got[r]) {
 			jr_survey_missing(&s, r, "no report within --timeout");
 			jr_warn("rank %d sent no report within %.0f s of the run's end",
 				r, jr_survey_opts.timeout_ns / 1e9);
-			missing++;
-		} else if (jr_survey_add(&s, r, bufs[r], lens[r], &e)) {
-			jr_survey_missing(&s, r, e.msg);
-			jr_warn("rank %d's report: %s", r, e.msg);
-			missing++;
 		}
-		if (r)
-			free(bufs[r]);
+		missing += !s.r[r].ok;
 	}
 	if (jr_survey_analyse(&s))
-		jr_die(JR_EXIT_RUN, "out of memory");
+		jr_die(JR_EXIT_RUN,
+		       "the fleet's analysis failed: out of memory, or its temporary file");
 	if (!rr->quiet)
 		jr_survey_text(stdout, &s, jr_survey_opts.worst);
 	ret = 0;
@@ -342,8 +381,8 @@ static int jr_fleet(struct jr_rank_run *rr, char *mine, size_t mine_len,
 	if (ret)
 		jr_warn("%s", e.msg);
 	jr_survey_free(&s);
-	free(bufs);
-	free(lens);
+	free(t.got);
+	*unread = t.unread;
 	return ret ? ret : missing ? JR_EXIT_RUN : 0;
 }
 
@@ -370,7 +409,7 @@ static int jr_survey_run(struct jr_opts *o, int argc, char **argv)
 	struct jr_err e;
 	size_t len;
 	char *mine;
-	int ret;
+	int ret, unread = 0;
 
 	mpi = jr_mpi_load(&e);
 	if (!mpi)
@@ -427,14 +466,20 @@ static int jr_survey_run(struct jr_opts *o, int argc, char **argv)
 	 * rank finalize.
 	 */
 	if (rr.rank) {
-		ret = mpi->send(JR_TAG_REPORT, mine, len) ? JR_EXIT_RUN : 0;
+		/* rank 0 collects for --timeout from its own run's end */
+		ret = mpi->send(JR_TAG_REPORT, mine, len,
+				2 * jr_survey_opts.timeout_ns / 1e9);
+		if (ret)
+			jr_warn("rank %d: its report was not taken by rank 0 within %.0f s: %s",
+				rr.rank, 2 * jr_survey_opts.timeout_ns / 1e9,
+				strerror(-ret));
+		ret = ret ? JR_EXIT_RUN : 0;
 		mpi->finalize(
 			mpi->verdict(0, 2 * jr_survey_opts.timeout_ns / 1e9));
 	} else {
-		ret = jr_fleet(&rr, mine, len, off, rtt, json);
-		mpi->finalize(mpi->verdict(ret == 0, 0));
+		ret = jr_fleet(&rr, mine, len, off, rtt, json, &unread);
+		mpi->finalize(mpi->verdict(ret == 0 && !unread, 0));
 	}
-	free(mine);
 	free(off);
 	free(rtt);
 	jr_fwq_free(&rr.fwq);

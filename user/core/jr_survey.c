@@ -9,9 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/jr_report.h"
 #include "core/jr_survey.h"
 
-#define JR_MAX_BINS 20000000ULL
+#define JR_SPOOL_CHUNK 4096 /* gaps or windows read or put at a time */
 
 int jr_survey_init(struct jr_survey *s, int nr, const char *mode, int precision)
 {
@@ -23,13 +24,17 @@ int jr_survey_init(struct jr_survey *s, int nr, const char *mode, int precision)
 	s->r = calloc(nr, sizeof(*s->r));
 	if (!s->r)
 		return -ENOMEM;
+	if (jr_spool_open(&s->spool)) {
+		free(s->r);
+		s->r = NULL;
+		return -EIO;
+	}
 	s->nr = nr;
 	for (i = 0; i < nr; i++) {
 		s->r[i].rank = i;
 		s->r[i].cpu = -1;
 		s->r[i].rtt_ns = -1;
 		snprintf(s->r[i].why, sizeof(s->r[i].why), "no report came");
-		jr_hist_init(&s->r[i].gap, precision);
 	}
 	for (h = 0; h < JR_H_NR; h++)
 		jr_hist_init(&s->fleet[h], precision);
@@ -39,14 +44,9 @@ int jr_survey_init(struct jr_survey *s, int nr, const char *mode, int precision)
 
 void jr_survey_free(struct jr_survey *s)
 {
-	int i, h;
+	int h;
 
-	for (i = 0; i < s->nr; i++) {
-		if (s->r[i].ok)
-			jr_rdoc_free(&s->r[i].doc);
-		jr_hist_free(&s->r[i].gap);
-		free(s->r[i].win_ns);
-	}
+	jr_spool_close(&s->spool);
 	for (h = 0; h < JR_H_NR; h++)
 		jr_hist_free(&s->fleet[h]);
 	free(s->r);
@@ -133,17 +133,46 @@ static int jr_sv_u64(json_t *sv, const char *name, uint64_t *v,
 	return 0;
 }
 
+/* jr_spool_windows - fwq: a rank's windows_ns, checked, into the spool */
+static int jr_spool_windows(struct jr_survey *s, struct jr_srank *r, json_t *w,
+			    struct jr_err *e)
+{
+	uint64_t v[JR_SPOOL_CHUNK], at;
+	size_t i, k, nw = json_array_size(w);
+	json_t *x;
+
+	if (nw > JR_SURVEY_MAX_QUANTA)
+		return jr_fail(
+			e, -EINVAL,
+			"survey: windows_ns: more windows than quanta a rank times");
+	r->win_at = s->spool.end;
+	for (i = 0; i < nw; i += k) {
+		for (k = 0; k < JR_SPOOL_CHUNK && i + k < nw; k++) {
+			x = json_array_get(w, i + k);
+			if (!json_is_integer(x) || json_integer_value(x) < 0)
+				return jr_fail(
+					e, -EINVAL,
+					"survey: windows_ns: not durations");
+			v[k] = (uint64_t)json_integer_value(x);
+		}
+		if (jr_spool_put(&s->spool, v, k * sizeof(*v), &at))
+			return jr_fail(e, -EIO,
+				       "survey: cannot spool its windows");
+	}
+	r->nr_win = nw;
+	return 0;
+}
+
 /*
  * jr_survey_meta - the report's "survey" member: who sent it, and each
  * number the merge will index or loop by, within what a rank writes.
  */
-static int jr_survey_meta(struct jr_srank *r, const char *json, size_t len,
-			  struct jr_err *e)
+static int jr_survey_meta(struct jr_survey *s, struct jr_srank *r,
+			  const char *json, size_t len, struct jr_err *e)
 {
-	json_t *root = json_loadb(json, len, 0, NULL), *sv, *w, *x;
+	json_t *root = json_loadb(json, len, 0, NULL), *sv, *w;
 	uint64_t cpu;
 	const char *host;
-	size_t i, nw;
 	int ret = -EINVAL;
 
 	sv = root ? json_object_get(root, "survey") : NULL;
@@ -167,69 +196,109 @@ static int jr_survey_meta(struct jr_srank *r, const char *json, size_t len,
 		 json_string_value(json_object_get(sv, "backend")) ?: "user");
 	r->cpu = (int)cpu;
 	w = json_object_get(sv, "windows_ns");
-	nw = json_array_size(w);
-	if (nw > JR_SURVEY_MAX_QUANTA) {
-		jr_fail(e, -EINVAL,
-			"survey: windows_ns: more windows than quanta a rank times");
-		goto out;
-	}
-	if (nw) {
-		r->win_ns = calloc(nw, sizeof(*r->win_ns));
-		if (!r->win_ns) {
-			ret = jr_fail(e, -ENOMEM, "out of memory");
-			goto out;
-		}
-		for (i = 0; i < nw; i++) {
-			x = json_array_get(w, i);
-			if (!json_is_integer(x) || json_integer_value(x) < 0) {
-				jr_fail(e, -EINVAL,
-					"survey: windows_ns: not durations");
-				goto out;
-			}
-			r->win_ns[i] = (uint64_t)json_integer_value(x);
-		}
-		r->nr_win = nw;
-	}
-	ret = 0;
+	ret = jr_spool_windows(s, r, w, e);
 out:
 	json_decref(root);
 	return ret;
 }
 
-/* jr_survey_add - rank's report, read and merged into the fleet's */
+/*
+ * jr_spool_gaps - the CPU's gap histogram (whose figures r keeps) as
+ * JSON, and its timeline, into the spool
+ */
+static int jr_spool_gaps(struct jr_survey *s, struct jr_srank *r,
+			 const struct jr_rcpu *c)
+{
+	struct jr_sgap g[JR_SPOOL_CHUNK];
+	struct jr_hist h;
+	char *text = NULL;
+	size_t i, k, len = 0;
+	uint64_t at;
+	FILE *f;
+	int ret;
+
+	jr_hist_init(&h, s->precision);
+	ret = jr_add_slots(&h, &c->cls[JR_H_GAP]);
+	f = ret ? NULL : open_memstream(&text, &len);
+	if (!ret && !f)
+		ret = -ENOMEM;
+	if (!ret) {
+		r->gaps = h.count;
+		r->p99_ns = jr_hist_percentile(&h, 99.0);
+		r->p9999_ns = jr_hist_percentile(&h, 99.99);
+		r->max_ns = h.count ? h.max : 0;
+		jr_json_hist(f, &h);
+		ret = fclose(f) ? -ENOMEM : 0;
+	}
+	jr_hist_free(&h);
+	if (!ret)
+		ret = jr_spool_put(&s->spool, text, len, &r->hist_at);
+	r->hist_len = len;
+	free(text);
+	r->tl_at = s->spool.end;
+	for (i = 0; !ret && i < c->nr_tl; i += k) {
+		for (k = 0; k < JR_SPOOL_CHUNK && i + k < c->nr_tl; k++) {
+			g[k].ts_ns = c->tl[i + k].ts_ns;
+			g[k].dur_ns = c->tl[i + k].dur_ns;
+		}
+		ret = jr_spool_put(&s->spool, g, k * sizeof(*g), &at);
+	}
+	r->nr_tl = c->nr_tl;
+	if (c->nr_tl) {
+		r->tl_first = c->tl[0].ts_ns;
+		r->tl_last = c->tl[c->nr_tl - 1].ts_ns;
+	}
+	return ret;
+}
+
+/*
+ * jr_survey_add - rank's report, read, merged into the fleet's and let
+ * go: what is kept of it is its struct jr_srank and its part of the spool
+ */
 int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
 		  struct jr_err *e)
 {
 	struct jr_srank *r = &s->r[rank];
 	const struct jr_rcpu *c;
+	struct jr_rdoc doc;
 	int h, ret;
 
-	ret = jr_rdoc_parse(&r->doc, json, len, e);
+	if (r->ok)
+		return jr_fail(e, -EEXIST, "a second report from rank %d",
+			       rank);
+	ret = jr_rdoc_parse(&doc, json, len, e);
 	if (!ret)
-		ret = jr_survey_meta(r, json, len, e);
-	if (!ret && r->doc.precision != s->precision)
+		ret = jr_survey_meta(s, r, json, len, e);
+	if (!ret && doc.precision != s->precision)
 		ret = jr_fail(e, -EINVAL, "precision %d, not the survey's %d",
-			      r->doc.precision, s->precision);
-	c = ret ? NULL : jr_rdoc_cpu(&r->doc, r->cpu);
+			      doc.precision, s->precision);
+	c = ret ? NULL : jr_rdoc_cpu(&doc, r->cpu);
 	if (!ret && !c)
 		ret = jr_fail(e, -EINVAL, "no report of its CPU %d", r->cpu);
-	if (ret) {
-		jr_rdoc_free(&r->doc);
-		return ret;
-	}
-	r->ok = true;
+	if (ret)
+		goto out;
 	r->runtime_ns = c->runtime_ns;
 	r->noise_ns = c->noise_ns;
 	r->noise_share = c->runtime_ns ? (double)c->noise_ns / c->runtime_ns :
 					 0;
 	ret = jr_top_sources(r, c);
 	if (!ret)
-		ret = jr_add_slots(&r->gap, &c->cls[JR_H_GAP]);
+		ret = jr_spool_gaps(s, r, c);
+	if (ret) {
+		ret = jr_fail(e, ret, "cannot keep its gaps: %s",
+			      strerror(-ret));
+		goto out;
+	}
 	for (h = 0; !ret && h < JR_H_NR; h++) {
 		ret = jr_add_slots(&s->fleet[h], &c->cls[h]);
 		s->sum_counts[h] += c->cls[h].count;
 	}
-	return ret ? jr_fail(e, ret, "out of memory") : 0;
+	if (ret)
+		ret = jr_fail(e, ret, "out of memory");
+	r->ok = !ret;
+out:
+	jr_rdoc_free(&doc);
+	return ret;
 }
 
 static int jr_dbl_cmp(const void *a, const void *b)
@@ -290,10 +359,51 @@ static int jr_outliers(struct jr_survey *s)
 	return 0;
 }
 
-/* jr_on_rank0 - a gap's time on rank 0's clock */
-int64_t jr_on_rank0(const struct jr_srank *r, const struct jr_rgap *g)
+/* jr_on_rank0 - the time of a gap of r's timeline on rank 0's clock */
+int64_t jr_on_rank0(const struct jr_srank *r, uint64_t ts_ns)
 {
-	return (int64_t)(r->t0_ns + g->ts_ns) - r->offset_ns;
+	return (int64_t)(r->t0_ns + ts_ns) - r->offset_ns;
+}
+
+/* jr_in_cooc - r's timeline has a place in the noise that comes together */
+static bool jr_in_cooc(const struct jr_srank *r)
+{
+	return r->ok && r->clock && r->nr_tl;
+}
+
+/*
+ * jr_cooc_rank - r's gaps at or above cooc_ns between t0 and t1 (rank 0's
+ * clock) into the bins, one a bin at most, read back from the spool; *n:
+ * how many bins it marked
+ */
+static int jr_cooc_rank(struct jr_survey *s, const struct jr_srank *r,
+			int64_t t0, int64_t t1, uint32_t *bins, uint64_t nb,
+			double *n)
+{
+	struct jr_sgap g[JR_SPOOL_CHUNK];
+	uint64_t i, k, b, last = UINT64_MAX, nr;
+	int64_t t;
+
+	*n = 0;
+	for (i = 0; i < r->nr_tl; i += nr) {
+		nr = r->nr_tl - i < JR_SPOOL_CHUNK ? r->nr_tl - i :
+						     JR_SPOOL_CHUNK;
+		if (jr_spool_get(&s->spool, r->tl_at + i * sizeof(*g), g,
+				 nr * sizeof(*g)))
+			return -EIO;
+		for (k = 0; k < nr; k++) {
+			t = jr_on_rank0(r, g[k].ts_ns);
+			if (t < t0 || t > t1 || g[k].dur_ns < s->cooc_ns)
+				continue;
+			b = (uint64_t)(t - t0) / JR_SURVEY_BIN_NS;
+			if (b >= nb || b == last)
+				continue;
+			last = b;
+			bins[b]++;
+			(*n)++;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -305,67 +415,50 @@ int64_t jr_on_rank0(const struct jr_srank *r, const struct jr_rgap *g)
 static int jr_cooc(struct jr_survey *s)
 {
 	int64_t t0 = INT64_MIN, t1 = INT64_MAX;
-	double sum = 0, sum2 = 0, pairs = 0, exp;
-	uint16_t *bins;
-	uint64_t nb, b, last;
-	size_t k;
-	int i;
+	double sum = 0, sum2 = 0, pairs = 0, exp, n;
+	uint32_t *bins;
+	uint64_t nb, b;
+	int i, ret = 0;
 
 	s->cooc_ns = jr_hist_percentile(&s->fleet[JR_H_GAP], 99.0);
 	for (i = 0; i < s->nr; i++) {
-		const struct jr_rcpu *c =
-			s->r[i].ok && s->r[i].clock ?
-				jr_rdoc_cpu(&s->r[i].doc, s->r[i].cpu) :
-				NULL;
+		const struct jr_srank *r = &s->r[i];
 
-		if (!c || !c->nr_tl)
+		if (!jr_in_cooc(r))
 			continue;
-		if (jr_on_rank0(&s->r[i], &c->tl[0]) > t0)
-			t0 = jr_on_rank0(&s->r[i], &c->tl[0]);
-		if (jr_on_rank0(&s->r[i], &c->tl[c->nr_tl - 1]) < t1)
-			t1 = jr_on_rank0(&s->r[i], &c->tl[c->nr_tl - 1]);
+		if (jr_on_rank0(r, r->tl_first) > t0)
+			t0 = jr_on_rank0(r, r->tl_first);
+		if (jr_on_rank0(r, r->tl_last) < t1)
+			t1 = jr_on_rank0(r, r->tl_last);
 	}
 	if (t0 == INT64_MIN || t1 <= t0 || !s->cooc_ns)
 		return 0;
 	nb = (uint64_t)(t1 - t0) / JR_SURVEY_BIN_NS + 1;
-	if (nb > JR_MAX_BINS)
-		nb = JR_MAX_BINS;
+	if (nb > JR_SURVEY_MAX_BINS)
+		nb = JR_SURVEY_MAX_BINS;
 	bins = calloc(nb, sizeof(*bins));
 	if (!bins)
 		return -ENOMEM;
-	for (i = 0; i < s->nr; i++) {
-		const struct jr_rcpu *c =
-			s->r[i].ok && s->r[i].clock ?
-				jr_rdoc_cpu(&s->r[i].doc, s->r[i].cpu) :
-				NULL;
-		double n = 0;
-
-		for (k = 0, last = UINT64_MAX; c && k < c->nr_tl; k++) {
-			int64_t t = jr_on_rank0(&s->r[i], &c->tl[k]);
-
-			if (t < t0 || t > t1 || c->tl[k].dur_ns < s->cooc_ns)
-				continue;
-			b = (uint64_t)(t - t0) / JR_SURVEY_BIN_NS;
-			if (b >= nb || b == last)
-				continue;
-			last = b;
-			bins[b]++;
-			n++;
-		}
+	for (i = 0; !ret && i < s->nr; i++) {
+		if (!jr_in_cooc(&s->r[i]))
+			continue;
+		ret = jr_cooc_rank(s, &s->r[i], t0, t1, bins, nb, &n);
 		sum += n;
 		sum2 += n * n;
 	}
-	for (b = 0; b < nb; b++) {
+	for (b = 0; !ret && b < nb; b++) {
 		pairs += bins[b] * (bins[b] - 1.0) / 2;
 		s->cooc_shared += bins[b] > 1;
 		if (bins[b] > s->cooc_max)
 			s->cooc_max = bins[b];
 	}
-	s->cooc_bins = nb;
-	exp = (sum * sum - sum2) / 2 / nb;
-	s->cooc_ratio = exp > 0 ? pairs / exp : 0;
+	if (!ret) {
+		s->cooc_bins = nb;
+		exp = (sum * sum - sum2) / 2 / nb;
+		s->cooc_ratio = exp > 0 ? pairs / exp : 0;
+	}
 	free(bins);
-	return 0;
+	return ret;
 }
 
 /*
@@ -375,9 +468,10 @@ static int jr_cooc(struct jr_survey *s)
  */
 static int jr_bsp(struct jr_survey *s)
 {
-	size_t w, nw = SIZE_MAX;
-	double *v, *slow;
-	int i, n = 0, *worst, best = 0;
+	size_t w, w0, cw, chunk, nw = SIZE_MAX;
+	double *v = NULL, *slow = NULL;
+	uint64_t *vals = NULL;
+	int i, k, n = 0, *who = NULL, *worst = NULL, best = 0, ret = -ENOMEM;
 
 	for (i = 0; i < s->nr; i++)
 		if (s->r[i].ok && s->r[i].nr_win) {
@@ -387,33 +481,47 @@ static int jr_bsp(struct jr_survey *s)
 		}
 	if (n < 2 || nw == SIZE_MAX)
 		return 0;
+	chunk = JR_SURVEY_BSP_VALUES / n ? JR_SURVEY_BSP_VALUES / n : 1;
+	if (chunk > nw)
+		chunk = nw;
 	v = calloc(n, sizeof(*v));
+	who = calloc(n, sizeof(*who));
+	vals = calloc((size_t)n * chunk, sizeof(*vals));
 	slow = calloc(nw, sizeof(*slow));
 	worst = calloc(s->nr, sizeof(*worst));
-	if (!v || !slow || !worst) {
-		free(v);
-		free(slow);
-		free(worst);
-		return -ENOMEM;
-	}
-	for (w = 0; w < nw; w++) {
-		double max = 0, med;
-		int k = 0, arg = 0;
+	if (!v || !who || !vals || !slow || !worst)
+		goto out;
+	for (i = 0, k = 0; i < s->nr; i++)
+		if (s->r[i].ok && s->r[i].nr_win)
+			who[k++] = i;
+	ret = 0;
+	/* window by window; the ranks' windows read chunk at a time */
+	for (w0 = 0; !ret && w0 < nw; w0 += cw) {
+		cw = nw - w0 < chunk ? nw - w0 : chunk;
+		for (k = 0; !ret && k < n; k++)
+			ret = jr_spool_get(
+				&s->spool,
+				s->r[who[k]].win_at + w0 * sizeof(*vals),
+				vals + (size_t)k * chunk, cw * sizeof(*vals));
+		for (w = 0; !ret && w < cw; w++) {
+			double max = 0, med;
+			int arg = 0;
 
-		for (i = 0; i < s->nr; i++) {
-			if (!s->r[i].ok || !s->r[i].nr_win)
-				continue;
-			v[k++] = s->r[i].win_ns[w];
-			if (s->r[i].win_ns[w] > max) {
-				max = s->r[i].win_ns[w];
-				arg = i;
+			for (k = 0; k < n; k++) {
+				v[k] = vals[(size_t)k * chunk + w];
+				if (v[k] > max) {
+					max = v[k];
+					arg = who[k];
+				}
 			}
+			med = jr_median(v, n);
+			slow[w0 + w] = med > 0 ? max / med : 1;
+			worst[arg]++;
+			s->bsp_mean += slow[w0 + w] / nw;
 		}
-		med = jr_median(v, k);
-		slow[w] = med > 0 ? max / med : 1;
-		worst[arg]++;
-		s->bsp_mean += slow[w] / nw;
 	}
+	if (ret)
+		goto out;
 	qsort(slow, nw, sizeof(*slow), jr_dbl_cmp);
 	s->bsp_p50 = jr_quantile(slow, nw, 0.5);
 	s->bsp_p99 = jr_quantile(slow, nw, 0.99);
@@ -423,10 +531,13 @@ static int jr_bsp(struct jr_survey *s)
 		if (worst[i] > worst[best])
 			best = i;
 	s->bsp_worst_rank = best;
+out:
 	free(v);
+	free(who);
+	free(vals);
 	free(slow);
 	free(worst);
-	return 0;
+	return ret;
 }
 
 /*

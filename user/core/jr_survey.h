@@ -8,6 +8,13 @@
  * the time each window of quanta took between two barriers.  Histograms
  * merge slot by slot at one precision, so the fleet's counts are the
  * ranks' counts summed.
+ *
+ * Rank 0 merges each report as it comes and keeps of it a struct
+ * jr_srank; what the fleet's analysis and JSON read again later goes to
+ * a spool on disk.  Its memory is one report in flight (at most
+ * JR_RDOC_MAX_BYTES of JSON, parsed) and a struct jr_srank per rank, and
+ * the analysis adds at most JR_SURVEY_BSP_VALUES windows at a time and
+ * the co-occurrence bins (4 bytes each, JR_SURVEY_MAX_BINS at most).
  */
 #ifndef JR_SURVEY_H
 #define JR_SURVEY_H
@@ -17,6 +24,7 @@
 #include <stdio.h>
 
 #include "common/jr_err.h"
+#include "common/jr_spool.h"
 #include "core/jr_hist.h"
 #include "core/jr_rdoc.h"
 
@@ -24,10 +32,24 @@
 #define JR_SURVEY_TOP_SRC 3 /* a rank's sources compared across ranks */
 #define JR_SURVEY_OUTLIER_Z 3.5 /* modified z-score of an outlier */
 #define JR_SURVEY_BIN_NS 1000000ULL /* co-occurrence bins */
+#define JR_SURVEY_MAX_BINS 20000000ULL
 #define JR_SURVEY_TL 2000 /* gaps per rank in the JSON, for the heat map */
 /* fwq: quanta a rank times at most, so windows a report holds at most */
 #define JR_SURVEY_MAX_QUANTA 20000000ULL
+/* the BSP analysis reads the ranks' windows this many values at a time */
+#define JR_SURVEY_BSP_VALUES (1U << 20)
 
+/* struct jr_sgap - a gap of a rank's timeline, as the spool holds it */
+struct jr_sgap {
+	uint64_t ts_ns; /* on the rank's clock, from its t0_ns */
+	uint64_t dur_ns;
+};
+
+/*
+ * struct jr_srank - what rank 0 keeps of a rank once its report is
+ * merged: a few hundred bytes, whatever the report's size.  Its gap
+ * histogram, timeline and windows wait in the survey's spool.
+ */
 struct jr_srank {
 	int rank;
 	bool ok; /* its report came and was read */
@@ -39,15 +61,18 @@ struct jr_srank {
 	uint64_t t0_ns; /* its timeline's origin, on its clock */
 	int64_t rtt_ns; /* the round trip that measured it; -1: none */
 	bool clock; /* offset_ns is known: measured for it or its host */
-	struct jr_rdoc doc;
 	uint64_t runtime_ns, noise_ns;
 	double noise_share;
-	struct jr_hist gap; /* its CPU's gaps (fwq: each quantum's excess) */
+	/* its CPU's gaps (fwq: each quantum's excess) */
+	uint64_t gaps, p99_ns, p9999_ns, max_ns;
 	char top[JR_SURVEY_TOP_SRC][64]; /* sources by total, pid dropped */
 	/* fixed-work-quantum mode */
 	uint64_t quantum_ns, quanta;
-	uint64_t *win_ns;
-	size_t nr_win;
+	/* in the spool: the gap histogram as JSON, the timeline, windows */
+	uint64_t hist_at, hist_len;
+	uint64_t tl_at, nr_tl; /* struct jr_sgap each, in time order */
+	uint64_t tl_first, tl_last; /* its first and last gap's ts_ns */
+	uint64_t win_at, nr_win; /* uint64_t each: a window's time */
 	double z; /* modified z-score of noise_share */
 	bool outlier;
 };
@@ -57,6 +82,7 @@ struct jr_survey {
 	int precision;
 	int nr;
 	struct jr_srank *r; /* by rank */
+	struct jr_spool spool;
 	struct jr_hist fleet[JR_H_NR]; /* merged over the ranks */
 	uint64_t sum_counts[JR_H_NR]; /* the ranks' counts, summed */
 	/* co-occurrence of gaps at or above cooc_ns, in 1 ms bins */
@@ -75,7 +101,7 @@ int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
 void jr_survey_missing(struct jr_survey *s, int rank, const char *why);
 int jr_survey_analyse(struct jr_survey *s);
 void jr_survey_free(struct jr_survey *s);
-int64_t jr_on_rank0(const struct jr_srank *r, const struct jr_rgap *g);
+int64_t jr_on_rank0(const struct jr_srank *r, uint64_t ts_ns);
 
 /* jr_survey_out.c */
 void jr_survey_text(FILE *out, const struct jr_survey *s, int worst);

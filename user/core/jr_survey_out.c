@@ -23,11 +23,11 @@ static double jr_fig(const struct jr_srank *r, int f)
 	case JR_F_AVAIL:
 		return 100.0 * (1.0 - r->noise_share);
 	case JR_F_P99:
-		return (double)jr_hist_percentile(&r->gap, 99.0);
+		return (double)r->p99_ns;
 	case JR_F_P9999:
-		return (double)jr_hist_percentile(&r->gap, 99.99);
+		return (double)r->p9999_ns;
 	default:
-		return r->gap.count ? (double)r->gap.max : 0;
+		return (double)r->max_ns;
 	}
 }
 
@@ -175,8 +175,8 @@ static void jr_text_hosts(FILE *out, const struct jr_survey *s)
 			n++;
 			run += s->r[j].runtime_ns;
 			noise += s->r[j].noise_ns;
-			if (s->r[j].gap.count && s->r[j].gap.max > max)
-				max = s->r[j].gap.max;
+			if (s->r[j].max_ns > max)
+				max = s->r[j].max_ns;
 		}
 		fprintf(out, "%-16s %5d %8.4f%% %12" PRIu64 "\n",
 			jr_text_safe(s->r[i].host, shown, sizeof(shown)), n,
@@ -274,23 +274,45 @@ void jr_survey_text(FILE *out, const struct jr_survey *s, int worst)
 			s->bsp_max, s->bsp_worst_rank);
 }
 
-/*
- * jr_json_timeline - the rank's first gaps on rank 0's clock, for the
- * heat map: [ts_ns, dur_ns] pairs
- */
-static void jr_json_timeline(FILE *out, const struct jr_srank *r)
+/* jr_json_spooled - the rank's gap histogram, as spooled; 0 or -EIO */
+static int jr_json_spooled(FILE *out, const struct jr_survey *s,
+			   const struct jr_srank *r)
 {
-	const struct jr_rcpu *c = jr_rdoc_cpu(&r->doc, r->cpu);
-	size_t i;
+	char buf[4096];
+	uint64_t done, n;
 
-	fprintf(out, ",\"timeline\":[");
-	for (i = 0; c && i < c->nr_tl && i < JR_SURVEY_TL; i++)
-		fprintf(out, "%s[%" PRId64 ",%" PRIu64 "]", i ? "," : "",
-			jr_on_rank0(r, &c->tl[i]), c->tl[i].dur_ns);
-	fprintf(out, "]");
+	for (done = 0; done < r->hist_len; done += n) {
+		n = r->hist_len - done < sizeof(buf) ? r->hist_len - done :
+						       sizeof(buf);
+		if (jr_spool_get(&s->spool, r->hist_at + done, buf, n))
+			return -EIO;
+		fwrite(buf, 1, n, out);
+	}
+	return 0;
 }
 
-static void jr_json_rank(FILE *out, const struct jr_srank *r)
+/*
+ * jr_json_timeline - the rank's first gaps on rank 0's clock, for the
+ * heat map: [ts_ns, dur_ns] pairs; 0 or -EIO
+ */
+static int jr_json_timeline(FILE *out, const struct jr_survey *s,
+			    const struct jr_srank *r)
+{
+	uint64_t i, n = r->nr_tl < JR_SURVEY_TL ? r->nr_tl : JR_SURVEY_TL;
+	struct jr_sgap g[JR_SURVEY_TL];
+
+	if (jr_spool_get(&s->spool, r->tl_at, g, n * sizeof(*g)))
+		return -EIO;
+	fprintf(out, ",\"timeline\":[");
+	for (i = 0; i < n; i++)
+		fprintf(out, "%s[%" PRId64 ",%" PRIu64 "]", i ? "," : "",
+			jr_on_rank0(r, g[i].ts_ns), g[i].dur_ns);
+	fprintf(out, "]");
+	return 0;
+}
+
+static int jr_json_rank(FILE *out, const struct jr_survey *s,
+			const struct jr_srank *r)
 {
 	int k;
 
@@ -305,12 +327,12 @@ static void jr_json_rank(FILE *out, const struct jr_srank *r)
 		fprintf(out, ",\"why\":");
 		jr_json_str(out, r->why);
 		fprintf(out, "}");
-		return;
+		return 0;
 	}
 	fprintf(out,
 		",\"backend\":\"%s\",\"runtime_ns\":%" PRIu64
 		",\"noise_ns\":%" PRIu64 ",\"gaps\":%" PRIu64,
-		r->backend, r->runtime_ns, r->noise_ns, r->gap.count);
+		r->backend, r->runtime_ns, r->noise_ns, r->gaps);
 	for (k = 0; k < JR_NR_F; k++)
 		fprintf(out, ",\"%s\":%.6f", jr_fig_names[k], jr_fig(r, k));
 	fprintf(out, ",\"z\":%.4f,\"outlier\":%s,\"top_sources\":[", r->z,
@@ -322,22 +344,23 @@ static void jr_json_rank(FILE *out, const struct jr_srank *r)
 	fprintf(out, "],\"quantum_ns\":%" PRIu64 ",\"quanta\":%" PRIu64,
 		r->quantum_ns, r->quanta);
 	fprintf(out, ",\"gap\":");
-	jr_json_hist(out, &r->gap);
-	jr_json_timeline(out, r);
+	if (jr_json_spooled(out, s, r) || jr_json_timeline(out, s, r))
+		return -EIO;
 	fprintf(out, "}");
+	return 0;
 }
 
 /* jr_survey_json - the fleet report as data; 0 or -EIO */
 int jr_survey_json(FILE *out, const struct jr_survey *s, int worst)
 {
-	int i, h, n, *o = jr_by_noise(s, &n);
+	int i, h, n, *o = jr_by_noise(s, &n), ret = 0;
 	double q[4];
 
 	fprintf(out, "{\"survey_version\":%d,\"mode\":\"%s\",\"ranks\":[",
 		JR_SURVEY_VERSION, s->mode);
-	for (i = 0; i < s->nr; i++) {
+	for (i = 0; !ret && i < s->nr; i++) {
 		fprintf(out, "%s", i ? "," : "");
-		jr_json_rank(out, &s->r[i]);
+		ret = jr_json_rank(out, s, &s->r[i]);
 	}
 	fprintf(out, "],\"fleet\":{");
 	for (h = 0; h < JR_H_NR; h++) {
@@ -369,5 +392,5 @@ int jr_survey_json(FILE *out, const struct jr_survey *s, int worst)
 		s->bsp_windows, s->bsp_mean, s->bsp_p50, s->bsp_p99, s->bsp_max,
 		s->bsp_worst_rank);
 	free(o);
-	return ferror(out) ? -EIO : 0;
+	return ret || ferror(out) ? -EIO : 0;
 }

@@ -89,6 +89,41 @@ static int jr_init(int *rank, int *size, char *host, size_t len)
 	return 0;
 }
 
+/*
+ * jr_isend - count items at buf (malloc'd, now this file's) to dest,
+ * within the deadline.  Sent, buf is freed; else the request is left to
+ * MPI and buf with it, never freed: MPI may still read it.
+ */
+static int jr_isend(void *buf, int count, MPI_Datatype type, int dest, int tag,
+		    double deadline)
+{
+	MPI_Request req;
+	int ret;
+
+	if (MPI_Isend(buf, count, type, dest, tag, MPI_COMM_WORLD, &req) !=
+	    MPI_SUCCESS) {
+		free(buf);
+		return -EIO;
+	}
+	ret = jr_wait(&req, deadline);
+	if (ret == -ETIMEDOUT)
+		MPI_Request_free(&req);
+	else
+		free(buf);
+	return ret;
+}
+
+/* jr_isend_i64 - one int64_t, as jr_isend */
+static int jr_isend_i64(int64_t v, int dest, int tag, double deadline)
+{
+	int64_t *p = malloc(sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	*p = v;
+	return jr_isend(p, 1, MPI_INT64_T, dest, tag, deadline);
+}
+
 static int jr_barrier(double timeout_s)
 {
 	MPI_Request req;
@@ -98,47 +133,76 @@ static int jr_barrier(double timeout_s)
 	return jr_wait(&req, MPI_Wtime() + timeout_s);
 }
 
-static int jr_send(int tag, const void *buf, size_t len)
+static int jr_send(int tag, void *buf, size_t len, double timeout_s)
 {
-	if (len > (size_t)INT32_MAX)
+	if (len > (size_t)INT32_MAX) {
+		free(buf);
 		return -EMSGSIZE;
-	return MPI_Send(buf, (int)len, MPI_BYTE, 0, tag, MPI_COMM_WORLD) ==
-			       MPI_SUCCESS ?
-		       0 :
-		       -EIO;
+	}
+	return jr_isend(buf, (int)len, MPI_BYTE, 0, tag,
+			MPI_Wtime() + timeout_s);
 }
 
-static int jr_collect(int tag, double timeout_s, void **bufs, size_t *lens)
+/*
+ * jr_take1 - the matched message msg from rank r, n bytes, to take; one
+ * above max_len is left matched and unread
+ */
+static int jr_take1(MPI_Message *msg, int r, int n, size_t max_len,
+		    void (*take)(void *, int, const void *, size_t), void *ctx)
+{
+	void *buf;
+
+	if ((size_t)n > max_len) {
+		take(ctx, r, NULL, (size_t)n);
+		return 0;
+	}
+	buf = malloc(n ? n : 1);
+	if (!buf)
+		return -ENOMEM;
+	if (MPI_Mrecv(buf, n, MPI_BYTE, msg, MPI_STATUS_IGNORE) !=
+	    MPI_SUCCESS) {
+		free(buf);
+		return -EIO;
+	}
+	take(ctx, r, buf, (size_t)n);
+	free(buf);
+	return 0;
+}
+
+static int jr_collect(int tag, double timeout_s, size_t max_len,
+		      void (*take)(void *, int, const void *, size_t),
+		      void *ctx)
 {
 	double deadline = MPI_Wtime() + timeout_s;
-	int left = jr_size - 1, found, n, r;
+	unsigned char *seen = calloc(jr_size, 1);
+	int left = jr_size - 1, found, n, r, ret = 0;
+	MPI_Message msg;
 	MPI_Status st;
 
-	for (r = 0; r < jr_size; r++) {
-		bufs[r] = NULL;
-		lens[r] = 0;
-	}
-	while (left > 0 && MPI_Wtime() < deadline) {
-		if (MPI_Iprobe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &found,
-			       &st) != MPI_SUCCESS)
-			return -EIO;
+	if (!seen)
+		return -ENOMEM;
+	while (!ret && left > 0 && MPI_Wtime() < deadline) {
+		if (MPI_Improbe(MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &found,
+				&msg, &st) != MPI_SUCCESS) {
+			ret = -EIO;
+			break;
+		}
 		if (!found) {
 			usleep(JR_POLL_US);
 			continue;
 		}
 		r = st.MPI_SOURCE;
 		MPI_Get_count(&st, MPI_BYTE, &n);
-		free(bufs[r]);
-		bufs[r] = malloc(n ? n : 1);
-		if (!bufs[r])
-			return -ENOMEM;
-		if (MPI_Recv(bufs[r], n, MPI_BYTE, r, tag, MPI_COMM_WORLD,
-			     MPI_STATUS_IGNORE) != MPI_SUCCESS)
-			return -EIO;
-		lens[r] = n;
+		if (seen[r]) {
+			take(ctx, r, NULL, (size_t)n);
+			continue;
+		}
+		seen[r] = 1;
 		left--;
+		ret = jr_take1(&msg, r, n, max_len, take, ctx);
 	}
-	return 0;
+	free(seen);
+	return ret;
 }
 
 /*
@@ -161,10 +225,10 @@ static int jr_clocks(int rounds, double timeout_s, int64_t *offset_ns,
 			ret = jr_wait_recv(&req, deadline);
 			if (ret)
 				return ret;
-			theirs = jr_mono_ns();
-			if (MPI_Send(&theirs, 1, MPI_INT64_T, 0, JR_TAG_CLOCK,
-				     MPI_COMM_WORLD) != MPI_SUCCESS)
-				return -EIO;
+			ret = jr_isend_i64(jr_mono_ns(), 0, JR_TAG_CLOCK,
+					   deadline);
+			if (ret)
+				return ret;
 		}
 		return 0;
 	}
@@ -174,8 +238,7 @@ static int jr_clocks(int rounds, double timeout_s, int64_t *offset_ns,
 		rtt_ns[r] = -1;
 		for (k = 0; k < rounds; k++) {
 			t0 = jr_mono_ns();
-			if (MPI_Send(&t0, 1, MPI_INT64_T, r, JR_TAG_CLOCK,
-				     MPI_COMM_WORLD) != MPI_SUCCESS ||
+			if (jr_isend_i64(t0, r, JR_TAG_CLOCK, deadline) ||
 			    MPI_Irecv(&theirs, 1, MPI_INT64_T, r, JR_TAG_CLOCK,
 				      MPI_COMM_WORLD, &req) != MPI_SUCCESS ||
 			    jr_wait_recv(&req, deadline))
@@ -196,11 +259,9 @@ static int jr_clocks(int rounds, double timeout_s, int64_t *offset_ns,
  */
 static int jr_verdict(int clean, double timeout_s)
 {
-	/* a send left to a lost rank reads this after the call returns */
-	static int sent;
 	double deadline = MPI_Wtime() + timeout_s;
 	MPI_Request req;
-	int r, v = 0;
+	int r, v = 0, *sent;
 
 	if (jr_rank) {
 		if (MPI_Irecv(&v, 1, MPI_INT, 0, JR_TAG_VERDICT, MPI_COMM_WORLD,
@@ -209,13 +270,14 @@ static int jr_verdict(int clean, double timeout_s)
 			return 0;
 		return v;
 	}
-	sent = clean;
 	for (r = 1; r < jr_size; r++) {
 		/* a small message goes out at once, or not to a lost rank */
-		if (MPI_Isend(&sent, 1, MPI_INT, r, JR_TAG_VERDICT,
-			      MPI_COMM_WORLD, &req) == MPI_SUCCESS &&
-		    jr_wait(&req, MPI_Wtime() + 1.0))
-			MPI_Request_free(&req);
+		sent = malloc(sizeof(*sent));
+		if (!sent)
+			break;
+		*sent = clean;
+		jr_isend(sent, 1, MPI_INT, r, JR_TAG_VERDICT,
+			 MPI_Wtime() + 1.0);
 	}
 	return clean;
 }
@@ -230,7 +292,7 @@ static void jr_finalize(int clean)
 		MPI_Finalize();
 }
 
-const struct jr_mpi_ops jr_mpi_ops_v1 = {
+const struct jr_mpi_ops jr_mpi_ops_v2 = {
 	.abi = JR_MPI_ABI,
 	.init = jr_init,
 	.barrier = jr_barrier,

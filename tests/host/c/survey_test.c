@@ -6,12 +6,17 @@
  * that rank the round trip of its clock round (-1: it never answered;
  * rank 0's is 0 unless given).  With --text first, the fleet's text
  * report follows.  Exits 0 unless the merge itself fails.
+ *
+ * survey_test --ranks N FILE merges FILE as the report of each of N
+ * ranks, writes the fleet's JSON to /dev/null and prints the process's
+ * peak resident size: "maxrss_kb K".
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "core/jr_survey.h"
 
@@ -36,6 +41,36 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* many_ranks - FILE as the report of each of n ranks */
+static int many_ranks(int n, const char *path)
+{
+	struct jr_survey s;
+	struct rusage ru;
+	struct jr_err e;
+	size_t len = 0;
+	char *text = slurp(path, &len);
+	FILE *null = fopen("/dev/null", "w");
+	int i, ret = 0;
+
+	if (n < 1 || !text || !null || jr_survey_init(&s, n, "gaps", 3))
+		return 2;
+	for (i = 0; i < n && !ret; i++) {
+		s.r[i].rtt_ns = 0;
+		if (jr_survey_add(&s, i, text, len, &e)) {
+			printf("refused: %s\n", e.msg);
+			ret = 1;
+		}
+	}
+	free(text);
+	if (!ret && (jr_survey_analyse(&s) || jr_survey_json(null, &s, 2)))
+		ret = 1;
+	jr_survey_free(&s);
+	fclose(null);
+	getrusage(RUSAGE_SELF, &ru);
+	printf("maxrss_kb %ld\n", ru.ru_maxrss);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	bool text_out = argc > 1 && !strcmp(argv[1], "--text");
@@ -43,6 +78,8 @@ int main(int argc, char **argv)
 	struct jr_survey s;
 	struct jr_err e;
 
+	if (argc == 4 && !strcmp(argv[1], "--ranks"))
+		return many_ranks(atoi(argv[2]), argv[3]);
 	if (argc <= first || jr_survey_init(&s, argc - first, "gaps", 3))
 		return 2;
 	for (i = first; i < argc; i++) {
