@@ -21,6 +21,8 @@ from tests.host.test_common_c import build_and_run
 MAX_CPUS = 4096
 TL_MAX = 20000
 MAX_DETAIL = 16
+# sources a CPU's report holds: 2 x 4096 named, and CLASS:other[*] a class
+SOURCES_ALL = 2 * 4096 + 8
 
 
 def cpu0(d):
@@ -41,6 +43,13 @@ def many_details(d):
     cpu0(d)["sources"][0]["detail"] = [
         {"name": f"work:f{i}", "count": 1, "total_ns": 1}
         for i in range(MAX_DETAIL + 2)]
+
+
+def many_sources(d):
+    """One past what a CPU's report holds: 8192 named and one a class."""
+    one = cpu0(d)["sources"][0]
+    cpu0(d)["sources"] = [dict(one, source=f"irq:{i}")
+                          for i in range(SOURCES_ALL + 1)]
 
 
 def many_slots(d):
@@ -71,6 +80,7 @@ REPORTS = (
     ("cpus-descending", descending_cpus, "cpus"),
     ("timeline-past-20000", long_timeline, "timeline"),
     ("detail-rows-past-17", many_details, "detail"),
+    ("sources-past-8200", many_sources, "sources"),
     ("slots-past-any-histogram", many_slots, "slots"),
     ("slots-negative-count", setter(("cpus", 0, "classes", "gap", "slots"),
                                     [[5000, -1]]), "slots"),

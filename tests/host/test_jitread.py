@@ -152,7 +152,23 @@ class JitreadReplay(unittest.TestCase):
         jrrec.write(self.rec, recs)
         rc, out, _ = jrcli.jitread("report", self.rec)
         self.assertEqual(rc, 0)
-        self.assertIn(f"{n - 4096} thread events past 4096 sources", out)
+        self.assertIn(f"{n - 4096} events past 4096 sources", out)
+
+    def test_all_sources_are_bounded(self):
+        """Many comms (and so many thread:comm[*]): past 8192 sources a
+        CPU files any new one under CLASS:other[*], so a report holds at
+        most 8192 + one a class, and loses no event."""
+        n = 9000
+        recs = [jrrec.thread(1, 1000, f"c{i}", 10 + i) for i in range(n)]
+        recs += [jrrec.irq(1, 500, f"dev{i}", 100 + i) for i in range(50)]
+        d = self.replay_json(recs)
+        cpu = d["cpus"][0]
+        by = {s["source"]: s for s in cpu["sources"]}
+        self.assertEqual(len(by), 8192 + 2)
+        self.assertEqual(by["thread:other[*]"]["count"], n - 8192)
+        self.assertEqual(by["irq:other[*]"]["count"], 50)
+        self.assertEqual(cpu["sources_folded"], n - 4096 + 50)
+        self.assertEqual(sum(s["count"] for s in by.values()), n + 50)
 
     def test_lost_events_reported_everywhere(self):
         recs = [jrrec.gap(1, 5000), jrrec.rec(jrrec.LOST, 1, (17,))]

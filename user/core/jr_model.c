@@ -186,11 +186,14 @@ static int jr_hash_grow(struct jr_cpu *c)
  * jr_source_get - the source with this key, added if new.  Past
  * JR_MAX_SOURCES on a CPU, a new thread (one key per pid) goes into its
  * comm's thread:comm[*] instead, so that many short tasks cannot make
- * the table grow without bound; c->src_folded counts those events.
+ * the table grow without bound; past JR_MAX_SOURCES_NAMED, any new key
+ * (many comms, many IRQs) goes into CLASS:other[*].  c->src_folded
+ * counts those events.  fold: 0 for an event's own key, 1 for its
+ * comm's, 2 for CLASS:other[*].
  */
 static struct jr_source *jr_source_get(struct jr_cpu *c, const char *key,
 				       int hcls, const struct jr_rec *r,
-				       bool may_fold)
+				       int fold)
 {
 	char folded[sizeof(c->src->key)];
 	uint64_t k;
@@ -205,10 +208,16 @@ static struct jr_source *jr_source_get(struct jr_cpu *c, const char *key,
 			return s;
 		k = (k + 1) & (c->hash_cap - 1);
 	}
-	if (may_fold && c->nr_src >= JR_MAX_SOURCES && r->type == JR_THREAD) {
+	if (!fold && c->nr_src >= JR_MAX_SOURCES && r->type == JR_THREAD) {
 		c->src_folded++;
 		snprintf(folded, sizeof(folded), "thread:%s[*]", r->name);
-		return jr_source_get(c, folded, hcls, r, false);
+		return jr_source_get(c, folded, hcls, r, 1);
+	}
+	if (fold < 2 && c->nr_src >= JR_MAX_SOURCES_NAMED) {
+		c->src_folded += !fold;
+		snprintf(folded, sizeof(folded), "%s:other[*]",
+			 jr_hclass_name(hcls));
+		return jr_source_get(c, folded, hcls, r, 2);
 	}
 	if (c->nr_src == c->cap_src) {
 		int cap = c->cap_src ? c->cap_src * 2 : 32;
@@ -358,7 +367,7 @@ int jr_model_add(struct jr_model *m, const struct jr_rec *r)
 	ret = jr_count(m, c, hcls, r->v[0]);
 	if (ret)
 		return ret;
-	s = jr_source_get(c, key, hcls, r, true);
+	s = jr_source_get(c, key, hcls, r, 0);
 	if (!s)
 		return -ENOMEM;
 	s->count++;

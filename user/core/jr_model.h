@@ -54,6 +54,10 @@ struct jr_tl_gap {
 
 #define JR_TL_MAX 20000 /* gaps kept per CPU for the timeline */
 #define JR_MAX_SOURCES 4096 /* sources per CPU before threads fold by comm */
+/* past this, any new source goes to its class's CLASS:other[*] */
+#define JR_MAX_SOURCES_NAMED (2 * JR_MAX_SOURCES)
+/* so a CPU's report holds at most this many sources */
+#define JR_MAX_SOURCES_ALL (JR_MAX_SOURCES_NAMED + JR_H_NR)
 
 struct jr_cpu {
 	bool seen;
@@ -65,7 +69,8 @@ struct jr_cpu {
 	struct jr_source *src;
 	int nr_src, cap_src;
 	int *src_hash; /* open addressing into src, -1 empty */
-	uint64_t src_folded; /* thread events past JR_MAX_SOURCES, by comm */
+	/* events past JR_MAX_SOURCES(_NAMED), filed under a folded name */
+	uint64_t src_folded;
 	int hash_cap;
 	uint64_t periods;
 	uint64_t runtime_ns;

@@ -177,6 +177,9 @@ static int jr_rdoc_sources(json_t *arr, struct jr_rcpu *c, struct jr_err *e)
 
 	if (!json_is_array(arr))
 		return jr_bad(e, "sources", "not an array");
+	if (json_array_size(arr) > JR_MAX_SOURCES_ALL)
+		return jr_bad(e, "sources",
+			      "more sources than a CPU's report holds");
 	if (!json_array_size(arr))
 		return 0;
 	c->src = calloc(json_array_size(arr), sizeof(*c->src));

@@ -236,9 +236,12 @@ static void jr_sources(FILE *out, const struct jr_model *m,
 			o->unit);
 		if (c->src_folded)
 			fprintf(out,
-				"# %" PRIu64 " thread events past %d sources "
-				"are filed by name: thread:comm[*]\n",
-				c->src_folded, JR_MAX_SOURCES);
+				"# %" PRIu64
+				" events past %d sources are filed "
+				"by name (thread:comm[*]) or past %d as "
+				"CLASS:other[*]\n",
+				c->src_folded, JR_MAX_SOURCES,
+				JR_MAX_SOURCES_NAMED);
 		fprintf(out,
 			"# indented: what ran inside (%%: of the source)\n");
 		fprintf(out, "%-32s %10s %12s %10s %10s %10s %7s %9s %s\n",
