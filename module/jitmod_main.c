@@ -517,3 +517,4 @@ module_exit(jit_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("jitmod developers");
 MODULE_DESCRIPTION("Per-CPU OS noise sampler with exact attribution");
+MODULE_VERSION(JITMOD_VERSION);

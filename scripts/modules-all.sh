@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # modules-all.sh - build jitmod, the test injector and the bench module
-# against every kernel build tree here, with -Werror:
+# against every kernel build tree here, with -Werror (KCFLAGS: the
+# modules' own Kbuild never asks for it, so DKMS builds go without):
 #   - the installed ones, /lib/modules/*/build (Debian 12's 6.1 kernels);
 #   - the kernel matrix fetched by scripts/kernels.sh (build/kernels).
 #
@@ -45,6 +46,7 @@ for t in "${trees[@]}"; do
 	rsync -a --exclude='*.mod.c' --include='*/' --include='*.[ch]' \
 		--include='*.sh' --include=Kbuild --include=Makefile \
 		--exclude='*' "$TOP/module" "$TOP/include" "$out/"
+	cp "$TOP/VERSION" "$out/VERSION"
 	for m in jitinject:selftests/jitmod/jitinject jitbench:bench/jitbench; do
 		rsync -a --include='*.[ch]' --include=Kbuild --include=Makefile \
 			--exclude='*' "$TOP/${m#*:}/" "$out/${m%%:*}/"
@@ -52,7 +54,8 @@ for t in "${trees[@]}"; do
 	echo "  MODULE  $rel"
 	for m in module jitinject jitbench; do
 		# shellcheck disable=SC2046
-		if ! make -s -C "$out/$m" KDIR="$kd" $(bash "$TOP/scripts/tree-args.sh" "$kd") \
+		if ! make -s -C "$out/$m" KDIR="$kd" KCFLAGS=-Werror \
+			$(bash "$TOP/scripts/tree-args.sh" "$kd") \
 			>"$out/$m.log" 2>&1; then
 			grep -v 'Skipping BTF' "$out/$m.log" >&2 || true
 			echo "modules-all: $m failed for $rel" >&2

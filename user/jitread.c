@@ -21,6 +21,7 @@
 #include "cmd/jr_opts.h"
 #include "common/jr_err.h"
 #include "common/jr_sys.h"
+#include "core/jr_envelope.h"
 
 /*
  * The core subcommands, then the optional ones, which a build with
@@ -63,7 +64,8 @@ static void jr_usage(FILE *out)
 	fprintf(out,
 		"\nWithout CMD, jitread runs hist; the old mode flags --hist, --top\n"
 		"and --replay FILE pick the subcommand, and their bare -T and\n"
-		"--bucket-size stay in ns.\n");
+		"--bucket-size stay in ns.  jitread --version (-V) prints the\n"
+		"version.\n");
 }
 
 static void jr_cmd_usage(FILE *out, const struct jr_cmd_def *d)
@@ -165,6 +167,13 @@ int main(int argc, char **argv)
 	struct jr_err e;
 	bool legacy;
 
+	jr_envelope_begin();
+	if (argc > 1 &&
+	    (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version") ||
+	     !strcmp(argv[1], "version"))) {
+		printf("jitread %s\n", JR_VERSION);
+		return JR_EXIT_OK;
+	}
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 			 !strcmp(argv[1], "help"))) {
 		jr_usage(stdout);

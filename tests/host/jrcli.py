@@ -25,6 +25,17 @@ def native_root(why_root):
     return None
 
 
+# the members of every JSON document that tell the run, not the data
+ENVELOPE = ("jitread_version", "start_time", "end_time", "return_code",
+            "hostname")
+
+
+def body(doc):
+    """A JSON document without its envelope: what two runs on the same
+    data must agree on."""
+    return {k: v for k, v in doc.items() if k not in ENVELOPE}
+
+
 def jitread(*args):
     """Run jitread; returns (exit code, stdout, stderr)."""
     p = subprocess.run([JITREAD, *args], capture_output=True, text=True,

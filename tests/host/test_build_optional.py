@@ -36,11 +36,12 @@ class CoreOnlyBuild(unittest.TestCase):
         top = cls.tmp.name
         shutil.copytree(os.path.join(jrcli.TOP, "include"),
                         os.path.join(top, "include"))
+        shutil.copy(os.path.join(jrcli.TOP, "VERSION"), top)
         shutil.copytree(os.path.join(jrcli.TOP, "user"),
                         os.path.join(top, "user"),
                         ignore=shutil.ignore_patterns(
                             "*.o", "*.a", "jitread", "jitread-mpi.so",
-                            ".optional", "fuzz"))
+                            ".optional", "fuzz", "jr_version_gen.h"))
         cls.user = os.path.join(top, "user")
         cls.build = run("make", "-s", "-j2", "-C", cls.user, "OPTIONAL=no",
                         f"BPF_OUT={BPF_OUT}", "all")

@@ -4,7 +4,7 @@ fetched matrix (make kernels): the oldest generic and the newest rt.
 
 DKMS runs on private trees (--sourcetree, --dkmstree), so the system's
 /usr/src and /var/lib/dkms stay untouched.  The source is what git
-tracks of dkms.conf, module/ and include/.  Where a tree was made with
+tracks of dkms.conf, VERSION, module/ and include/.  Where a tree was made with
 tools this machine lacks, scripts/tree-args.sh's make arguments go in
 through MAKEFLAGS, as a user's own toolchain would need none.
 """
@@ -23,12 +23,9 @@ NAME = "jitmod"
 
 
 def dkms_version():
-    """PACKAGE_VERSION from dkms.conf."""
-    with open(os.path.join(TOP, "dkms.conf")) as f:
-        for line in f:
-            if line.startswith("PACKAGE_VERSION="):
-                return line.split("=", 1)[1].strip().strip('"')
-    raise AssertionError("dkms.conf has no PACKAGE_VERSION")
+    """The one version, from VERSION: dkms.conf reads it from there."""
+    with open(os.path.join(TOP, "VERSION")) as f:
+        return f.read().strip()
 
 
 def pick_kernels():
@@ -62,7 +59,8 @@ class Dkms(unittest.TestCase):
         cls.tree = os.path.join(cls.tmp, "dkms")
         pkg = os.path.join(cls.src, f"{NAME}-{cls.ver}")
         files = subprocess.run(
-            ["git", "ls-files", "dkms.conf", "module", "include"],
+            ["git", "ls-files", "dkms.conf", "VERSION", "module",
+             "include"],
             cwd=TOP, check=True, capture_output=True, text=True).stdout.split()
         for rel in files:
             os.makedirs(os.path.dirname(os.path.join(pkg, rel)),
@@ -106,6 +104,10 @@ class Dkms(unittest.TestCase):
                     ["modinfo", "-F", "vermagic", ko], check=True,
                     capture_output=True, text=True).stdout.split()
                 self.assertEqual(magic[:1], [rel])
+                version = subprocess.run(
+                    ["modinfo", "-F", "version", ko], check=True,
+                    capture_output=True, text=True).stdout.strip()
+                self.assertEqual(version, self.ver)
                 status = self.dkms("status", "-m", NAME, "-k", rel)
                 self.assertIn(f"{NAME}/{self.ver}, {rel}, x86_64: built",
                               status)

@@ -43,7 +43,7 @@ class Commands(unittest.TestCase):
         with open(path) as f:
             d = json.load(f)
         d["system"].pop("argv", None)   # the command line itself differs
-        return d
+        return jrcli.body(d)
 
     def test_old_form_is_an_alias(self):
         new = self.run_ok("report", self.rec, "-u", "us")

@@ -138,6 +138,13 @@ class ServeScraped(unittest.TestCase):
         bad = body.replace("jitread_gaps_total", "jitread_gaps")
         self.assertNotEqual(promtool_check(bad)[0], 0)
 
+    def test_build_info_names_the_version(self):
+        """jitread_build_info carries the one version (VERSION)."""
+        with open(os.path.join(jrcli.TOP, "VERSION")) as f:
+            version = f.read().strip()
+        self.assertIn(f'jitread_build_info{{version="{version}",',
+                      self.text[2])
+
     def test_openmetrics_when_asked(self):
         status, ctype, body = self.om
         self.assertEqual(status, 200)

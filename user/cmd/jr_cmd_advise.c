@@ -12,6 +12,7 @@
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_out.h"
 #include "common/jr_sys.h"
+#include "core/jr_envelope.h"
 #include "tune/jr_advise.h"
 
 /* jitread advise's own options */
@@ -148,6 +149,10 @@ static int jr_advise_main(struct jr_opts *o, int argc, char **argv)
 		jr_die(JR_EXIT_RUN, "%s", e.msg);
 	if (!o->out.quiet && jr_advise_text(stdout, &v))
 		ret = JR_EXIT_RUN;
+	jr_envelope_rc(ret ?:
+			       jr_advise_opts.fail_advice && v.nr ?
+			       JR_EXIT_VERDICT :
+			       0);
 	if (outs.json)
 		ret |= jr_json_close(&outs, o->out.json,
 				     jr_advise_json(outs.json, &v));

@@ -11,6 +11,7 @@
 
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_out.h"
+#include "core/jr_envelope.h"
 #include "tune/jr_audit_check.h"
 
 /* jitread audit's own options */
@@ -74,9 +75,14 @@ static int jr_audit_main(struct jr_opts *o, int argc, char **argv)
 		jr_die(JR_EXIT_RUN, "out of memory");
 	if (!o->out.quiet && jr_audit_text(stdout, &a, &checks))
 		ret = JR_EXIT_RUN;
+	jr_envelope_rc(ret ?:
+			       jr_audit_opts.fail_warn && checks.warnings ?
+			       JR_EXIT_VERDICT :
+			       0);
 	if (outs.json)
 		ret |= jr_json_close(&outs, o->out.json,
-				     jr_audit_json(outs.json, &a, &checks));
+				     jr_audit_json(outs.json, &a, &checks,
+						   true));
 	jr_outputs_close(&outs);
 	if (!ret && jr_audit_opts.fail_warn && checks.warnings) {
 		fprintf(stderr, "jitread: audit: %d warning(s)\n",

@@ -12,6 +12,7 @@
 #include "cmd/jr_out.h"
 #include "core/jr_diff.h"
 #include "core/jr_diff_out.h"
+#include "core/jr_envelope.h"
 
 /* jitread diff's own options */
 static struct {
@@ -110,6 +111,11 @@ static int jr_diff_main(struct jr_opts *o, int argc, char **argv)
 		jr_die(JR_EXIT_RUN, "out of memory");
 	if (!o->out.quiet && jr_diff_text(stdout, &d, &v))
 		ret = JR_EXIT_RUN;
+	jr_envelope_rc(ret ?:
+			       jr_diff_opts.fail_worse &&
+				       d.verdict == JR_DV_WORSE ?
+			       JR_EXIT_VERDICT :
+			       0);
 	if (outs.json)
 		ret |= jr_json_close(&outs, o->out.json,
 				     jr_diff_json(outs.json, &d, &v));

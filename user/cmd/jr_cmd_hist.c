@@ -11,6 +11,7 @@
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_live.h"
 #include "cmd/jr_out.h"
+#include "core/jr_envelope.h"
 
 /* a status line on a terminal, while the run goes on */
 static void jr_hist_frame(struct jr_live *c, double elapsed, bool last)
@@ -33,15 +34,17 @@ static int jr_hist_run(struct jr_opts *o, int argc, char **argv)
 {
 	struct jr_live c = { .o = o, .frame = jr_hist_frame };
 	struct jr_report_opts ro;
-	int ret, files;
+	int ret, files, verdict;
 
 	ret = jr_live_run(&c, argc, argv);
 	ro = jr_report_opts_of(o);
 	if (!o->out.quiet)
 		jr_report_text(stdout, &c.model, &c.sys, &ro);
+	/* judged before the files are written: their return_code is it */
+	verdict = jr_fail_if(o, &c.model, JR_SIDE_KERNEL, true, NULL, 0);
+	jr_envelope_rc(jr_live_exit(&c, c.fail ?: ret ?: verdict));
 	files = jr_report_files(&c.outs, &c.model, &c.sys, o, true);
-	ret = jr_live_end(&c, ret) ?: files;
-	ret = jr_fail_if(o, &c.model, JR_SIDE_KERNEL, true, NULL, ret);
+	ret = jr_live_end(&c, ret) ?: files ?: verdict;
 	ret = jr_live_exit(&c, ret);
 	jr_live_free(&c);
 	return ret;

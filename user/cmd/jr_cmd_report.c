@@ -7,6 +7,7 @@
 
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_out.h"
+#include "core/jr_envelope.h"
 
 static int jr_report_run(struct jr_opts *o, int argc, char **argv)
 {
@@ -16,7 +17,7 @@ static int jr_report_run(struct jr_opts *o, int argc, char **argv)
 	struct jr_rec r;
 	struct jr_outputs outs;
 	struct jr_err e;
-	int ret;
+	int ret, verdict;
 
 	(void)argc;
 	(void)argv;
@@ -38,10 +39,12 @@ static int jr_report_run(struct jr_opts *o, int argc, char **argv)
 	jr_model_finish(&m);
 	if (!o->out.quiet)
 		jr_report_text(stdout, &m, &rd.hdr.sys, &ro);
+	/* judged before the files are written: their return_code is it */
+	verdict = jr_fail_if(o, &m, JR_SIDE_KERNEL, true, NULL, 0);
+	jr_envelope_rc(verdict);
 	ret = jr_report_files(&outs, &m, &rd.hdr.sys, o, false);
-	ret = jr_fail_if(o, &m, JR_SIDE_KERNEL, true, NULL, ret);
 	jr_model_free(&m);
-	return ret;
+	return ret ?: verdict;
 }
 
 #define JR_K_REPLAY JR_K_OWN

@@ -23,6 +23,7 @@
 #include "cmd/jr_udoc.h"
 #include "common/jr_sys.h"
 #include "common/jr_tsc.h"
+#include "core/jr_envelope.h"
 #include "fleet/jr_serve.h"
 #include "kernel/jr_kparams.h"
 
@@ -186,6 +187,9 @@ static int jr_serve_jitmod(struct jr_opts *o, int argc, char **argv)
 
 		jr_report_text(stdout, &sl.live.model, &sl.live.sys, &ro);
 	}
+	jr_envelope_rc(jr_live_exit(&sl.live, sl.live.fail ?:
+						      ret  ?:
+							     sl.serve.fail));
 	files = jr_report_files(&sl.live.outs, &sl.live.model, &sl.live.sys, o,
 				true);
 	ret = jr_live_end(&sl.live, ret) ?: files;

@@ -27,6 +27,7 @@
 #include "cmd/jr_udoc.h"
 #include "common/jr_safe.h"
 #include "common/jr_sys.h"
+#include "core/jr_envelope.h"
 #include "core/jr_survey.h"
 #include "fleet/jr_fwq.h"
 #include "fleet/jr_mpi_load.h"
@@ -375,6 +376,7 @@ static int jr_fleet(struct jr_rank_run *rr, char *mine, size_t mine_len,
 	if (!rr->quiet)
 		jr_survey_text(stdout, &s, jr_survey_opts.worst);
 	ret = 0;
+	jr_envelope_rc(missing ? JR_EXIT_RUN : 0);
 	if (json &&
 	    (jr_survey_json(json, &s, jr_survey_opts.worst) || fclose(json)))
 		ret = jr_fail(&e, JR_EXIT_RUN, "%s: write failed", rr->json);

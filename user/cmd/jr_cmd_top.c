@@ -12,6 +12,7 @@
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_live.h"
 #include "cmd/jr_out.h"
+#include "core/jr_envelope.h"
 
 static void jr_top_frame(struct jr_live *c, double elapsed, bool last)
 {
@@ -58,6 +59,7 @@ static int jr_top_run(struct jr_opts *o, int argc, char **argv)
 	int ret, files;
 
 	ret = jr_live_run(&c, argc, argv);
+	jr_envelope_rc(jr_live_exit(&c, c.fail ?: ret));
 	files = jr_report_files(&c.outs, &c.model, &c.sys, o, true);
 	ret = jr_live_exit(&c, jr_live_end(&c, ret) ?: files);
 	jr_live_free(&c);

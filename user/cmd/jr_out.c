@@ -148,7 +148,7 @@ int jr_json_audit_block(FILE *out, const unsigned char *cpus)
 		cpus = def;
 	if (!jr_audit_read(&a, "", cpus, &e) && !jr_audit_checks(&a, &c)) {
 		fprintf(out, ",\n  \"audit\": ");
-		ret = jr_audit_json(out, &a, &c);
+		ret = jr_audit_json(out, &a, &c, false);
 	}
 	free(c.k);
 	jr_audit_free(&a);

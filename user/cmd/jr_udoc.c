@@ -19,6 +19,7 @@
 #include "cmd/jr_udoc.h"
 #include "common/jr_safe.h"
 #include "common/jr_sys.h"
+#include "core/jr_envelope.h"
 
 int jr_model_sink(void *ctx, const struct jr_rec *r)
 {
@@ -261,7 +262,8 @@ static int jr_write_json(struct jr_udoc *d, const struct jr_sysinfo *sys)
  */
 int jr_udoc_finish(struct jr_udoc *d, const struct jr_sysinfo *sys)
 {
-	int ret;
+	int ret, rc = 0;
+	bool lost;
 
 	d->r.threshold_ns = d->o->live.threshold_ns;
 	d->r.phase_ns = d->o->user.phase_ns;
@@ -281,19 +283,27 @@ int jr_udoc_finish(struct jr_udoc *d, const struct jr_sysinfo *sys)
 			jr_compare_text(stdout, &d->r);
 	}
 	d->r.ro.title = NULL;
+	lost = d->r.pipe_ran && d->r.pipe_verified_rounds != d->r.pipe_rounds;
+	/* judged before --json is written: its return_code is the code */
+	if (d->fail || lost) {
+		rc = d->fail ?: JR_EXIT_RUN;
+	} else {
+		if (d->r.kernel)
+			rc = jr_fail_if(d->o, d->r.kernel, JR_SIDE_KERNEL, true,
+					"kernel", 0);
+		rc = jr_fail_if(d->o, d->r.user, JR_SIDE_USER, !d->r.kernel,
+				d->r.kernel ? "user" : NULL, rc);
+	}
+	jr_envelope_rc(rc);
 	ret = jr_write_json(d, sys);
 	jr_outputs_close(&d->outs);
 	if (d->fail) {
 		jr_warn("%s", d->why.msg);
 		return d->fail;
 	}
-	if (d->r.pipe_ran && d->r.pipe_verified_rounds != d->r.pipe_rounds) {
+	if (lost) {
 		jr_warn("pipeline lost messages: %s", d->r.pipe_verdict);
 		return JR_EXIT_RUN;
 	}
-	if (d->r.kernel)
-		ret = jr_fail_if(d->o, d->r.kernel, JR_SIDE_KERNEL, true,
-				 "kernel", ret);
-	return jr_fail_if(d->o, d->r.user, JR_SIDE_USER, !d->r.kernel,
-			  d->r.kernel ? "user" : NULL, ret);
+	return ret ?: rc;
 }

@@ -9,6 +9,7 @@
 #include "common/jr_text.h"
 #include "core/jr_diff.h"
 #include "core/jr_diff_out.h"
+#include "core/jr_envelope.h"
 #include "core/jr_report.h"
 
 #define JR_DIFF_TEXT_SOURCES 20 /* source rows per CPU in the text */
@@ -285,7 +286,9 @@ int jr_diff_json(FILE *out, const struct jr_diff *d,
 {
 	int k;
 
-	fprintf(out, "{\n  \"diff_version\": 1, \"a\": ");
+	fprintf(out, "{\n  \"diff_version\": 1,\n  ");
+	jr_envelope_json(out);
+	fprintf(out, ",\n  \"a\": ");
 	jr_json_str(out, v->label_a);
 	fprintf(out, ", \"b\": ");
 	jr_json_str(out, v->label_b);

@@ -13,6 +13,7 @@
 
 #include "common/jr_safe.h"
 #include "common/jr_text.h"
+#include "core/jr_envelope.h"
 #include "core/jr_report.h"
 
 /*
@@ -199,8 +200,10 @@ int jr_report_json_doc(FILE *out, const char *mode, const struct jr_model *m,
 {
 	char det[sizeof(sys->params)];
 
-	fprintf(out, "{\n  \"file_version\": %d, \"mode\": \"%s\",\n",
+	fprintf(out, "{\n  \"file_version\": %d, \"mode\": \"%s\",\n  ",
 		JR_JSON_VERSION, mode);
+	jr_envelope_json(out);
+	fprintf(out, ",\n");
 	fprintf(out, "  \"system\": {\"kernel\": ");
 	jr_json_str(out, sys->kernel);
 	fprintf(out, ", \"cmdline\": ");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/jr_text.h"
+#include "core/jr_envelope.h"
 #include "core/jr_report.h"
 #include "core/jr_survey.h"
 
@@ -356,8 +357,9 @@ int jr_survey_json(FILE *out, const struct jr_survey *s, int worst)
 	int i, h, n, *o = jr_by_noise(s, &n), ret = 0;
 	double q[4];
 
-	fprintf(out, "{\"survey_version\":%d,\"mode\":\"%s\",\"ranks\":[",
-		JR_SURVEY_VERSION, s->mode);
+	fprintf(out, "{\"survey_version\":%d,", JR_SURVEY_VERSION);
+	jr_envelope_json(out);
+	fprintf(out, ",\"mode\":\"%s\",\"ranks\":[", s->mode);
 	for (i = 0; !ret && i < s->nr; i++) {
 		fprintf(out, "%s", i ? "," : "");
 		ret = jr_json_rank(out, s, &s->r[i]);

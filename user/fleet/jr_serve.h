@@ -16,8 +16,8 @@
 #include "common/jr_http.h"
 #include "core/jr_model.h"
 #include "core/jr_prom.h"
+#include "common/jr_version_gen.h"
 
-#define JR_VERSION "0.1"
 #define JR_TEXTFILE_NAME "jitread.prom"
 
 /* jitread serve's own options */

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 
 #include "common/jr_text.h"
+#include "core/jr_envelope.h"
 #include "core/jr_report.h"
 #include "tune/jr_advise.h"
 
@@ -215,7 +216,8 @@ int jr_advise_json(FILE *out, const struct jr_advise *v)
 {
 	int i, k;
 
-	fprintf(out, "{\n  \"advise_version\": 1");
+	fprintf(out, "{\n  \"advise_version\": 1,\n  ");
+	jr_envelope_json(out);
 	jr_json_kv(out, "audit", v->audit_from);
 	jr_json_kv(out, "housekeeping", v->hk);
 	fprintf(out, ",\n  \"cpus\": [");

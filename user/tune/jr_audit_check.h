@@ -33,6 +33,6 @@ const char *jr_check_status_name(enum jr_check_status st);
 int jr_audit_text(FILE *out, const struct jr_audit *a,
 		  const struct jr_checks *c);
 int jr_audit_json(FILE *out, const struct jr_audit *a,
-		  const struct jr_checks *c);
+		  const struct jr_checks *c, bool envelope);
 
 #endif /* JR_AUDIT_CHECK_H */

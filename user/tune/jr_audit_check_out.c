@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <inttypes.h>
 
+#include "core/jr_envelope.h"
 #include "core/jr_report.h"
 #include "tune/jr_audit_check.h"
 
@@ -125,13 +126,21 @@ static void jr_json_cpu(FILE *out, const struct jr_audit_cpu *x)
 		fprintf(out, "null}");
 }
 
-/* jr_audit_json - the audit as data (audit_version 1). */
+/*
+ * jr_audit_json - the audit as data (audit_version 1); with the run's
+ * envelope when it is a document of its own, not a report's block
+ */
 int jr_audit_json(FILE *out, const struct jr_audit *a,
-		  const struct jr_checks *c)
+		  const struct jr_checks *c, bool envelope)
 {
 	int i;
 
 	fprintf(out, "{\n  \"audit_version\": 1,\n");
+	if (envelope) {
+		fprintf(out, "  ");
+		jr_envelope_json(out);
+		fprintf(out, ",\n");
+	}
 	jr_json_system(out, a);
 	fprintf(out, "  \"cpus\": [\n");
 	for (i = 0; i < a->nr_cpu; i++) {
