@@ -30,7 +30,9 @@ help:
 	@echo "make demo         boot the rt kernel in QEMU, sample CPUs 1-3, print the report"
 	@echo "make demo-fleet   jitread serve scraped by a real Prometheus, natively; PromQL answers"
 	@echo "make checkpatch   run the kernel's checkpatch.pl --strict on module/"
-	@echo "make man          build/man/jitread*.1 from Documentation/jitread*.rst"
+	@echo "make man          build/man/jitread*.1 and jitmod.4 from Documentation/"
+	@echo "make install      jitread, its MPI plugin, man pages, completion (PREFIX, DESTDIR)"
+	@echo "make install-dkms the module's sources for DKMS in /usr/src/jitmod-VERSION"
 	@echo "make fuzz         libFuzzer on the replay decoder and JSON writer (FUZZ_SECONDS=60)"
 	@echo "make bench-reader jitread replay throughput (BENCH_EVENTS); live reader vs trace-cmd in QEMU"
 	@echo "make bench-user   user sampler vs oslat ns/iteration; pipeline transit"
@@ -121,18 +123,66 @@ bench: user modules-all
 	@$(PYTHON) -m jitpy.bench.suite
 
 # jitread(1) and a page per subcommand, jitread-CMD(1), from their
-# reStructuredText sources.
+# reStructuredText sources; jitmod(4) for the module.
 MAN_PAGES := $(patsubst Documentation/%.rst,$(BUILD)/man/%.1,\
-	$(wildcard Documentation/jitread*.rst))
+	$(wildcard Documentation/jitread*.rst)) $(BUILD)/man/jitmod.4
 man: $(MAN_PAGES)
 $(BUILD)/man/%.1: Documentation/%.rst
 	@mkdir -p $(@D)
 	@command -v rst2man >/dev/null || { echo "make: rst2man missing; run 'make deps'" >&2; exit 1; }
 	rst2man --exit-status=2 $< $@
+$(BUILD)/man/jitmod.4: Documentation/jitmod.4.rst
+	@mkdir -p $(@D)
+	@command -v rst2man >/dev/null || { echo "make: rst2man missing; run 'make deps'" >&2; exit 1; }
+	rst2man --exit-status=2 $< $@
+
+# make install: jitread, its MPI plugin (where it was built), the man
+# pages and bash completion, under DESTDIR and PREFIX.  install-dkms puts
+# the module's sources where DKMS builds them, /usr/src/jitmod-VERSION.
+VERSION := $(shell cat $(TOP)/VERSION)
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+PLUGINDIR ?= $(PREFIX)/lib/jitread
+MANDIR ?= $(PREFIX)/share/man
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+DKMSDIR ?= /usr/src/jitmod-$(VERSION)
+INSTALLED := $(BINDIR)/jitread $(PLUGINDIR)/jitread-mpi.so \
+	$(patsubst $(BUILD)/man/%.1,$(MANDIR)/man1/%.1,$(filter %.1,$(MAN_PAGES))) \
+	$(MANDIR)/man4/jitmod.4 $(COMPLETIONDIR)/jitread
+
+install: user man
+	install -D -m 0755 user/jitread $(DESTDIR)$(BINDIR)/jitread
+	if [ -f user/jitread-mpi.so ]; then \
+		install -D -m 0644 user/jitread-mpi.so \
+			$(DESTDIR)$(PLUGINDIR)/jitread-mpi.so; fi
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man4
+	install -m 0644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(BUILD)/man/jitmod.4 $(DESTDIR)$(MANDIR)/man4/
+	install -D -m 0644 dist/jitread.bash-completion \
+		$(DESTDIR)$(COMPLETIONDIR)/jitread
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(PLUGINDIR) 2>/dev/null
+
+# The sources git tracks under module/ and include/, VERSION, and a
+# dkms.conf with the version written in (dh_dkms reads it so).
+DKMS_FILES := $(shell cd $(TOP) && git ls-files module include 2>/dev/null || \
+	find module include -name '*.[ch]' -o -name '*.sh' -o -name Kbuild -o -name Makefile)
+install-dkms:
+	install -d $(DESTDIR)$(DKMSDIR)
+	for f in VERSION $(DKMS_FILES); do \
+		install -D -m 0644 $$f $(DESTDIR)$(DKMSDIR)/$$f || exit 1; done
+	sed 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(VERSION)"/' dkms.conf \
+		> $(DESTDIR)$(DKMSDIR)/dkms.conf
+
+uninstall-dkms:
+	rm -rf $(DESTDIR)$(DKMSDIR)
 
 clean:
 	-$(MAKE) -C module KDIR=$(KDIR) clean
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all help deps kernels module user modules-all ksft check demo demo-fleet checkpatch man fuzz bench-reader bench-user bench clean
+.PHONY: all help deps kernels module user modules-all ksft check demo demo-fleet checkpatch man fuzz bench-reader bench-user bench clean \
+	install uninstall install-dkms uninstall-dkms

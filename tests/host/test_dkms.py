@@ -3,8 +3,8 @@
 fetched matrix (make kernels): the oldest generic and the newest rt.
 
 DKMS runs on private trees (--sourcetree, --dkmstree), so the system's
-/usr/src and /var/lib/dkms stay untouched.  The source is what git
-tracks of dkms.conf, VERSION, module/ and include/.  Where a tree was made with
+/usr/src and /var/lib/dkms stay untouched.  The source is what make
+install-dkms installs.  Where a tree was made with
 tools this machine lacks, scripts/tree-args.sh's make arguments go in
 through MAKEFLAGS, as a user's own toolchain would need none.
 """
@@ -57,15 +57,15 @@ class Dkms(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(prefix="jitmod-dkms-")
         cls.src = os.path.join(cls.tmp, "src")
         cls.tree = os.path.join(cls.tmp, "dkms")
-        pkg = os.path.join(cls.src, f"{NAME}-{cls.ver}")
-        files = subprocess.run(
-            ["git", "ls-files", "dkms.conf", "VERSION", "module",
-             "include"],
-            cwd=TOP, check=True, capture_output=True, text=True).stdout.split()
-        for rel in files:
-            os.makedirs(os.path.dirname(os.path.join(pkg, rel)),
-                        exist_ok=True)
-            shutil.copy2(os.path.join(TOP, rel), os.path.join(pkg, rel))
+        # the tree as make install-dkms (and the jitmod-dkms package) lay
+        # it out, under a private prefix
+        subprocess.run(["make", "-s", "-C", TOP, "install-dkms",
+                        f"DESTDIR={cls.tmp}",
+                        f"DKMSDIR=/src/{NAME}-{cls.ver}"], check=True,
+                       capture_output=True)
+        with open(os.path.join(cls.src, f"{NAME}-{cls.ver}",
+                               "dkms.conf")) as f:
+            cls.conf = f.read()
         os.makedirs(cls.tree)
         cls.dkms("add", "-m", NAME, "-v", cls.ver)
 
@@ -84,6 +84,11 @@ class Dkms(unittest.TestCase):
                                  f"{proc.returncode}\n{proc.stdout[-3000:]}"
                                  f"{proc.stderr[-3000:]}")
         return proc.stdout
+
+    def test_installed_conf_names_the_version(self):
+        """dh_dkms reads PACKAGE_VERSION as text: install-dkms writes
+        it in."""
+        self.assertIn(f'\nPACKAGE_VERSION="{self.ver}"\n', self.conf)
 
     def test_build_each_kernel(self):
         """Each kernel gets a jitmod.ko whose vermagic names it, and
