@@ -33,6 +33,7 @@ help:
 	@echo "make man          build/man/jitread*.1 and jitmod.4 from Documentation/"
 	@echo "make install      jitread, its MPI plugin, man pages, completion (PREFIX, DESTDIR)"
 	@echo "make install-dkms the module's sources for DKMS in /usr/src/jitmod-VERSION"
+	@echo "make deb          Debian packages jitread, jitread-mpi, jitmod-dkms in build/deb; lintian"
 	@echo "make fuzz         libFuzzer on the replay decoder and JSON writer (FUZZ_SECONDS=60)"
 	@echo "make bench-reader jitread replay throughput (BENCH_EVENTS); live reader vs trace-cmd in QEMU"
 	@echo "make bench-user   user sampler vs oslat ns/iteration; pipeline transit"
@@ -165,10 +166,10 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	-rmdir $(DESTDIR)$(PLUGINDIR) 2>/dev/null
 
-# The sources git tracks under module/ and include/, VERSION, and a
+# The module's sources (not what a build generates), VERSION, and a
 # dkms.conf with the version written in (dh_dkms reads it so).
-DKMS_FILES := $(shell cd $(TOP) && git ls-files module include 2>/dev/null || \
-	find module include -name '*.[ch]' -o -name '*.sh' -o -name Kbuild -o -name Makefile)
+DKMS_FILES := $(filter-out %_gen.h %.mod.c,$(wildcard module/*.[ch] \
+	module/Kbuild module/Makefile include/*.h include/*.sh))
 install-dkms:
 	install -d $(DESTDIR)$(DKMSDIR)
 	for f in VERSION $(DKMS_FILES); do \
@@ -179,10 +180,27 @@ install-dkms:
 uninstall-dkms:
 	rm -rf $(DESTDIR)$(DKMSDIR)
 
+# make deb: jitread, jitread-mpi and jitmod-dkms as Debian packages, built
+# by debhelper (debian/) from a copy of what git tracks, in build/deb;
+# then lintian, which must find no error.
+DEB_DIR := $(BUILD)/deb
+DEB_SRC := $(DEB_DIR)/jitmod-$(VERSION)
+DEB_MAINT := $(shell sed -n 's/^Maintainer: //p' debian/control)
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	git ls-files -z | xargs -0 cp -P --parents -t $(DEB_SRC)
+	printf '%s\n' "jitmod ($(VERSION)) unstable; urgency=medium" "" \
+		"  * Built by make deb from jitmod's tree." "" \
+		" -- $(DEB_MAINT)  $$(date -R)" > $(DEB_SRC)/debian/changelog
+	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc
+	set -o pipefail; lintian --fail-on error --tag-display-limit 0 \
+		$(DEB_DIR)/*.changes \
+		| tee $(DEB_DIR)/lintian.log
+
 clean:
 	-$(MAKE) -C module KDIR=$(KDIR) clean
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
 .PHONY: all help deps kernels module user modules-all ksft check demo demo-fleet checkpatch man fuzz bench-reader bench-user bench clean \
-	install uninstall install-dkms uninstall-dkms
+	install uninstall install-dkms uninstall-dkms deb

@@ -23,6 +23,8 @@ PKGS=(
 	# jitread.1 from Documentation/jitread.rst; style gates
 	python3-docutils clang-format pycodestyle
 	dkms
+	# make deb: the packages, their lint and a root to install them in
+	debhelper dh-dkms lintian mmdebstrap
 	# jitread serve is tested against a real Prometheus and its promtool
 	prometheus
 	# jitread survey: its MPI plugin and mpirun
