@@ -48,7 +48,9 @@ def main():
         return 2
     src, dst = sys.argv[1:]
     os.makedirs(dst, exist_ok=True)
-    for name in sorted(os.listdir(src)):
+    # the reports jitread wrote (NAME.json); a fuzzer's own finds in the
+    # same directory are no reports
+    for name in sorted(n for n in os.listdir(src) if n.endswith(".json")):
         with open(os.path.join(src, name)) as f:
             report = json.load(f)
         for k, windows in enumerate(((), (100, 250, 90))):
