@@ -329,8 +329,9 @@ def settings_put_back(jr, tmp):
 def on_threshold(jr, tmp):
     """-s sets stop_us; the stop runs the actions and ends the run."""
     trace, hit = os.path.join(tmp, "stop.txt"), os.path.join(tmp, "hit")
+    # rtla's -t[FILE] for the trace, jitread's exec= for the command
     p = subprocess.Popen([jr, "-q", "-d", "60s", "-s", "40000",
-                          "--on-threshold", f"trace={trace}",
+                          f"-t{trace}",
                           "--on-threshold", f"exec=touch {hit}"],
                          stderr=subprocess.PIPE, text=True)
     if not sysio.wait_for(reading, 20):
@@ -367,7 +368,8 @@ def on_threshold(jr, tmp):
 
 
 def on_threshold_continue(jr, tmp):
-    """--on-threshold continue: each stop runs the actions at once and
+    """--on-threshold continue (with rtla's shell,command= and
+    trace,file= spellings): each stop runs the actions at once and
     jitmod samples again, so a run sees two stops; --on-end runs once,
     after the report; the exit is 5 and jitmod is left sampling."""
     hits, end = os.path.join(tmp, "hits"), os.path.join(tmp, "end.txt")
@@ -375,8 +377,8 @@ def on_threshold_continue(jr, tmp):
     p = subprocess.Popen([jr, "-q", "-d", "120s", "-s", "40000", "-c",
                           str(CPU), "--json", out, "--on-threshold",
                           "continue", "--on-threshold",
-                          f"exec=echo hit >> {hits}", "--on-end",
-                          f"trace={end}", "--on-end",
+                          f"shell,command=echo hit >> {hits}", "--on-end",
+                          f"trace,file={end}", "--on-end",
                           f"exec=echo end >> {hits}"],
                          stderr=subprocess.PIPE, text=True)
     if not sysio.wait_for(reading, 20):

@@ -358,6 +358,33 @@ class JitreadErrors(unittest.TestCase):
         self.expect(["--replay", "x", "--top"], 2,
                     "'--top' is not an option of 'jitread report'")
 
+    def test_rtla_spellings(self):
+        """rtla's option names and action forms are taken as jitread's:
+        they parse (the run then fails only for want of jitmod, exit 1),
+        and bad ones are refused with the form to use (exit 2)."""
+        good = ["-r", "100ms", "-p", "1s", "--house-keeping", "0",
+                "--trace-buffer-size", "1024", "-t", "-tx.txt",
+                "--trace=y.txt", "--on-threshold", "trace,file=z.txt",
+                "--on-threshold", "shell,command=true", "--on-threshold",
+                "signal,num=2,pid=parent", "--on-threshold", "continue",
+                "--on-end", "shell,command=true", "--on-end",
+                "signal,num=10,pid=12345", "-d", "1s", "-q"]
+        rc, out, err = jrcli.jitread("hist", *good)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("jitmod", err)
+        self.expect(["hist", "-r", "2s", "-p", "1s"], 2,
+                    "--runtime is longer than --period")
+        self.expect(["hist", "--trace-buffer-size", "1"], 2,
+                    "--trace-buffer-size")
+        self.expect(["hist", "--house-keeping", "x"], 2, "")
+        self.expect(["hist", "--on-threshold", "signal,num=2"], 2,
+                    "signal,num=SIG,pid=PID|parent")
+        self.expect(["hist", "--on-threshold", "signal,num=99,pid=parent"],
+                    2, "signal=SIG,PID")
+        self.expect(["hist", "--on-threshold", "shell,command="], 2,
+                    "bad --on-threshold")
+        self.expect(["hist", "--on-end", "continue"], 2, "bad --on-end")
+
     def test_help(self):
         rc, out, _ = jrcli.jitread("--help")
         self.assertEqual(rc, 0)

@@ -8,6 +8,7 @@
  * and -b are in us, -d in s.  The old form ("jitread --hist -T 5000")
  * keeps its bare -T and --bucket-size in ns.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -77,8 +78,38 @@ bad:
 }
 
 /*
+ * jr_parse_rtla_signal - rtla's "signal,num=SIG,pid=PID|parent" as
+ * jitread's signal=SIG,PID, checked the same way
+ */
+static int jr_parse_rtla_signal(const char *opt, const char *text,
+				struct jr_action *a, struct jr_err *e)
+{
+	const char *num = strstr(text, ",num="), *pid = strstr(text, ",pid=");
+	char mine[64];
+	size_t ns, np;
+
+	if (!num || !pid)
+		return jr_fail(e, -EINVAL,
+			       "bad --%s '%s' (signal,num=SIG,pid=PID|parent)",
+			       opt, text);
+	num += 5;
+	pid += 5;
+	ns = strcspn(num, ",");
+	np = strcspn(pid, ",");
+	if (np == 6 && !strncmp(pid, "parent", 6))
+		snprintf(mine, sizeof(mine), "signal=%.*s,%d", (int)ns, num,
+			 (int)getppid());
+	else
+		snprintf(mine, sizeof(mine), "signal=%.*s,%.*s", (int)ns, num,
+			 (int)np, pid);
+	return jr_parse_signal(opt, mine, a, e);
+}
+
+/*
  * jr_parse_action - one ACTION of --on-threshold (stop, continue, trace,
- * exec, signal) or --on-end (trace, exec, signal) into l.
+ * exec, signal) or --on-end (trace, exec, signal) into l.  rtla's
+ * spellings work too: trace,file=F; shell,command=C (exec=C, which runs
+ * through the shell as rtla's does); signal,num=N,pid=P|parent.
  */
 static int jr_parse_action(const char *text, bool end, struct jr_actions *l,
 			   struct jr_err *e)
@@ -104,6 +135,15 @@ static int jr_parse_action(const char *text, bool end, struct jr_actions *l,
 		a->arg = text + 5;
 	} else if (!strncmp(text, "signal=", 7)) {
 		if (jr_parse_signal(opt, text, a, e))
+			return -EINVAL;
+	} else if (!strncmp(text, "trace,file=", 11) && text[11]) {
+		a->kind = JR_ACT_TRACE;
+		a->arg = text + 11;
+	} else if (!strncmp(text, "shell,command=", 14) && text[14]) {
+		a->kind = JR_ACT_EXEC;
+		a->arg = text + 14;
+	} else if (!strncmp(text, "signal,", 7)) {
+		if (jr_parse_rtla_signal(opt, text, a, e))
 			return -EINVAL;
 	} else {
 		return jr_fail(e, -EINVAL,
@@ -258,6 +298,8 @@ static int jr_set_us(const char *arg, uint64_t *us)
 static int jr_apply_live(int key, const char *arg, bool legacy,
 			 struct jr_live_opts *l, struct jr_err *e)
 {
+	char *t;
+
 	switch (key) {
 	case JR_K_DURATION:
 		return jr_parse_time(arg, JR_S, JR_S, 3650 * 86400 * JR_S,
@@ -289,6 +331,12 @@ static int jr_apply_live(int key, const char *arg, bool legacy,
 		return 0;
 	case JR_K_ONEND:
 		return jr_parse_action(arg, true, &l->on_end, e) ? -EBADMSG : 0;
+	case JR_K_TRACE:
+		/* kept for the run: the action points into it */
+		if (asprintf(&t, "trace%s%s", arg ? "=" : "", arg ? arg : "") <
+		    0)
+			return jr_fail(e, -ENOMEM, "out of memory");
+		return jr_parse_action(t, false, &l->on_thr, e) ? -EBADMSG : 0;
 	case JR_K_RUNTIME:
 		return jr_set_us(arg, &l->runtime_us);
 	case JR_K_PERIOD:
@@ -400,13 +448,17 @@ static void jr_getopt_tables(const struct jr_cmd_def *c, struct option *lo,
 		const struct jr_optdef *d = &c->opts[i];
 
 		lo[n].name = d->name;
-		lo[n].has_arg = d->arg ? required_argument : no_argument;
+		lo[n].has_arg = !d->arg		 ? no_argument :
+				d->arg[0] == '[' ? optional_argument :
+						   required_argument;
 		lo[n].flag = NULL;
 		lo[n].val = d->key;
 		n++;
 		if (d->key < 128 && !strchr(so, d->key)) {
 			so[s++] = (char)d->key;
 			if (d->arg)
+				so[s++] = ':';
+			if (d->arg && d->arg[0] == '[')
 				so[s++] = ':';
 		}
 	}
@@ -501,7 +553,11 @@ void jr_opts_usage(FILE *out, const struct jr_cmd_def *c)
 
 		if (!d->help)
 			continue;
-		if (d->key < 128)
+		if (d->arg && d->arg[0] == '[')
+			snprintf(head, sizeof(head), "  -%c, --%s[=%.*s]",
+				 d->key, d->name, (int)strlen(d->arg) - 2,
+				 d->arg + 1);
+		else if (d->key < 128)
 			snprintf(head, sizeof(head), "  -%c, --%s%s%s", d->key,
 				 d->name, d->arg ? " " : "",
 				 d->arg ? d->arg : "");

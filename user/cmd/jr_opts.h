@@ -125,6 +125,9 @@ enum jr_key {
 	JR_K_BUCKET = 'b',
 	JR_K_ENTRIES = 'E',
 	JR_K_HELP = 'h',
+	JR_K_RUNTIME = 'r', /* rtla's -r, -p and -t[FILE] */
+	JR_K_PERIOD = 'p',
+	JR_K_TRACE = 't',
 	JR_K_PRECISION = 256,
 	JR_K_BUFKB,
 	JR_K_NOHDR,
@@ -139,8 +142,6 @@ enum jr_key {
 	JR_K_ONEND,
 	JR_K_READY,
 	JR_K_FAIL_IF,
-	JR_K_RUNTIME,
-	JR_K_PERIOD,
 	JR_K_WORK,
 	JR_K_FIFO,
 	JR_K_MAXGAPS,
@@ -158,7 +159,7 @@ enum jr_key {
 struct jr_optdef {
 	const char *name;
 	int key; /* enum jr_key, or the subcommand's own */
-	const char *arg; /* NULL: a flag */
+	const char *arg; /* NULL: a flag; "[NAME]": optional, --opt=NAME */
 	const char *help; /* NULL: an alias, not in the usage text */
 };
 
@@ -202,11 +203,12 @@ struct jr_cmd_def {
 		"threshold", JR_K_THRESHOLD, "TIME",                             \
 			"set jitmod's threshold (user: the sampler's); bare: us" \
 	}
-#define JR_OPT_HOUSE                                                          \
-	{                                                                     \
-		"house", JR_K_HOUSE, "LIST",                                  \
-			"pin jitread itself to these CPUs (serve: default,\n" \
-			"the online CPUs not sampled)"                        \
+#define JR_OPT_HOUSE                                                        \
+	{ "house", JR_K_HOUSE, "LIST",                                      \
+	  "pin jitread itself to these CPUs (serve: default,\n"             \
+	  "the online CPUs not sampled)" },                                 \
+	{                                                                   \
+		"house-keeping", JR_K_HOUSE, "LIST", NULL /* rtla's name */ \
 	}
 #define JR_OPT_RECORD                                                       \
 	{                                                                   \
@@ -218,10 +220,11 @@ struct jr_cmd_def {
 		"ready-file", JR_K_READY, "FILE",                           \
 			"create FILE once sampling has begun (for scripts)" \
 	}
-#define JR_OPT_BUFKB                                                               \
-	{                                                                          \
-		"buffer-kb", JR_K_BUFKB, "KB",                                     \
-			"per-CPU ring buffer of jitread's instance (default 8192)" \
+#define JR_OPT_BUFKB                                                     \
+	{ "buffer-kb", JR_K_BUFKB, "KB",                                 \
+	  "per-CPU ring buffer of jitread's instance (default 8192)" },  \
+	{                                                                \
+		"trace-buffer-size", JR_K_BUFKB, "KB", NULL /* rtla's */ \
 	}
 #define JR_OPT_QUIET                                                        \
 	{                                                                   \
@@ -270,11 +273,13 @@ struct jr_cmd_def {
 		{ "stop-total-us", JR_K_STOP_TOTAL, "TIME", NULL },                   \
 		{ "on-threshold", JR_K_ONTHR, "ACTION",                               \
 		  "when jitmod stops: stop | continue | trace[=FILE] |\n"             \
-		  "exec=CMD | signal=SIG,PID (repeatable)" },                         \
+		  "exec=CMD | signal=SIG,PID (repeatable; rtla's forms too)" },       \
+		{ "trace", JR_K_TRACE, "[FILE]",                                      \
+		  "--on-threshold trace[=FILE], as rtla's -t[FILE]" },                \
 	{                                                                             \
 		"on-end", JR_K_ONEND, "ACTION",                                       \
 			"when the run ends: trace[=FILE] | exec=CMD |\n"              \
-			"signal=SIG,PID (repeatable)"                                 \
+			"signal=SIG,PID (repeatable; rtla's forms too)"               \
 	}
 
 /* how a report's tables look, and when the run fails */
