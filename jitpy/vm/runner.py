@@ -189,6 +189,9 @@ def build_parser():
                         "into DIR")
     p.add_argument("-e", "--env", action="append", default=[],
                    metavar="NAME=VALUE", help="environment for the command")
+    p.add_argument("--root", default="/", metavar="DIR",
+                   help="the root file system the guest sees, read-only "
+                        "under a tmpfs (default: the host's /)")
     p.add_argument("-C", "--cwd", default=os.getcwd(),
                    help="directory the command starts in (default: here)")
     p.add_argument("-q", "--quiet", action="store_true",
@@ -210,6 +213,12 @@ def parse_args(argv):
         args.command = args.command[1:]
     if not args.command:
         raise UsageError("no command given (jitvm [options] -- CMD ...)")
+    if not os.path.isdir(os.path.join(args.root, "bin")):
+        raise UsageError(f"--root {args.root}: not a root file system "
+                         "(no bin)")
+    if "," in args.root:
+        raise UsageError(f"--root {args.root}: QEMU cannot take a ',' "
+                         "in the path")
     if not 1 <= args.vcpus <= 64:
         raise UsageError(f"--vcpus {args.vcpus} out of range 1..64")
     if not 128 <= args.mem_mb <= 65536:
@@ -371,8 +380,8 @@ def qemu_command(args, qemu, vmlinuz, initrd, outdir, accel):
            "-monitor", "none", "-kernel", vmlinuz, "-initrd", initrd,
            "-append", " ".join(a for a in append if a),
            "-serial", f"file:{os.path.join(outdir, 'console.log')}",
-           "-virtfs", "local,path=/,mount_tag=jitvmroot,readonly=on,"
-                      "security_model=none,multidevs=remap",
+           "-virtfs", f"local,path={args.root},mount_tag=jitvmroot,"
+                      "readonly=on,security_model=none,multidevs=remap",
            "-virtfs", f"local,path={outdir},mount_tag=jitvmout,"
                       "security_model=none"]
     if accel == "kvm":

@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The packages installed as a user installs them, end to end, for the
+oldest generic and the newest rt kernel of the matrix (make kernels).
+
+For each, mmdebstrap makes a root of its own (the host is left alone): the
+Debian release that can run that kernel's build tools (Debian 12 for 5.10,
+with bullseye's kernel and compiler; Debian 13 for 7.3, from
+trixie-backports), with the kernel, its headers and DKMS.  There apt-get
+install ./jitread_*.deb ./jitmod-dkms_*.deb has DKMS build jitmod for the
+kernel.  QEMU boots the kernel on that root, where modprobe jitmod cpus=1
+works and /usr/bin/jitread hist -d 5s prints a report, both at VERSION.
+apt-get purge then leaves no file of ours behind.
+
+It needs root, mmdebstrap and Debian's archive (JITMOD_DEBIAN_MIRROR, as
+make kernels), and takes the packages make deb built (test_deb builds
+them first; this builds them when they are missing)."""
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import unittest
+
+from jitpy.vm import runner as jitvm
+from tests.host import jrcli
+
+TOP = jrcli.TOP
+DEB_DIR = os.path.join(TOP, "build", "deb")
+E2E = os.path.join(TOP, "build", "e2e")
+MIRROR = os.environ.get("JITMOD_DEBIAN_MIRROR",
+                        "http://deb.debian.org/debian")
+# the release whose tools can build for a kernel of each suite
+ROOT_SUITE = {"bullseye": "bookworm", "bookworm-backports": "bookworm",
+              "trixie-backports": "trixie"}
+# what of ours must be gone after apt purge, besides the dpkg database
+OURS = ("jitread", "jitmod")
+BOOKKEEPING = ("var/lib/dpkg/", "var/log/", "var/cache/", "var/lib/apt/")
+
+
+def why_not():
+    if os.geteuid() != 0:
+        return "needs root (mmdebstrap, chroot)"
+    for tool in ("mmdebstrap", "qemu-system-x86_64", "busybox", "unshare"):
+        if not shutil.which(tool):
+            return f"{tool} missing (make deps)"
+    rows = jitvm.kernel_matrix()
+    if rows is None:
+        return "no build/kernels/status.tsv: run make kernels"
+    return None
+
+
+def pick(flavour, last):
+    """(suite, release) of the matrix's first or last fetched kernel of
+    flavour, or None."""
+    rows = [(s, rel) for s, f, rel, state, _ in jitvm.kernel_matrix() or ()
+            if f == flavour and state == "ok" and s in ROOT_SUITE]
+    return (rows[-1] if last else rows[0]) if rows else None
+
+
+def run(argv, timeout=1800, **kw):
+    p = subprocess.run(argv, capture_output=True, text=True, check=False,
+                       timeout=timeout, **kw)
+    return p.returncode, p.stdout, p.stderr
+
+
+class Installed:
+    """One kernel's root: built once, then each step checked in order."""
+    FLAVOUR = None
+    LAST = False
+
+    @classmethod
+    def setUpClass(cls):
+        got = pick(cls.FLAVOUR, cls.LAST)
+        if not got:
+            raise unittest.SkipTest(f"the matrix has no {cls.FLAVOUR} "
+                                    "kernel fetched")
+        cls.suite, cls.rel = got
+        cls.root = os.path.join(E2E, cls.rel)
+        with open(os.path.join(TOP, "VERSION")) as f:
+            cls.ver = f.read().strip()
+        debs = [os.path.join(DEB_DIR, f"jitread_{cls.ver}_amd64.deb"),
+                os.path.join(DEB_DIR, f"jitmod-dkms_{cls.ver}_all.deb")]
+        if not all(os.path.exists(d) for d in debs):
+            rc, _, err = run(["make", "-s", "-C", TOP, "deb"])
+            if rc:
+                raise AssertionError(f"make deb: {err[-3000:]}")
+        base = ROOT_SUITE[cls.suite]
+        shutil.rmtree(cls.root, ignore_errors=True)
+        os.makedirs(E2E, exist_ok=True)
+        inside = " ".join(f"/root/debs/{os.path.basename(d)}" for d in debs)
+        # a backport's dependencies come from backports, as apt -t says
+        target = f"-t {cls.suite} " if cls.suite.endswith("-backports") \
+            else ""
+        # in a mount namespace of its own: what a failed run leaves
+        # mounted in the root goes with it
+        rc, out, err = run(
+            ["unshare", "--mount", "--", "mmdebstrap", "--variant=minbase",
+             "--include=dkms,kmod,procps",
+             # the kernel's suite is not the root's: apt, not mmdebstrap's
+             # own selection, takes its packages from there
+             "--customize-hook=chroot \"$1\" apt-get install -y "
+             f"--no-install-recommends {target}linux-image-{cls.rel} "
+             f"linux-headers-{cls.rel}",
+             "--customize-hook=mkdir -p \"$1/root/debs\"",
+             *[f"--customize-hook=copy-in {d} /root/debs" for d in debs],
+             "--customize-hook=chroot \"$1\" apt-get install -y "
+             f"--no-install-recommends {inside}",
+             "--customize-hook=rm -r \"$1/root/debs\"",
+             base, cls.root, f"deb {MIRROR} {base} main",
+             f"deb {MIRROR} {cls.suite} main"])
+        cls.install_log = out + err
+        if rc:
+            raise AssertionError(f"mmdebstrap {base} + {cls.suite}: exit "
+                                 f"{rc}\n{cls.install_log[-4000:]}")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(getattr(cls, "root", ""), ignore_errors=True)
+
+    def chroot(self, *argv):
+        """A command in the root, with /proc for dkms and apt's hooks."""
+        return run(["unshare", "--mount", "--", "sh", "-c",
+                    f"mount -t proc proc {self.root}/proc && "
+                    f"exec chroot {self.root} \"$@\"", "sh", *argv],
+                   env=dict(os.environ, DEBIAN_FRONTEND="noninteractive",
+                            LC_ALL="C.UTF-8"))
+
+    def ours_left(self):
+        """Paths in the root that name jitread or jitmod, apart from apt's
+        and dpkg's records."""
+        left = []
+        for d, dirs, files in os.walk(self.root):
+            rel = os.path.relpath(d, self.root)
+            for name in dirs + files:
+                path = os.path.normpath(os.path.join(rel, name))
+                if not path.startswith(BOOKKEEPING) and \
+                        any(o in name for o in OURS):
+                    left.append(path)
+        return sorted(left)
+
+    def test_1_dkms_built_at_install(self):
+        ko = glob.glob(os.path.join(self.root, "lib", "modules", self.rel,
+                                    "updates", "dkms", "jitmod.ko*"))
+        self.assertEqual(len(ko), 1, self.install_log[-3000:])
+        rc, out, err = self.chroot("modinfo", "-k", self.rel, "-F",
+                                   "version", "jitmod")
+        self.assertEqual((rc, out.strip()), (0, self.ver), err)
+        page = os.path.join(self.root, "usr/share/man/man1/"
+                            "jitread-serve.1.gz")
+        if shutil.which("man"):
+            rc, out, err = run(["man", "-l", page])
+            self.assertEqual(rc, 0, err)
+            self.assertIn("jitread serve", out.replace("\b", ""))
+        else:
+            self.assertTrue(os.path.exists(page), page)
+
+    def test_2_boots_loads_and_reports(self):
+        cmd = ("modprobe jitmod cpus=1 && jitread --version && "
+               "/usr/bin/jitread hist -d 5s -c 1 --json /tmp/h.json && "
+               "grep -o '\"jitread_version\": \"[^\"]*\"' /tmp/h.json && "
+               "cat /sys/module/jitmod/version")
+        rc, out, err = run([sys.executable, "-m", "jitpy.vm", "-q",
+                            "--root", self.root, "-k",
+                            os.path.join(self.root, "boot",
+                                         f"vmlinuz-{self.rel}"),
+                            "-s", "2", "-t", "10m", "-C", "/", "--",
+                            "sh", "-c", cmd], cwd=TOP, timeout=900)
+        self.assertEqual(rc, 0, out[-3000:] + err[-2000:])
+        self.assertIn(f"jitread {self.ver}", out)
+        self.assertIn("# jitread report", out)
+        self.assertIn("percentiles per CPU and class", out)
+        self.assertEqual(out.strip().splitlines()[-2:],
+                         [f'"jitread_version": "{self.ver}"', self.ver])
+
+    def test_3_purge_leaves_nothing(self):
+        rc, out, err = self.chroot("apt-get", "purge", "-y", "jitread",
+                                   "jitmod-dkms")
+        self.assertEqual(rc, 0, out[-2000:] + err[-2000:])
+        self.assertEqual(self.ours_left(), [])
+
+
+@unittest.skipIf(why_not(), why_not())
+class OldestGeneric(Installed, unittest.TestCase):
+    FLAVOUR = "amd64"
+
+
+@unittest.skipIf(why_not(), why_not())
+class NewestRt(Installed, unittest.TestCase):
+    FLAVOUR = "rt-amd64"
+    LAST = True
+
+
+if __name__ == "__main__":
+    unittest.main()
