@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include "common/jr_spool.h"
@@ -23,24 +24,38 @@ void jr_spool_close(struct jr_spool *sp)
 	sp->f = NULL;
 }
 
-/* jr_spool_put - len bytes at the spool's end; *at: where they went */
-int jr_spool_put(struct jr_spool *sp, const void *buf, size_t len, uint64_t *at)
+/* jr_spool_io - all len bytes at at, written or read; 0 or -errno */
+static int jr_spool_io(const struct jr_spool *sp, bool put, uint64_t at,
+		       void *buf, size_t len)
 {
-	const char *p = buf;
+	char *p = buf;
 	size_t done = 0;
 	ssize_t n;
 
-	if (!sp->f)
-		return -EBADF;
 	while (done < len) {
-		n = pwrite(fileno(sp->f), p + done, len - done,
-			   (off_t)(sp->end + done));
+		n = put ? pwrite(fileno(sp->f), p + done, len - done,
+				 (off_t)(at + done)) :
+			  pread(fileno(sp->f), p + done, len - done,
+				(off_t)(at + done));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return n < 0 ? -errno : -EIO;
 		done += (size_t)n;
 	}
+	return 0;
+}
+
+/* jr_spool_put - len bytes at the spool's end; *at: where they went */
+int jr_spool_put(struct jr_spool *sp, const void *buf, size_t len, uint64_t *at)
+{
+	int ret;
+
+	if (!sp->f)
+		return -EBADF;
+	ret = jr_spool_io(sp, true, sp->end, (void *)buf, len);
+	if (ret)
+		return ret;
 	*at = sp->end;
 	sp->end += len;
 	return 0;
@@ -49,20 +64,7 @@ int jr_spool_put(struct jr_spool *sp, const void *buf, size_t len, uint64_t *at)
 /* jr_spool_get - len bytes put earlier at at */
 int jr_spool_get(const struct jr_spool *sp, uint64_t at, void *buf, size_t len)
 {
-	char *p = buf;
-	size_t done = 0;
-	ssize_t n;
-
 	if (!sp->f || at > sp->end || len > sp->end - at)
 		return -EINVAL;
-	while (done < len) {
-		n = pread(fileno(sp->f), p + done, len - done,
-			  (off_t)(at + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += (size_t)n;
-	}
-	return 0;
+	return jr_spool_io(sp, false, at, buf, len);
 }
