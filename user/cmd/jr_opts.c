@@ -105,6 +105,33 @@ static int jr_parse_rtla_signal(const char *opt, const char *text,
 	return jr_parse_signal(opt, mine, a, e);
 }
 
+/* the actions whose argument follows a prefix, not empty */
+static const struct {
+	const char *prefix;
+	int kind;
+} jr_arg_actions[] = {
+	{ "exec=", JR_ACT_EXEC },
+	{ "trace,file=", JR_ACT_TRACE }, /* rtla's */
+	{ "shell,command=", JR_ACT_EXEC }, /* rtla's: also through the shell */
+};
+
+/* jr_arg_action - text is one of jr_arg_actions: into a */
+static bool jr_arg_action(const char *text, struct jr_action *a)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(jr_arg_actions) / sizeof(jr_arg_actions[0]);
+	     i++) {
+		n = strlen(jr_arg_actions[i].prefix);
+		if (!strncmp(text, jr_arg_actions[i].prefix, n) && text[n]) {
+			a->kind = jr_arg_actions[i].kind;
+			a->arg = text + n;
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
  * jr_parse_action - one ACTION of --on-threshold (stop, continue, trace,
  * exec, signal) or --on-end (trace, exec, signal) into l.  rtla's
@@ -130,18 +157,11 @@ static int jr_parse_action(const char *text, bool end, struct jr_actions *l,
 	} else if (!strcmp(text, "trace") || !strncmp(text, "trace=", 6)) {
 		a->kind = JR_ACT_TRACE;
 		a->arg = text[5] ? text + 6 : "jitread_trace.txt";
-	} else if (!strncmp(text, "exec=", 5) && text[5]) {
-		a->kind = JR_ACT_EXEC;
-		a->arg = text + 5;
+	} else if (jr_arg_action(text, a)) {
+		/* exec=, and rtla's trace,file= and shell,command= */
 	} else if (!strncmp(text, "signal=", 7)) {
 		if (jr_parse_signal(opt, text, a, e))
 			return -EINVAL;
-	} else if (!strncmp(text, "trace,file=", 11) && text[11]) {
-		a->kind = JR_ACT_TRACE;
-		a->arg = text + 11;
-	} else if (!strncmp(text, "shell,command=", 14) && text[14]) {
-		a->kind = JR_ACT_EXEC;
-		a->arg = text + 14;
 	} else if (!strncmp(text, "signal,", 7)) {
 		if (jr_parse_rtla_signal(opt, text, a, e))
 			return -EINVAL;
