@@ -10,7 +10,9 @@
  - while the injector fires NMIs, the metrics name nmi/jinj_nmi, and the
    textfile written at the end agrees with the run's JSON report:
    sampled time, gap count, the NMI source's count and time exactly, and
-   the classes' noise with the summaries' to within 1 ns a gap.
+   the classes' noise with the summaries' to within 1 ns a gap, the
+   net split with the classes, and the NMIs' net time inside the gaps
+   with their source's.
 """
 
 import json
@@ -180,6 +182,14 @@ def attribution(jr, tmp):
     if summ["lost_events"] or abs(noise * 1e9 - summ["noise_ns"]) > filed:
         raise Fail(f"classes' noise {noise} s over {filed} gaps, summaries "
                    f"{summ['noise_ns']} ns, lost {summ['lost_events']}")
+    net = sum(v for k, v in m.items()
+              if k.startswith(f'jitread_noise_net_seconds_total{{cpu="{CPU}"'))
+    if abs(net - noise) > 1e-8:
+        raise Fail(f"net split {net} s, classes {noise} s")
+    # the gap events' nmi_ns reach the split: the injected NMIs are gaps
+    net_nmi = m[f'jitread_noise_net_seconds_total{{cpu="{CPU}",class="nmi"}}']
+    if net_nmi < 0.5 * nmi_s:
+        raise Fail(f"net nmi {net_nmi} s, the NMI source {nmi_s} s")
     log(f"nmi:jinj_nmi x{nmi['count']}, {filed:.0f} gaps filed, noise "
         f"{noise * 1e9:.0f} ns against {summ['noise_ns']} ns")
 

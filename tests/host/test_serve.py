@@ -174,6 +174,30 @@ class ServeScraped(unittest.TestCase):
         self.assertGreater(periods, 3)
         self.assertAlmostEqual(s[key] / periods, 0.2, delta=0.02)
 
+    def test_classes_and_sources_reconcile(self):
+        """METRICS' identities on a live scrape: the net split sums to
+        the gross classes, and the sources, less their time outside any
+        gap, plus unexplained and unseen, make the same total."""
+        s = samples(self.text[2])
+
+        def total(name):
+            return sum(v for k, v in s.items()
+                       if k.startswith(name + "{") and f'cpu="{CPU}"' in k)
+
+        gross = total("jitread_noise_seconds_total")
+        net = total("jitread_noise_net_seconds_total")
+        self.assertGreater(gross, 0.01)
+        # each side is exact in ns; the text prints ns
+        self.assertAlmostEqual(net, gross, delta=1e-8)
+        rest = sum(s[f'jitread_noise_net_seconds_total{{cpu="{CPU}",'
+                     f'class="{c}"}}'] for c in ("unexplained", "unseen"))
+        sources = total("jitread_source_noise_seconds_total")
+        outside = total("jitread_outside_gaps_seconds_total")
+        # a record in the slack of two gaps counts in both: a few us
+        self.assertAlmostEqual(sources - outside + rest, gross, delta=2e-5)
+        # the sources alone do not add up, which is why unexplained is there
+        self.assertGreater(abs(sources - gross), 1e-4)
+
     def test_bad_requests_refused(self):
         self.assertEqual([b.split(" ", 2)[1] for b in self.bad],
                          ["400", "405", "404", "400"])

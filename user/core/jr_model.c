@@ -271,6 +271,13 @@ static void jr_add_summary(struct jr_cpu *c, const struct jr_rec *r)
 	}
 	if (r->v[1] > seen)
 		c->unseen_ns += r->v[1] - seen;
+	for (h = 0; h < JR_H_NR; h++) {
+		if (c->evt_open[h] > c->net_open[h])
+			c->outside_ns[h] += c->evt_open[h] - c->net_open[h];
+		c->net_ns[h] += c->net_open[h];
+		c->net_open[h] = 0;
+		c->evt_open[h] = 0;
+	}
 	c->periods++;
 	c->runtime_ns += r->v[0];
 	c->noise_ns += r->v[1];
@@ -292,6 +299,37 @@ static int jr_gap_hclass(const struct jr_rec *r)
 	if (r->cls >= 0 && r->cls < JIT_NOISE_HW_SMI)
 		return JR_H_IRQ + r->cls;
 	return JR_H_UNKNOWN;
+}
+
+/*
+ * jr_gap_net - split a gap by what explains it: each class's net time
+ * inside it (scaled down to the gap's explained part should the events
+ * claim more), the unexplained rest at JR_H_GAP, a hw gap whole.  A
+ * record without per-class times (an older recording) gives its whole
+ * explained part to its own class.
+ */
+static void jr_gap_net(struct jr_cpu *c, const struct jr_rec *r, int hcls)
+{
+	uint64_t gross = r->v[0], un = r->v[1] < gross ? r->v[1] : gross;
+	uint64_t ex = gross - un, given = 0, part;
+	unsigned __int128 sum = 0;
+	int k;
+
+	if (hcls >= JR_H_SMI) {
+		c->net_open[hcls] += gross;
+		return;
+	}
+	c->net_open[JR_H_GAP] += un;
+	for (k = 0; k < JIT_NOISE_HW_SMI; k++)
+		sum += r->v[3 + k];
+	for (k = 0; sum && k < JIT_NOISE_HW_SMI; k++) {
+		part = sum <= ex ? r->v[3 + k] :
+				   (uint64_t)((unsigned __int128)r->v[3 + k] *
+					      ex / sum);
+		c->net_open[JR_H_IRQ + k] += part;
+		given += part;
+	}
+	c->net_open[hcls] += ex - given;
 }
 
 /* jr_tl_add - keep the first JR_TL_MAX gaps per CPU for the timeline. */
@@ -355,6 +393,7 @@ int jr_model_add(struct jr_model *m, const struct jr_rec *r)
 		hcls = jr_gap_hclass(r);
 		c->open_ns[hcls] += r->v[0];
 		c->open_gaps[hcls]++;
+		jr_gap_net(c, r, hcls);
 		ret = jr_count(m, c, JR_H_GAP, r->v[0]);
 		if (!ret)
 			ret = jr_tl_add(m, c, r);
@@ -367,6 +406,8 @@ int jr_model_add(struct jr_model *m, const struct jr_rec *r)
 	ret = jr_count(m, c, hcls, r->v[0]);
 	if (ret)
 		return ret;
+	if (hcls < JR_H_SMI)
+		c->evt_open[hcls] += r->v[0];
 	s = jr_source_get(c, key, hcls, r, 0);
 	if (!s)
 		return -ENOMEM;

@@ -97,6 +97,16 @@ struct jr_cpu {
 	 * the reader started, or lost.
 	 */
 	uint64_t unseen_ns;
+	/*
+	 * The same covered gaps split by what explains them: for irq to
+	 * thread, their events' net time inside the gaps; for hw:*, those
+	 * gaps whole; at JR_H_GAP, the unexplained rest.  net_ns[] sums to
+	 * cls_ns[].  outside_ns[]: the net time of irq to thread events that
+	 * the sources count but no gap holds (too short to leave a gap over
+	 * the threshold), per summary, never below zero.
+	 */
+	uint64_t net_ns[JR_H_NR], net_open[JR_H_NR];
+	uint64_t evt_open[JR_H_NR], outside_ns[JR_H_NR];
 };
 
 struct jr_model {

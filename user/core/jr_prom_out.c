@@ -37,12 +37,36 @@ static void jr_per_cpu(struct jr_emit *e, const struct jr_model *m,
 	}
 }
 
-/* per CPU and noise class (not "gap"); the time adds class="unseen" */
-static void jr_per_class(struct jr_emit *e, const struct jr_model *m, bool secs)
+/*
+ * What a per-class family holds: the gaps' count or gross time by the
+ * class they were filed under (the time adds class="unseen"), the same
+ * time split by what explains it (adds "unexplained" and "unseen"), or
+ * the events' time outside any gap (irq to thread only).
+ */
+enum jr_pclass { JR_PCL_GAPS, JR_PCL_GROSS, JR_PCL_NET, JR_PCL_OUTSIDE };
+
+static struct jr_pval jr_class_val(const struct jr_cpu *c, int h,
+				   enum jr_pclass what)
+{
+	switch (what) {
+	case JR_PCL_GAPS:
+		return JR_PV_N(c->cls_gaps[h]);
+	case JR_PCL_GROSS:
+		return JR_PV_NSEC(c->cls_ns[h]);
+	case JR_PCL_NET:
+		return JR_PV_NSEC(c->net_ns[h]);
+	default:
+		return JR_PV_NSEC(c->outside_ns[h]);
+	}
+}
+
+/* per CPU and noise class (not "gap"), as enum jr_pclass says */
+static void jr_per_class(struct jr_emit *e, const struct jr_model *m,
+			 enum jr_pclass what)
 {
 	struct jr_plabel l[2] = { { "cpu", NULL }, { "class", NULL } };
+	int cpu, h, end = what == JR_PCL_OUTSIDE ? JR_H_SMI : JR_H_NR;
 	char cpu_s[16];
-	int cpu, h;
 
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		const struct jr_cpu *c = &m->cpu[cpu];
@@ -51,14 +75,17 @@ static void jr_per_class(struct jr_emit *e, const struct jr_model *m, bool secs)
 			continue;
 		snprintf(cpu_s, sizeof(cpu_s), "%d", cpu);
 		l[0].value = cpu_s;
-		for (h = JR_H_GAP + 1; h < JR_H_NR; h++) {
+		for (h = JR_H_GAP + 1; h < end; h++) {
 			l[1].value = jr_hclass_name(h);
+			e->ops->sample(e, l, 2, jr_class_val(c, h, what));
+		}
+		if (what == JR_PCL_NET) {
+			l[1].value = "unexplained";
 			e->ops->sample(e, l, 2,
-				       secs ? JR_PV_NSEC(c->cls_ns[h]) :
-					      JR_PV_N(c->cls_gaps[h]));
+				       JR_PV_NSEC(c->net_ns[JR_H_GAP]));
 		}
 		l[1].value = "unseen";
-		if (secs)
+		if (what == JR_PCL_GROSS || what == JR_PCL_NET)
 			e->ops->sample(e, l, 2, JR_PV_NSEC(c->unseen_ns));
 	}
 }
@@ -143,11 +170,19 @@ void jr_prom_write(const struct jr_prom *p, const struct jr_model *m,
 	o->family(
 		&e, "jitread_noise_seconds", JR_P_COUNTER, "seconds",
 		"Gaps in the sampled time, by the class they were filed under; unseen: the summaries' noise whose gaps were not read.");
-	jr_per_class(&e, m, true);
+	jr_per_class(&e, m, JR_PCL_GROSS);
+	o->family(
+		&e, "jitread_noise_net_seconds", JR_P_COUNTER, "seconds",
+		"The same noise by what explains it: a class's events' net time inside the gaps, hw gaps whole, unexplained the rest of the gaps with events, unseen as above.");
+	jr_per_class(&e, m, JR_PCL_NET);
+	o->family(
+		&e, "jitread_outside_gaps_seconds", JR_P_COUNTER, "seconds",
+		"Net time of events the sources count that no gap over the threshold holds; not noise.");
+	jr_per_class(&e, m, JR_PCL_OUTSIDE);
 	o->family(
 		&e, "jitread_gaps", JR_P_COUNTER, NULL,
 		"Gaps above the threshold, by the class they were filed under.");
-	jr_per_class(&e, m, false);
+	jr_per_class(&e, m, JR_PCL_GAPS);
 	o->family(
 		&e, "jitread_available_ratio", JR_P_GAUGE, NULL,
 		"Share of the sampled time the sampler had, since the start.");

@@ -35,7 +35,8 @@ enum jr_type {
 
 /*
  * struct jr_rec - one event.  Per type:
- *   GAP      v0 duration_ns, v1 hw_ns, v2 steal_ns; cls class; id smi_count
+ *   GAP      v0 duration_ns, v1 hw_ns, v2 steal_ns, v3-v6 irq, softirq,
+ *            nmi and thread net_ns inside it; cls class; id smi_count
  *   IRQ      v0 duration_ns; id irq (-1: vector); id2 vector; name
  *   SOFTIRQ  v0 duration_ns; cls vector number
  *   NMI      v0 duration_ns; name handler symbol

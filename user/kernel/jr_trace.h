@@ -20,7 +20,7 @@ struct tep_record;
 struct tep_format_field;
 struct kbuffer;
 
-#define JR_MAX_FIELDS 8 /* of one jitmod event that jitread reads */
+#define JR_MAX_FIELDS 10 /* of one jitmod event that jitread reads */
 
 struct jr_stream {
 	struct tracefs_instance *inst;

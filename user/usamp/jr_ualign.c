@@ -221,6 +221,8 @@ static int jr_emit_gap(struct jr_ualign *a, const struct jr_ugap *gp,
 	r.ts_ns = g0 + slack;
 	r.v[0] = ns;
 	r.v[1] = ns > explained ? ns - explained : 0;
+	for (c = 0; c < JIT_NOISE_HW_SMI; c++)
+		r.v[3 + c] = net[c];
 	r.cls = best < 0 ? JIT_NOISE_HW_UNKNOWN : best;
 	a->gaps++;
 	a->classified += best >= 0;
