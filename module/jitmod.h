@@ -142,6 +142,7 @@ struct jit_params {
 	u64 runtime_us;
 	u64 stop_us;
 	u64 stop_total_us;
+	u64 warmup_us;
 	unsigned int prio;
 };
 

@@ -347,6 +347,8 @@ JIT_U64_PARAM(stop_us, 0, MAX_PERIOD_US, "us",
 	      "Stop when one gap exceeds this, us (0: never)");
 JIT_U64_PARAM(stop_total_us, 0, MAX_PERIOD_US, "us",
 	      "Stop when the noise in one period exceeds this, us (0: never)");
+JIT_U64_PARAM(warmup_us, 0, MAX_PERIOD_US, "us",
+	      "Spin this long after each sleep before sampling, us, unrecorded: the wake-up's own cost is not the CPU's noise (default 0)");
 
 static void jit_apply_prio(void *arg)
 {

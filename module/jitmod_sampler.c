@@ -356,6 +356,35 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 		per->counts[i] = READ_ONCE(jc->count[i]) - first.count[i];
 }
 
+/*
+ * jit_warmup - spin for warmup_us after the sleep, recording nothing.
+ *
+ * Waking from the sleep between periods costs the CPU something a task
+ * that never sleeps does not pay: the idle exit, the tick starting again,
+ * work deferred while it slept, a vCPU the hypervisor had descheduled.
+ * That is the duty cycle's cost, not the CPU's noise, so serve asks for a
+ * warm-up, and the period's runtime starts after it (jitread-serve(1),
+ * "The window's edge").  The loop yields and reports RCU quiescent states
+ * as the sampling loop does, so deferred work runs now, not in the window.
+ */
+static void jit_warmup(void)
+{
+	u64 warm_cyc = jit_ns_to_cyc(jit_params.warmup_us * NSEC_PER_USEC);
+	u64 start = rdtsc(), iters = 0;
+
+	while (rdtsc() - start < warm_cyc) {
+		cpu_relax();
+		jit_yield_if_needed();
+		if (++iters & JIT_STOP_POLL_MASK)
+			continue;
+		if (kthread_should_stop() || READ_ONCE(jit_halting) ||
+		    READ_ONCE(jit_stopped))
+			return;
+		if (!(iters & JIT_RCU_QS_MASK))
+			jit_rcu_qs();
+	}
+}
+
 /* jit_summarise - emit the period's summary and check stop_total_us. */
 static void jit_summarise(struct jit_cpu *jc, const struct jit_period *per)
 {
@@ -399,6 +428,14 @@ static void jit_sleep(u64 sleep_us)
 	schedule_hrtimeout(&kt, HRTIMER_MODE_REL);
 }
 
+/* jit_sleep_us - the rest of the period, after the warm-up and runtime */
+static u64 jit_sleep_us(void)
+{
+	u64 busy = jit_params.runtime_us + jit_params.warmup_us;
+
+	return busy < jit_params.period_us ? jit_params.period_us - busy : 0;
+}
+
 /* jit_sampler_fn - body of kthread jitmod/N: sample, summarise, sleep. */
 int jit_sampler_fn(void *data)
 {
@@ -411,9 +448,11 @@ int jit_sampler_fn(void *data)
 			jit_sleep(jit_params.period_us);
 			continue;
 		}
+		if (jit_params.warmup_us)
+			jit_warmup();
 		jit_sample(jc, &per);
 		jit_summarise(jc, &per);
-		jit_sleep(jit_params.period_us - jit_params.runtime_us);
+		jit_sleep(jit_sleep_us());
 	}
 	return 0;
 }

@@ -27,7 +27,7 @@ from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 PARAMS = ("threshold_ns", "stop_us", "stop_total_us", "period_us",
-          "runtime_us", "enable")
+          "runtime_us", "enable", "warmup_us")
 FIRST = dict(threshold_ns=5000, period_us=1000000, runtime_us=900000)
 RUN_DIR = "/run/jitread"
 SAVED = os.path.join(RUN_DIR, "jitmod.saved")
@@ -63,8 +63,8 @@ def start_owner(cmd, tmp):
                          stderr=subprocess.PIPE, text=True)
     kmod.await_ready(p, ready, f"jitread {cmd}")
     now = settings()
-    want = ({"runtime_us": "100000"} if cmd == "serve"
-            else {"threshold_ns": "3000"})
+    want = ({"runtime_us": "100000", "warmup_us": "20000"}
+            if cmd == "serve" else {"threshold_ns": "3000"})
     for k, v in want.items():
         if now[k] != v:
             p.kill()

@@ -35,6 +35,7 @@ check_bad "period_us=0" period_us
 check_bad "runtime_us=2000000" runtime_us
 check_bad "prio=100" prio
 check_bad "enable=maybe" enable
+check_bad "warmup_us=60000001" warmup_us
 
 # A good load still works afterwards, and a bad run-time write is refused.
 insmod "$JIT_KO" cpus=1 || jit_fail "good insmod failed after bad ones"
@@ -47,6 +48,15 @@ echo 2000 > /sys/module/jitmod/parameters/threshold_ns ||
 	jit_fail "threshold_ns did not change"
 ps -eo comm | grep -qx "jitmod/1" || jit_fail "sampler not restarted"
 rmmod jitmod || jit_fail "rmmod failed"
+
+# A sampler in a long warm-up still leaves at once on rmmod.
+insmod "$JIT_KO" cpus=1 period_us=60000000 runtime_us=100000 \
+	warmup_us=50000000 || jit_fail "insmod with a warm-up failed"
+sleep 2
+t0=$(date +%s)
+rmmod jitmod || jit_fail "rmmod in the warm-up failed"
+[ $(($(date +%s) - t0)) -le 10 ] || jit_fail "rmmod waited for the warm-up"
+jit_log "ok: rmmod during a 50 s warm-up"
 
 # SCHED_FIFO at any priority needs sched_setattr_nocheck() exported (not
 # on 5.10); without it only 1 and 50 are possible, and others are refused.

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """jitread serve against the real module.
 
- - by default it samples 100 ms of every 1 s: jitmod's runtime_us and
-   period_us say so while it runs, and have their old values after;
+ - by default it samples 100 ms of every 1 s after a 20 ms warm-up:
+   jitmod's runtime_us, period_us and warmup_us say so while it runs,
+   and have their old values after, and the metrics state the warm-up;
  - jitread and its server process run on CPU 0 only, never on the sampled
    CPU: scraped 20 times, CPU 1 shows no jitread thread among its sources;
  - the exposition it serves passes promtool, in both formats' framing;
@@ -70,7 +71,7 @@ def stop(p):
 
 def params():
     return tuple(int(sysio.read(f"{kmod.JIT_PARAMS}/{n}"))
-                 for n in ("runtime_us", "period_us"))
+                 for n in ("runtime_us", "period_us", "warmup_us"))
 
 
 def cpu_s(pid):
@@ -101,8 +102,9 @@ def default_duty(jr, tmp):
     old = params()
     p, url = start(jr, tmp, "--json", os.path.join(tmp, "d.json"))
     try:
-        if params() != (100000, 1000000):
-            raise Fail(f"runtime_us, period_us while serving: {params()}")
+        if params() != (100000, 1000000, 20000):
+            raise Fail(f"runtime_us, period_us, warmup_us while serving: "
+                       f"{params()}")
         if affinity(p.pid) != {"0"}:
             raise Fail(f"jitread's threads may run on {affinity(p.pid)}")
         time.sleep(1.5)
@@ -116,7 +118,10 @@ def default_duty(jr, tmp):
     finally:
         stop(p)
     if params() != old:
-        raise Fail(f"runtime_us, period_us after: {params()}, want {old}")
+        raise Fail(f"runtime_us, period_us, warmup_us after: {params()}, "
+                   f"want {old}")
+    if samples(text).get("jitread_window_warmup_seconds") != 0.02:
+        raise Fail("jitread_window_warmup_seconds is not 0.02")
     if not om.endswith("\n# EOF\n") or text.endswith("# EOF\n"):
         raise Fail("the formats' framing is wrong")
     if shutil.which("promtool"):

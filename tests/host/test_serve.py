@@ -265,8 +265,8 @@ class ServeScraped(unittest.TestCase):
             for labels, val in metrics:
                 lab = ",".join(f'{k}="{v}"' for k, v in labels.items())
                 if not isinstance(val, dict):
-                    self.assertAlmostEqual(val, text[f"{name}{{{lab}}}"],
-                                           places=9)
+                    key = f"{name}{{{lab}}}" if lab else name
+                    self.assertAlmostEqual(val, text[key], places=9)
                     seen += 1
                     continue
                 self.assertEqual(val["count"], text[f"{name}_count{{{lab}}}"])

@@ -43,6 +43,9 @@ enum {
 	JR_K_SAMPLER,
 };
 
+/* serve's warm-up: the first 20 ms after a wake-up are measurably noisier */
+#define JR_SERVE_WARMUP_US 20000
+
 static const struct jr_optdef jr_serve_optdefs[] = {
 	JR_OPT_CPUS,
 	JR_OPT_DURATION,
@@ -77,6 +80,8 @@ static void jr_serve_defaults(struct jr_opts *o)
 {
 	o->live.runtime_us = 100000;
 	o->live.period_us = 1000000;
+	o->live.warmup_us = JR_SERVE_WARMUP_US;
+	o->live.have_warmup = true;
 }
 
 static int jr_serve_apply(int key, const char *arg, struct jr_opts *o,
@@ -283,6 +288,7 @@ static int jr_serve_user(struct jr_opts *o, int argc, char **argv)
 
 static int jr_serve_run(struct jr_opts *o, int argc, char **argv)
 {
+	jr_serve_opts.warmup_ns = o->live.warmup_us * JR_US;
 	bool jitmod = jr_serve_opts.sampler == JR_SAMPLER_JITMOD ||
 		      (jr_serve_opts.sampler == JR_SAMPLER_AUTO &&
 		       jr_module_loaded());

@@ -81,6 +81,26 @@ void jr_claim_params(const struct jr_opts *o, struct jr_ksave *saved,
 }
 
 /*
+ * jr_set_warmup - serve's warm-up, where jitmod has warmup_us; a jitmod
+ * older than jitread samples from the wake-up on, and the run says so.
+ */
+static void jr_set_warmup(const struct jr_live_opts *l, struct jr_ksave *saved)
+{
+	int ret;
+
+	if (!l->have_warmup)
+		return;
+	ret = jr_param_change(saved, "warmup_us", l->warmup_us);
+	if (ret == -ENOENT && l->warmup_us)
+		jr_warn("this jitmod has no warmup_us: each window starts at "
+			"its wake-up");
+	else if (ret && ret != -ENOENT)
+		jr_die(JR_EXIT_RUN,
+		       "cannot set jitmod's warmup_us=%" PRIu64 ": %s",
+		       l->warmup_us, strerror(-ret));
+}
+
+/*
  * jr_set_params - -T, -s, -S, --runtime and --period, each noted to be
  * put back at exit; a run that sets none changes nothing, and only puts
  * back what a killed run left.  jitmod refuses a runtime longer than its
@@ -100,7 +120,7 @@ void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved)
 
 	for (i = 0; i < 5 && !vals[i]; i++)
 		;
-	if (i == 5 && !saved->owned) {
+	if (i == 5 && !l->have_warmup && !saved->owned) {
 		jr_params_recover();
 		return;
 	}
@@ -124,6 +144,7 @@ void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved)
 			       "cannot set jitmod's %s=%" PRIu64 ": %s",
 			       names[i], vals[i], strerror(-ret));
 	}
+	jr_set_warmup(l, saved);
 }
 
 /* jr_check_cpus - every CPU asked for must be sampled by jitmod. */

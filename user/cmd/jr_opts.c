@@ -314,6 +314,17 @@ static int jr_set_us(const char *arg, uint64_t *us)
 	return 0;
 }
 
+/* jr_set_us_or_0 - as jr_set_us, where 0 is a value: none */
+static int jr_set_us_or_0(const char *arg, uint64_t *us)
+{
+	uint64_t ns;
+
+	if (jr_parse_time(arg, JR_US, 0, 60 * JR_S, &ns) || ns % JR_US)
+		return -EINVAL;
+	*us = ns / JR_US;
+	return 0;
+}
+
 /* jr_apply_live - what a live run does to jitmod and to itself. */
 static int jr_apply_live(int key, const char *arg, bool legacy,
 			 struct jr_live_opts *l, struct jr_err *e)
@@ -361,6 +372,9 @@ static int jr_apply_live(int key, const char *arg, bool legacy,
 		return jr_set_us(arg, &l->runtime_us);
 	case JR_K_PERIOD:
 		return jr_set_us(arg, &l->period_us);
+	case JR_K_WAKE_WARMUP:
+		l->have_warmup = true;
+		return jr_set_us_or_0(arg, &l->warmup_us);
 	}
 	return -ENOENT;
 }

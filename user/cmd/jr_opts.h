@@ -53,6 +53,9 @@ struct jr_live_opts {
 	size_t buffer_kb;
 	uint64_t runtime_us; /* 0: leave the module's */
 	uint64_t period_us; /* 0: leave the module's */
+	/* with have_warmup: jitmod's warmup_us, and the user sampler's */
+	uint64_t warmup_us;
+	bool have_warmup;
 	const char *record;
 	const char *ready_file;
 	struct jr_actions on_thr; /* when jitmod stops on a threshold */
@@ -153,6 +156,7 @@ enum jr_key {
 	JR_K_WARMUP,
 	JR_K_INPUT,
 	JR_K_JOURNAL,
+	JR_K_WAKE_WARMUP,
 	JR_K_OWN = 1024,
 };
 
@@ -260,9 +264,13 @@ struct jr_cmd_def {
 	{ "runtime", JR_K_RUNTIME, "TIME",                                     \
 	  "set jitmod's runtime_us: sampling time per period\n"                \
 	  "(serve: also the user sampler's; default 100ms); bare: us" },       \
+		{ "period", JR_K_PERIOD, "TIME",                               \
+		  "set jitmod's period_us (serve: default 1s); bare: us" },    \
 	{                                                                      \
-		"period", JR_K_PERIOD, "TIME",                                 \
-			"set jitmod's period_us (serve: default 1s); bare: us" \
+		"warmup", JR_K_WAKE_WARMUP, "TIME",                            \
+			"set jitmod's warmup_us: spun after each sleep, not\n" \
+			"sampled (serve: default 20ms, and the user\n"         \
+			"sampler's too); bare: us"                             \
 	}
 #define JR_OPTS_STOP                                                                  \
 	{ "stop", JR_K_STOP, "TIME",                                                  \

@@ -147,6 +147,9 @@ void jr_sample_phase(struct jr_udoc *d, struct jr_ubpf *b, uint64_t ns)
 		.tsc_khz = d->r.info.tsc_khz,
 		.stop = &jr_run_stop,
 		.ready_file = d->o->live.ready_file,
+		.warmup_ns = d->o->live.have_warmup ?
+				     d->o->live.warmup_us * JR_US :
+				     0,
 	};
 	struct jr_err e;
 

@@ -46,6 +46,7 @@ struct jr_prom_info {
 	const char *version;
 	const char *backend; /* "jitmod" or "user" */
 	const char *kernel;
+	uint64_t warmup_ns; /* each window's, not sampled */
 };
 
 struct jr_prom {

@@ -168,6 +168,10 @@ void jr_prom_write(const struct jr_prom *p, const struct jr_model *m,
 		  "Time the sampler ran, per CPU.");
 	jr_per_cpu(&e, m, JR_PC_SAMPLED);
 	o->family(
+		&e, "jitread_window_warmup_seconds", JR_P_GAUGE, "seconds",
+		"Spun after each sleep before a window, not sampled: the wake-up is the duty cycle's cost, not the CPU's noise.");
+	o->sample(&e, NULL, 0, JR_PV_NSEC(p->info.warmup_ns));
+	o->family(
 		&e, "jitread_noise_seconds", JR_P_COUNTER, "seconds",
 		"Gaps in the sampled time, by the class they were filed under; unseen: the summaries' noise whose gaps were not read.");
 	jr_per_class(&e, m, JR_PCL_GROSS);

@@ -53,14 +53,17 @@ static void jr_text_name(struct jr_emit *e, const char *sfx,
 {
 	int i;
 
-	jr_buf_printf(e->b, "%s%s{", e->name, sfx);
+	jr_buf_printf(e->b, "%s%s", e->name, sfx);
+	if (!nl && !le)
+		return;
+	jr_buf_put(e->b, "{", 1);
 	for (i = 0; i < nl; i++) {
 		jr_buf_printf(e->b, "%s%s=\"", i ? "," : "", l[i].name);
 		jr_text_value(e->b, l[i].value);
 		jr_buf_put(e->b, "\"", 1);
 	}
 	if (le)
-		jr_buf_printf(e->b, ",le=\"%s\"", le);
+		jr_buf_printf(e->b, "%sle=\"%s\"", nl ? "," : "", le);
 	jr_buf_put(e->b, "}", 1);
 }
 

@@ -32,7 +32,8 @@ int jr_serve_open(struct jr_serve *s, const struct jr_serve_opts *so,
 {
 	const struct jr_prom_info info = { .version = JR_VERSION,
 					   .backend = backend,
-					   .kernel = kernel };
+					   .kernel = kernel,
+					   .warmup_ns = so->warmup_ns };
 	int ret;
 
 	memset(s, 0, sizeof(*s));

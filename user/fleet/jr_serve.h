@@ -29,6 +29,7 @@ struct jr_serve_opts {
 	uint64_t interval_ns; /* how often the metrics are refreshed */
 	int top; /* sources per CPU with series of their own */
 	int sampler; /* enum jr_sampler */
+	uint64_t warmup_ns; /* spun after each sleep, unrecorded */
 };
 
 struct jr_serve {

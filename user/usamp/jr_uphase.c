@@ -216,6 +216,7 @@ static int jr_user_start(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
 		s->work = cfg->work;
 		s->thr_cyc = jr_ns_to_cyc(cfg->threshold_ns, cfg->tsc_khz);
 		s->run_cyc = jr_ns_to_cyc(duration_ns, cfg->tsc_khz);
+		s->warm_cyc = jr_ns_to_cyc(cfg->warmup_ns, cfg->tsc_khz);
 		s->stop = cfg->stop;
 		s->cap_gaps = cfg->gaps_cap;
 		s->ns_per_cyc = 1e6 / cfg->tsc_khz;
@@ -263,6 +264,7 @@ int jr_user_phase(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
 	ret = jr_user_run(b, &p, jr_mono_ns() + duration_ns + 1000000000ULL,
 			  sink, ctx, in, e);
 	in->tsc_khz = cfg->tsc_khz;
+	in->warmup_ns = cfg->warmup_ns;
 	in->phases++;
 	drops = jr_ubpf_drops(b);
 	in->bpf_drops += drops;

@@ -28,6 +28,7 @@ struct jr_user_cfg {
 	uint64_t tsc_khz;
 	const struct jr_stop *stop;
 	const char *ready_file; /* created once the samplers go */
+	uint64_t warmup_ns; /* spun, unrecorded, before the phase */
 };
 
 /* struct jr_user_info - what the report says about the user side. */
@@ -36,6 +37,7 @@ struct jr_user_info {
 	enum jr_work work;
 	struct jr_hist work_hist;
 	uint64_t phases;
+	uint64_t warmup_ns; /* spun before each phase, unrecorded */
 	uint64_t iterations;
 	uint64_t runtime_ns;
 	uint64_t min_iter_ps;

@@ -58,6 +58,11 @@ void jr_ureport_text(FILE *out, const struct jr_ureport *d)
 		" kHz\n",
 		jr_work_names[in->work], d->threshold_ns, jr_ns_per_iter(in),
 		in->min_iter_ps / 1000.0, in->tsc_khz);
+	if (in->warmup_ns)
+		fprintf(out,
+			"# each phase began after a %.1f ms warm-up, not "
+			"sampled\n",
+			in->warmup_ns / 1e6);
 	if (in->bpf_ok)
 		fprintf(out,
 			"# BPF: %" PRIu64 " of %" PRIu64
@@ -98,13 +103,14 @@ static void jr_json_sampler(FILE *out, const struct jr_ureport *d)
 		", \"tsc_khz\": %" PRIu64 ", \"ns_per_iter\": %.4f"
 		", \"min_iter_ns\": %.3f, \"iterations\": %" PRIu64
 		", \"runtime_ns\": %" PRIu64 ", \"phases\": %" PRIu64
-		", \"gaps\": %" PRIu64 ", \"gaps_classified\": %" PRIu64
-		", \"gaps_dropped\": %" PRIu64 ", \"log_resident_pct\": %u"
+		", \"warmup_ns\": %" PRIu64 ", \"gaps\": %" PRIu64
+		", \"gaps_classified\": %" PRIu64 ", \"gaps_dropped\": %" PRIu64
+		", \"log_resident_pct\": %u"
 		",\n    \"bpf\": {\"ok\": %s, \"why\": ",
 		jr_work_names[in->work], d->threshold_ns, in->tsc_khz,
 		jr_ns_per_iter(in), in->min_iter_ps / 1000.0, in->iterations,
-		in->runtime_ns, in->phases, in->gaps, in->classified,
-		in->gaps_dropped, in->log_resident_pct,
+		in->runtime_ns, in->phases, in->warmup_ns, in->gaps,
+		in->classified, in->gaps_dropped, in->log_resident_pct,
 		in->bpf_ok ? "true" : "false");
 	jr_json_str(out, in->bpf_why);
 	fprintf(out,

@@ -176,6 +176,19 @@ static void jr_work_loop(struct jr_usamp *u)
 	__asm__ volatile("" : : "r"(sink)); /* keep the work's result live */
 }
 
+/*
+ * jr_warmup - spin, recording nothing, for warm_cyc: a phase that starts
+ * after a sleep starts on a CPU that has just woken (serve's duty cycle),
+ * and that wake-up is the duty cycle's cost, not the CPU's noise.
+ */
+static void jr_warmup(struct jr_usamp *u)
+{
+	uint64_t t0 = jr_rdtsc();
+
+	while (jr_rdtsc() - t0 < u->warm_cyc && !u->stop->sig && !u->halt)
+		__builtin_ia32_pause();
+}
+
 static void *jr_usamp_main(void *arg)
 {
 	struct jr_usamp *u = arg;
@@ -188,6 +201,7 @@ static void *jr_usamp_main(void *arg)
 		__builtin_ia32_pause();
 	if (u->stop->sig || u->halt)
 		goto done;
+	jr_warmup(u);
 	jr_put_pair(u, JR_PAIR_TRIES);
 	u->next_pair = jr_rdtsc() + u->pair_cyc;
 	if (u->work == JR_WORK_NONE)

@@ -52,6 +52,7 @@ struct jr_usamp {
 	enum jr_work work;
 	uint64_t thr_cyc;
 	uint64_t run_cyc;
+	uint64_t warm_cyc; /* spun before the loop, unrecorded */
 	const struct jr_stop *stop; /* the caller's: end early */
 	volatile int halt; /* this phase's own: end early */
 	pthread_t th;
