@@ -366,6 +366,41 @@ class Memory(unittest.TestCase):
 
 
 @unittest.skipIf(usable(), usable())
+class WaitPerThread(unittest.TestCase):
+    """Each pipeline thread's wait: auto spins the one alone on its CPU
+    and yields the ones that share; asked for, three strategies apply in
+    order; a spin on a shared CPU is refused (UserErrors)."""
+
+    def run_user(self, *args):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "u.json")
+            rc, text, err = jrcli.jitread("user", "-c", "0-1", "-d", "1s",
+                                          "--no-header", "--json", out,
+                                          *args)
+            self.assertEqual(rc, 0, err)
+            return jrjson.load(out)["pipeline"], text
+
+    def test_auto_spins_only_alone(self):
+        p, text = self.run_user()
+        self.assertEqual(p["waits"], {"producer": "yield",
+                                      "accumulator": "spin",
+                                      "journaller": "yield"})
+        self.assertEqual(p["wait"], "yield,spin,yield")
+        self.assertIn("# pipeline: producer CPU 0 yield, accumulator CPU 1 "
+                      "spin, journaller CPU 0 yield;", text)
+        self.assertTrue(p["verified"], p["verdict"])
+
+    def test_three_strategies_in_order(self):
+        p, _ = self.run_user("--wait", "sleep,yield,sleep")
+        self.assertEqual(p["waits"], {"producer": "sleep",
+                                      "accumulator": "yield",
+                                      "journaller": "sleep"})
+        p, _ = self.run_user("--wait", "yield")
+        self.assertEqual(p["wait"], "yield")
+        self.assertEqual(set(p["waits"].values()), {"yield"})
+
+
+@unittest.skipIf(usable(), usable())
 class Transit(unittest.TestCase):
     def test_transit_not_below_a_hand_off(self):
         """The accumulator's transit (producer on CPU 0, accumulator on
@@ -383,14 +418,15 @@ class Transit(unittest.TestCase):
                 [exe, "0", "1"], capture_output=True, text=True, check=True,
                 timeout=60).stdout)
             out = os.path.join(d, "p.json")
-            rc, _, err = jrcli.jitread("user", "-c", "0-1", "--wait",
-                                       "yield", "-d", "2s", "-q", "--json",
-                                       out)
+            rc, _, err = jrcli.jitread("user", "-c", "0-1", "-d", "2s", "-q",
+                                       "--json", out)
             self.assertEqual(rc, 0, err)
             data = jrjson.load(out)
         p = data["pipeline"]
         self.assertEqual((p["cpus"]["producer"], p["cpus"]["accumulator"]),
                          (0, 1))
+        # --wait auto: the accumulator has CPU 1 alone and spins
+        self.assertEqual(p["waits"]["accumulator"], "spin")
         floor_ns = floor_cyc * 1e6 / data["sampler"]["tsc_khz"]
         least = p["histograms"]["accumulator transit"]["min_ns"]
         self.assertGreaterEqual(least, floor_ns,
@@ -462,7 +498,10 @@ class UserErrors(unittest.TestCase):
 
     def test_refused(self):
         c = ["user", "-c", "1"]
-        self.expect(c + ["-d", "1"], 2, "needs 3 CPUs to busy-spin")
+        self.expect(c + ["--wait", "spin", "-d", "1"], 2,
+                    "the producer would spin on CPU 1, which another")
+        self.expect(c + ["--wait", "yield,spin"], 2, "--wait")
+        self.expect(c + ["--wait", "yield,spin,sleep,spin"], 2, "--wait")
         self.expect(c + ["--work", "bogus"], 2, "--work")
         self.expect(c + ["--wait", "lazy"], 2, "--wait")
         self.expect(c + ["--ring", "1000"], 2, "--ring")

@@ -39,6 +39,7 @@ static void jr_opts_defaults(struct jr_opts *o, bool legacy)
 	o->out.entries = 256;
 	o->live.buffer_kb = 8192;
 	o->user.interval_ns = 10 * JR_US;
+	jr_wait_parse("auto", o->user.wait);
 	o->user.ring_size = 4096;
 	o->user.journal_bytes = JR_JOURNAL_DEFAULT;
 	o->user.warmup_ns = 1000 * JR_MS;
@@ -237,7 +238,7 @@ static int jr_apply_user(int key, const char *arg, struct jr_user_opts *u)
 		u->no_pipeline = true;
 		return 0;
 	case JR_K_WAIT:
-		return jr_opt_name(arg, jr_wait_names, JR_WAIT_NR, &u->wait);
+		return jr_wait_parse(arg, u->wait);
 	case JR_K_INTERVAL:
 		return jr_parse_time(arg, JR_US, JR_US, JR_S, &u->interval_ns);
 	case JR_K_RING:

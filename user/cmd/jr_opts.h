@@ -19,6 +19,7 @@
 #include "common/jr_err.h"
 #include "common/jr_parse.h"
 #include "core/jr_verdict.h"
+#include "usamp/jr_pipe.h"
 
 #define JR_MAX_ACTIONS 8
 
@@ -84,7 +85,7 @@ struct jr_out_opts {
 /* the user side: sampler, pipeline and the comparison's phases */
 struct jr_user_opts {
 	int work; /* enum jr_work */
-	int wait; /* enum jr_wait */
+	enum jr_wait wait[JR_NR_PT]; /* each thread's; JR_WAIT_AUTO */
 	int fifo_prio;
 	bool no_pipeline;
 	uint64_t interval_ns;
@@ -336,8 +337,9 @@ struct jr_cmd_def {
 		  "user gaps waiting to be classified, per CPU (default 262144)" }, \
 		{ "no-pipeline", JR_K_NOPIPE, NULL, "skip the pipeline" },          \
 		{ "wait", JR_K_WAIT, "STRATEGY",                                    \
-		  "pipeline waits: spin (default), yield, sleep;\n"                 \
-		  "only yield and sleep may share a CPU" },                         \
+		  "pipeline waits: auto (default: spin on a CPU of its\n"           \
+		  "own, yield on a shared one), spin, yield, sleep, or\n"           \
+		  "three for producer,accumulator,journaller" },                    \
 		{ "interval-us", JR_K_INTERVAL, "TIME",                             \
 		  "pipeline publication interval (default 10); bare: us" },         \
 		{ "ring", JR_K_RING, "N",                                           \

@@ -82,7 +82,6 @@ void jr_udoc_init(struct jr_udoc *d, struct jr_opts *o)
 	/* -c is always set here: user needs it, compare takes jitmod's */
 	d->r.ro = jr_report_opts_of(o);
 	jr_user_info_init(&d->r.info, o->user.work);
-	d->r.pcfg.wait = o->user.wait;
 	if (!o->user.no_pipeline) {
 		struct jr_err e;
 

@@ -82,11 +82,65 @@ static uint64_t jr_pipe_mix(uint64_t sum, uint64_t payload)
 	return (sum * 0x100000001b3ULL) ^ payload;
 }
 
-/* jr_pipe_place - one CPU per thread, or shared when the strategy allows. */
-int jr_pipe_place(const unsigned char *cpus, enum jr_wait wait,
+/*
+ * jr_wait_parse - --wait: auto, one strategy for every thread, or three,
+ * comma-separated, for the producer, the accumulator and the journaller.
+ */
+int jr_wait_parse(const char *arg, enum jr_wait *wait)
+{
+	const char *p = arg;
+	size_t len;
+	int i, k, n = 0;
+
+	if (!strcmp(arg, "auto")) {
+		for (i = 0; i < JR_NR_PT; i++)
+			wait[i] = JR_WAIT_AUTO;
+		return 0;
+	}
+	for (;;) {
+		len = strcspn(p, ",");
+		for (k = 0; k < JR_WAIT_NR; k++)
+			if (strlen(jr_wait_names[k]) == len &&
+			    !strncmp(p, jr_wait_names[k], len))
+				break;
+		if (k == JR_WAIT_NR || n == JR_NR_PT)
+			return -EINVAL;
+		wait[n++] = k;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	if (n != 1 && n != JR_NR_PT)
+		return -EINVAL;
+	for (i = n; i < JR_NR_PT; i++)
+		wait[i] = wait[0];
+	return 0;
+}
+
+/* jr_wait_desc - "spin" when every thread waits alike, else "P,A,J" */
+const char *jr_wait_desc(const struct jr_pipe_cfg *cfg, char *buf, size_t len)
+{
+	if (cfg->wait[0] == cfg->wait[1] && cfg->wait[1] == cfg->wait[2])
+		snprintf(buf, len, "%s", jr_wait_names[cfg->wait[0]]);
+	else
+		snprintf(buf, len, "%s,%s,%s", jr_wait_names[cfg->wait[0]],
+			 jr_wait_names[cfg->wait[1]],
+			 jr_wait_names[cfg->wait[2]]);
+	return buf;
+}
+
+/*
+ * jr_pipe_place - the first three CPUs of cpus, one per thread in order,
+ * round again when fewer (2 CPUs: the accumulator has the second alone),
+ * and each thread's wait: as asked, or for auto, spin on a CPU of its
+ * own and yield on one it shares.  A thread asked to spin on a CPU that
+ * another thread shares would starve it, and is refused.
+ */
+int jr_pipe_place(const unsigned char *cpus, const enum jr_wait *wait,
 		  struct jr_pipe_cfg *cfg, struct jr_err *e)
 {
-	int list[JR_NR_PT], n = 0, cpu, i;
+	int list[JR_NR_PT], n = 0, cpu, i, j;
+	bool alone;
 
 	for (cpu = 0; cpu < 4096 && n < JR_NR_PT; cpu++)
 		if (cpus[cpu])
@@ -95,16 +149,22 @@ int jr_pipe_place(const unsigned char *cpus, enum jr_wait wait,
 		jr_fail(e, -EINVAL, "the pipeline needs at least one CPU");
 		return -EINVAL;
 	}
-	if (n < JR_NR_PT && wait == JR_WAIT_SPIN) {
-		jr_fail(e, -EINVAL,
-			"the pipeline needs 3 CPUs to busy-spin (one per thread), -c gives %d; give 3 CPUs or share them with --wait yield|sleep",
-			n);
-		return -EINVAL;
-	}
 	for (i = 0; i < JR_NR_PT; i++)
 		cfg->cpu[i] = list[i % n];
 	cfg->shared = n < JR_NR_PT;
-	cfg->wait = wait;
+	for (i = 0; i < JR_NR_PT; i++) {
+		for (j = 0, alone = true; j < JR_NR_PT; j++)
+			alone &= j == i || cfg->cpu[j] != cfg->cpu[i];
+		cfg->wait[i] = wait[i] != JR_WAIT_AUTO ? wait[i] :
+			       alone		       ? JR_WAIT_SPIN :
+							 JR_WAIT_YIELD;
+		if (cfg->wait[i] == JR_WAIT_SPIN && !alone) {
+			jr_fail(e, -EINVAL,
+				"the %s would spin on CPU %d, which another pipeline thread shares: give it --wait yield or sleep, or give 3 CPUs",
+				jr_pipe_thread_names[i], cfg->cpu[i]);
+			return -EINVAL;
+		}
+	}
 	return 0;
 }
 
@@ -149,7 +209,7 @@ static void *jr_producer(void *arg)
 	p->err[JR_PRODUCER] =
 		jr_pin_self("jr-prod", cfg->cpu[JR_PRODUCER], cfg->fifo_prio);
 	while (!jr_load(&p->go))
-		jr_wait_once(cfg->wait);
+		jr_wait_once(cfg->wait[JR_PRODUCER]);
 	if (p->err[JR_PRODUCER])
 		goto out;
 	next = jr_rdtsc();
@@ -162,7 +222,7 @@ static void *jr_producer(void *arg)
 		if (now >= end || jr_pipe_stopped(p))
 			break;
 		if (now < next) {
-			jr_wait_once(cfg->wait);
+			jr_wait_once(cfg->wait[JR_PRODUCER]);
 			continue;
 		}
 		/* fell far behind (a long gap): do not burst to catch up */
@@ -176,7 +236,7 @@ static void *jr_producer(void *arg)
 				break;
 			if (jr_pipe_stopped(p))
 				goto out;
-			jr_wait_once(cfg->wait);
+			jr_wait_once(cfg->wait[JR_PRODUCER]);
 		}
 		s = &p->slots[n & p->mask];
 		s->seq = n;
@@ -210,6 +270,7 @@ static void jr_consume(struct jr_pipe *p, int who)
 		&p->res->hist[who ? JR_PH_JRN_TRANSIT : JR_PH_ACC_TRANSIT];
 	struct jr_hist *inter =
 		&p->res->hist[who ? JR_PH_JRN_INTER : JR_PH_ACC_INTER];
+	enum jr_wait wait = cfg->wait[who ? JR_JOURNALLER : JR_ACCUMULATOR];
 	uint64_t next = 0, avail, sum = 0, t, prev = 0, d;
 	const struct jr_slot *s;
 	struct jr_journal_entry *e;
@@ -219,7 +280,7 @@ static void jr_consume(struct jr_pipe *p, int who)
 		if (avail == next) {
 			if (jr_load(&p->done) && jr_load(&p->cursor) == next)
 				break;
-			jr_wait_once(cfg->wait);
+			jr_wait_once(wait);
 			continue;
 		}
 		for (; next < avail; next++) {
@@ -258,7 +319,7 @@ static void *jr_consumer(void *arg)
 	p->err[pt] = jr_pin_self(who ? "jr-jrnl" : "jr-acc", p->cfg->cpu[pt],
 				 p->cfg->fifo_prio);
 	while (!jr_load(&p->go))
-		jr_wait_once(p->cfg->wait);
+		jr_wait_once(p->cfg->wait[pt]);
 	if (!p->err[pt])
 		jr_consume(p, who);
 	if (p->err[pt]) /* let the producer's back-pressure loop out */

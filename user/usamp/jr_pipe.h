@@ -8,13 +8,24 @@
 #define JR_PIPE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/jr_err.h"
 
 #include "core/jr_hist.h"
 
-enum jr_wait { JR_WAIT_SPIN, JR_WAIT_YIELD, JR_WAIT_SLEEP, JR_WAIT_NR };
+/*
+ * How a pipeline thread waits; JR_WAIT_AUTO, only as asked for: spin on a
+ * CPU of its own, yield on one it shares.
+ */
+enum jr_wait {
+	JR_WAIT_SPIN,
+	JR_WAIT_YIELD,
+	JR_WAIT_SLEEP,
+	JR_WAIT_NR,
+	JR_WAIT_AUTO = JR_WAIT_NR,
+};
 
 extern const char *const jr_wait_names[JR_WAIT_NR];
 
@@ -66,7 +77,7 @@ struct jr_journal_entry {
 struct jr_pipe_cfg {
 	int cpu[JR_NR_PT];
 	bool shared; /* two threads on one CPU */
-	enum jr_wait wait;
+	enum jr_wait wait[JR_NR_PT];
 	int fifo_prio;
 	uint64_t duration_ns;
 	uint64_t warmup_ns;
@@ -92,7 +103,9 @@ struct jr_pipe_result {
 	double elapsed_s;
 };
 
-int jr_pipe_place(const unsigned char *cpus, enum jr_wait wait,
+int jr_wait_parse(const char *arg, enum jr_wait *wait);
+const char *jr_wait_desc(const struct jr_pipe_cfg *cfg, char *buf, size_t len);
+int jr_pipe_place(const unsigned char *cpus, const enum jr_wait *wait,
 		  struct jr_pipe_cfg *cfg, struct jr_err *e);
 int jr_pipe_run(const struct jr_pipe_cfg *cfg, struct jr_pipe_result *res,
 		struct jr_err *e);

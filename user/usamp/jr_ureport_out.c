@@ -21,9 +21,10 @@ static void jr_text_pipeline(FILE *out, const struct jr_ureport *d)
 	int i;
 
 	fprintf(out,
-		"\n# pipeline: producer CPU %d, accumulator CPU %d, journaller CPU %d; wait %s%s%s\n",
-		c->cpu[JR_PRODUCER], c->cpu[JR_ACCUMULATOR],
-		c->cpu[JR_JOURNALLER], jr_wait_names[c->wait],
+		"\n# pipeline: producer CPU %d %s, accumulator CPU %d %s, journaller CPU %d %s%s%s\n",
+		c->cpu[JR_PRODUCER], jr_wait_names[c->wait[JR_PRODUCER]],
+		c->cpu[JR_ACCUMULATOR], jr_wait_names[c->wait[JR_ACCUMULATOR]],
+		c->cpu[JR_JOURNALLER], jr_wait_names[c->wait[JR_JOURNALLER]],
 		c->shared ?
 			"; SHARED CPUs: threads take turns, so latency includes scheduling" :
 			"",
@@ -131,10 +132,12 @@ static void jr_json_pipeline(FILE *out, const struct jr_ureport *d)
 {
 	const struct jr_pipe_cfg *c = &d->pcfg;
 	const struct jr_pipe_result *r = &d->pipe;
+	char wait[32];
 	int i;
 
 	fprintf(out,
 		",\n  \"pipeline\": {\"cpus\": {\"producer\": %d, \"accumulator\": %d, \"journaller\": %d}"
+		", \"waits\": {\"producer\": \"%s\", \"accumulator\": \"%s\", \"journaller\": \"%s\"}"
 		", \"shared\": %s, \"wait\": \"%s\", \"fifo_prio\": %d"
 		", \"interval_ns\": %" PRIu64 ", \"ring_size\": %u"
 		", \"warmup_ns\": %" PRIu64 ", \"runs\": %" PRIu64
@@ -144,11 +147,14 @@ static void jr_json_pipeline(FILE *out, const struct jr_ureport *d)
 		", \"journal_kept\": %" PRIu64
 		", \"journal_capacity\": %" PRIu64
 		", \"verified\": %s, \"verdict\": ",
-		c->cpu[0], c->cpu[1], c->cpu[2], c->shared ? "true" : "false",
-		jr_wait_names[c->wait], c->fifo_prio, c->interval_ns,
-		c->ring_size, c->warmup_ns, d->pipe_rounds, r->elapsed_s,
-		r->produced, r->warmup, r->consumed[0], r->consumed[1],
-		r->journal_entries, r->journal_kept, r->journal_capacity,
+		c->cpu[0], c->cpu[1], c->cpu[2], jr_wait_names[c->wait[0]],
+		jr_wait_names[c->wait[1]], jr_wait_names[c->wait[2]],
+		c->shared ? "true" : "false",
+		jr_wait_desc(c, wait, sizeof(wait)), c->fifo_prio,
+		c->interval_ns, c->ring_size, c->warmup_ns, d->pipe_rounds,
+		r->elapsed_s, r->produced, r->warmup, r->consumed[0],
+		r->consumed[1], r->journal_entries, r->journal_kept,
+		r->journal_capacity,
 		d->pipe_verified_rounds == d->pipe_rounds ? "true" : "false");
 	jr_json_str(out, d->pipe_verdict);
 	fprintf(out, ",\n    \"histograms\": {");
