@@ -31,6 +31,9 @@ EXPLAIN = {
               "from the sampler to the switch back",
 }
 
+PIPE_GOAL = 2.0  # accumulator transit p50 / the hand-off floor's p50
+FIGS = ("min", "50", "99", "99.99", "max")
+
 
 def med(xs):
     xs = [x for x in xs if x is not None]
@@ -257,12 +260,8 @@ def text(res):
         out += agreement_table(g["agreement"])
     p = res.get("pipeline", {})
     if "transit" in p:
-        out.append(f"# pipeline (native) on CPUs {p['cpus']}, wait "
-                   f"{p['wait']}{', shared CPUs' if p['shared'] else ''}: "
-                   f"{p['produced']} messages, {p['verdict']}")
-        for k, h in p["transit"].items():
-            out.append(f"{k}: min {h['min_ns']} p50 {h['p50_ns']} p99 "
-                       f"{h['p99_ns']} max {h['max_ns']} ns")
+        out.append("# pipeline: native")
+        out += pipeline_lines(p)
     if "late_jitread" in g:
         out.append(late_line(g["late_jitread"]))
     for k, v in res.items():
@@ -309,3 +308,40 @@ def plot(res, path):
     fig_.tight_layout()
     fig_.savefig(path, dpi=100)
     plt.close(fig_)
+
+
+def fig_name(k):
+    """min, p50, ..., max"""
+    return k if k in ("min", "max") else f"p{k}"
+
+
+def pipeline_lines(p):
+    """The pipeline's figures as printed: the floor, each transit figure
+    and its ratio to the floor's, and the accumulator's p50 taken apart."""
+    f, c = p["floor_ns"], p["cost_ns"]
+    out = [f"# pipeline on CPUs {p['cpus']}, wait {p['wait']}"
+           f"{' (shared CPUs)' if p['shared'] else ''}, "
+           f"{p['produced']} messages, {p['verdict'].split(':')[0]}",
+           "hand-off floor (one way): " +
+           ", ".join(f"{fig_name(k)} {f[k]:.0f}" for k in FIGS) +
+           " ns; p50 of the runs before and after: " +
+           ", ".join(f"{x:.0f}" for x in p["floor_p50_runs_ns"]) + " ns",
+           f"timestamp: rdtsc {c['rdtsc']:.1f} ns, lfence+rdtsc "
+           f"{c['lfence_rdtsc']:.1f} ns; pause {c['pause']:.1f} ns"]
+    for name, h in p["transit"].items():
+        figs = [(k, h["min_ns"] if k == "min" else h["max_ns"]
+                 if k == "max" else h[f"p{k}_ns"]) for k in FIGS]
+        out.append(f"{name}: " + ", ".join(
+            f"{fig_name(k)} {v} ns ({v / f[k]:.2f}x)" for k, v in figs
+            if v is not None))
+    acc = p["transit"].get("accumulator transit")
+    if acc:
+        ratio = acc["p50_ns"] / f["50"]
+        rest = acc["p50_ns"] - f["50"] - c["rdtsc"] - c["lfence_rdtsc"]
+        out.append(f"accumulator p50 / floor p50: {ratio:.2f} (goal <= "
+                   f"{PIPE_GOAL}: {'met' if ratio <= PIPE_GOAL else 'NOT met'}"
+                   f"); beyond the floor: producer stamp {c['rdtsc']:.0f}, "
+                   f"consumer stamp {c['lfence_rdtsc']:.0f}, the rest (the "
+                   f"poll, up to a pause, and the slot's reads) {rest:.0f} "
+                   "ns")
+    return out

@@ -6,10 +6,15 @@
    BENCH_ROUNDS times each, and compare ns per loop iteration: jitread's
    runtime / iterations, oslat's duration / samples (the sum of its
    bucket counts; its loop reads the time once per sample).
-2. Pipeline: one `jitread user` run with the pipeline; prints transit
-   min/p50/p99/max per consumer.  With fewer than 4 CPUs the threads share
-   CPUs: by --wait auto, a thread alone on its CPU spins and the others
-   yield, and the figures say which.
+2. Pipeline: one `jitread user` run with the pipeline, between two runs
+   of bench/handoff/handoff.c on the producer's and the accumulator's
+   CPUs: the one-way cache-line hand-off there (the floor), and the cost
+   of a TSC read, of an LFENCE and TSC read and of a PAUSE.  Prints each
+   consumer's transit (min, p50, p99, p99.99, max), each as a ratio to
+   the same figure of the floor (the run of the two with the lower p50),
+   and where the accumulator's p50 goes beyond the floor.  With fewer
+   than 4 CPUs the threads share CPUs: by --wait auto, a thread alone on
+   its CPU spins and the others yield, and the figures say which.
 
 A benchmark, not a test: it prints figures and the machine and exits 0
 whatever the speed (1 only if a tool is missing or fails).
@@ -25,6 +30,7 @@ import tempfile
 
 import jitpy
 from jitpy.bench import machine
+from jitpy.bench.report import FIGS, pipeline_lines
 
 TOP = jitpy.TOP
 JITREAD = jitpy.JITREAD
@@ -59,17 +65,41 @@ def resolution(cpu, rounds, secs, tmp, say=lambda r, jr, osl: None):
     return {"jitread_ns_per_iter": jr, "oslat_ns_per_iter": osl}
 
 
+def handoff(tmp, a, b):
+    """bench/handoff/handoff.c, built once, run on CPUs a and b."""
+    exe = os.path.join(tmp, "handoff")
+    if not os.path.exists(exe):
+        subprocess.run(["cc", "-O2", "-pthread", "-o", exe,
+                        os.path.join(TOP, "bench", "handoff", "handoff.c")],
+                       check=True, capture_output=True)
+    out = subprocess.run([exe, str(a), str(b)], capture_output=True,
+                         text=True, check=True, timeout=120).stdout
+    return json.loads(out)
+
+
 def pipeline(secs, tmp):
     """One pipeline run on 3 CPUs if there are 4, else on 0-1, each
-    thread waiting as --wait auto places it."""
-    cpus = "1-3" if os.cpu_count() >= 4 else "0-1"
+    thread waiting as --wait auto places it, between two hand-off runs on
+    the producer's and the accumulator's CPUs."""
+    cpus, a, b = ("1-3", 1, 2) if os.cpu_count() >= 4 else ("0-1", 0, 1)
     out = os.path.join(tmp, "p.json")
+    floors = [handoff(tmp, a, b)]
     subprocess.run([JITREAD, "user", "-c", cpus, "-d", str(secs),
                     "-q", "--json", out], check=True)
+    floors.append(handoff(tmp, a, b))
     with open(out) as f:
-        p = json.load(f)["pipeline"]
+        doc = json.load(f)
+    p = doc["pipeline"]
+    ns = 1e6 / doc["sampler"]["tsc_khz"]
+    floor = min(floors, key=lambda f: f["one_way_cyc"]["50"])
     return {"cpus": cpus, "wait": p["wait"], "shared": p["shared"],
             "produced": p["produced"], "verdict": p["verdict"],
+            "floor_ns": {k: v * ns for k, v in floor["one_way_cyc"].items()},
+            "floor_p50_runs_ns": [f["one_way_cyc"]["50"] * ns
+                                  for f in floors],
+            "cost_ns": {k[:-4]: floor[k] * ns
+                        for k in ("rdtsc_cyc", "lfence_rdtsc_cyc",
+                                  "pause_cyc")},
             "transit": {k: {"min_ns": h["min_ns"],
                             "p50_ns": h["percentiles_ns"]["50"],
                             "p99_ns": h["percentiles_ns"]["99"],
@@ -99,12 +129,7 @@ def main():
         print(f"user sampler / oslat ns per iteration: {ratio:.3f} "
               f"(goal <= {GOAL}: {'met' if ratio <= GOAL else 'NOT met'})")
         p = pipeline(secs, tmp)
-    print(f"# pipeline on CPUs {p['cpus']}, wait {p['wait']}"
-          f"{' (shared CPUs)' if p['shared'] else ''}, "
-          f"{p['produced']} messages, {p['verdict'].split(':')[0]}")
-    for name, h in p["transit"].items():
-        print(f"{name}: min {h['min_ns']} ns, p50 {h['p50_ns']} ns, p99 "
-              f"{h['p99_ns']} ns, max {h['max_ns']} ns")
+    print("\n".join(pipeline_lines(p)))
     return 0
 
 
