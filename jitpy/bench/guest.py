@@ -120,16 +120,17 @@ def jitmod_load(threshold_ns=10000):
                 period_us=1000000, runtime_us=1000000)
 
 
-def jitmod_resolution(secs):
-    """ns per turn and smallest delta from jitmod's own summaries."""
+def jitmod_resolution(secs, skip=0):
+    """ns per turn and smallest delta from jitmod's own summaries, the
+    first skip of them left out."""
     jitmod_load()
     with tracefs.Instance("bench", events=("jitmod/summary",)) as inst:
         sums = []
-        end = time.monotonic() + secs + 30
+        end = time.monotonic() + secs + skip + 30
         while len(sums) < secs and time.monotonic() < end:
             time.sleep(0.5)
             sums = [e for e in trace.parse(inst.text())
-                    if e.name == "summary" and e.cpu == CPU]
+                    if e.name == "summary" and e.cpu == CPU][skip:]
     kmod.rmmod("jitmod")
     if not sums:
         raise Fail("jitmod wrote no summary")
@@ -170,6 +171,30 @@ def resolution(rounds, secs):
                                   "probed_ns_per_iter": probed["ns_per_iter"],
                                   "plain_ns_per_iter": plain["ns_per_iter"]})
         out["osnoise"].append(osnoise_resolution(secs, cost))
+    return out
+
+
+def loop_rounds(rounds, secs):
+    """jitmod's loop and jitbench's bare rdtsc loop, rounds times, the
+    order turned each round (ABBA), so that a drift of the emulator's
+    speed weighs on both alike: per round, each one's ns per turn.
+
+    Loading and unloading jitmod patches kernel text, after which TCG
+    translates the next loop afresh: a bare loop right after jitmod read
+    up to 1.8 times slower than one after another bare loop.  So each
+    measurement follows a short run of the same loop that is thrown away:
+    a 200 ms bare loop, and jitmod's first period (skip=1)."""
+    out = []
+    for r in range(rounds):
+        one = {}
+        for mode in (("bare", "jitmod") if r % 2 == 0 else
+                     ("jitmod", "bare")):
+            if mode == "bare":
+                loop("bare", 200)
+                one[mode] = loop("bare", secs * 1000)["ns_per_iter"]
+            else:
+                one[mode] = jitmod_resolution(secs, skip=1)["ns_per_iter"]
+        out.append(one)
     return out
 
 
@@ -414,6 +439,8 @@ def main():
         ("reader", lambda: reader_capture(env_int("BENCH_READER_SECONDS",
                                                   6))),
         ("resolution", lambda: resolution(rounds, secs)),
+        ("loop", lambda: loop_rounds(env_int("BENCH_LOOP_ROUNDS", 7),
+                                     env_int("BENCH_LOOP_SECONDS", 2))),
         ("agreement", lambda: agreement(env_int("BENCH_REPS", 3))),
         ("overhead", lambda: overhead(rounds + 2,
                                       env_int("BENCH_IPIS", 5000))),
