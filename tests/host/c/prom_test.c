@@ -62,7 +62,7 @@ static void render(struct jr_prom *p, struct jr_model *m, bool om,
 
 static void sources(void)
 {
-	const struct jr_prom_info info = { "t", "user", "k" };
+	const struct jr_prom_info info = { "t", "user", "k", 0 };
 	struct jr_buf b = { 0 };
 	struct jr_model m;
 	struct jr_prom p;
@@ -113,7 +113,7 @@ static int count(const struct jr_buf *b, const char *key)
 /* same_text - names that escape to the same label value are one series */
 static void same_text(void)
 {
-	const struct jr_prom_info info = { "t", "user", "k" };
+	const struct jr_prom_info info = { "t", "user", "k", 0 };
 	struct jr_buf b = { 0 };
 	struct jr_model m;
 	struct jr_prom p;
@@ -140,7 +140,8 @@ static void same_text(void)
 
 static void gaps(void)
 {
-	const struct jr_prom_info info = { "0.1", "jitmod", "x\"y\\z\n\xff" };
+	const struct jr_prom_info info = { "0.1", "jitmod", "x\"y\\z\n\xff",
+					   0 };
 	struct jr_rec sum = { .type = JR_SUMMARY, .cpu = 1 };
 	const uint64_t ns[] = { 100, 999, 1000, 1001, 5000 };
 	struct jr_buf b = { 0 };
@@ -272,7 +273,7 @@ static int pb_hists(const unsigned char *p, const unsigned char *end,
 /* huge_gap - a gap past 2^40 ns counts once in the native buckets */
 static void huge_gap(void)
 {
-	const struct jr_prom_info info = { "0.1", "jitmod", "k" };
+	const struct jr_prom_info info = { "0.1", "jitmod", "k", 0 };
 	const unsigned char *p, *end;
 	struct jr_buf b = { 0 };
 	struct jr_model m;
