@@ -81,8 +81,9 @@ void jr_claim_params(const struct jr_opts *o, struct jr_ksave *saved,
 }
 
 /*
- * jr_set_warmup - serve's warm-up, where jitmod has warmup_us; a jitmod
- * older than jitread samples from the wake-up on, and the run says so.
+ * jr_set_warmup - --warmup (serve's default included), where jitmod has
+ * warmup_us; a jitmod older than jitread samples from the wake-up on, and
+ * the run says so.
  */
 static void jr_set_warmup(const struct jr_live_opts *l, struct jr_ksave *saved)
 {
@@ -101,9 +102,9 @@ static void jr_set_warmup(const struct jr_live_opts *l, struct jr_ksave *saved)
 }
 
 /*
- * jr_set_params - -T, -s, -S, --runtime and --period, each noted to be
- * put back at exit; a run that sets none changes nothing, and only puts
- * back what a killed run left.  jitmod refuses a runtime longer than its
+ * jr_set_params - -T, -s, -S, --runtime, --period and --warmup, each
+ * noted to be put back at exit; a run that sets none changes nothing, and
+ * only puts back what a killed run left.  jitmod refuses a runtime longer than its
  * period at every write, so the period goes first when it is not shorter
  * than the runtime in force; put back newest first, the old pair passes
  * the same way.
