@@ -18,6 +18,8 @@ from tests.host import jrcli
 
 CPU = 1  # this machine has CPUs 0 and 1; the tests use 1
 NOBODY = 65534
+# how far the hand-off floor moves with the vCPUs' host placement
+HAND_OFF_SPREAD = 3
 
 
 def usable():
@@ -414,12 +416,11 @@ class Transit(unittest.TestCase):
                             os.path.join(jrcli.TOP, "tests", "host", "c",
                                          "pingpong.c")],
                            check=True, capture_output=True)
-            floor_cyc = int(subprocess.run(
-                [exe, "0", "1"], capture_output=True, text=True, check=True,
-                timeout=60).stdout)
+            floors = [self.hand_off(exe)]
             out = os.path.join(d, "p.json")
             rc, _, err = jrcli.jitread("user", "-c", "0-1", "-d", "2s", "-q",
                                        "--json", out)
+            floors.append(self.hand_off(exe))
             self.assertEqual(rc, 0, err)
             data = jrjson.load(out)
         p = data["pipeline"]
@@ -427,11 +428,21 @@ class Transit(unittest.TestCase):
                          (0, 1))
         # --wait auto: the accumulator has CPU 1 alone and spins
         self.assertEqual(p["waits"]["accumulator"], "spin")
-        floor_ns = floor_cyc * 1e6 / data["sampler"]["tsc_khz"]
+        floor_ns = min(floors) * 1e6 / data["sampler"]["tsc_khz"]
         least = p["histograms"]["accumulator transit"]["min_ns"]
-        self.assertGreaterEqual(least, floor_ns,
-                                f"transit {least} ns < hand-off {floor_ns:.0f}"
-                                " ns")
+        # a VM's vCPUs move between near and far host cores: the hand-off
+        # measured here read 73 to 270 cycles one way, so the run may have
+        # had a nearer pair than either measurement; a read not ordered
+        # after the load lands near 0, far below a third of any of them
+        self.assertGreaterEqual(least, floor_ns / HAND_OFF_SPREAD,
+                                f"transit {least} ns < hand-off "
+                                f"{floor_ns:.0f} ns / {HAND_OFF_SPREAD}")
+
+    @staticmethod
+    def hand_off(exe):
+        """pingpong's one-way hand-off between CPUs 0 and 1, cycles."""
+        return int(subprocess.run([exe, "0", "1"], capture_output=True,
+                                  text=True, check=True, timeout=60).stdout)
 
 
 @unittest.skipIf(usable(), usable())
