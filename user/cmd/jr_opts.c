@@ -305,22 +305,12 @@ static int jr_apply_out(int key, const char *arg, bool legacy,
 	return -ENOENT;
 }
 
-static int jr_set_us(const char *arg, uint64_t *us)
+/* jr_set_us - a time of whole us, from lo_ns to 60 s; bare: us */
+static int jr_set_us(const char *arg, uint64_t lo_ns, uint64_t *us)
 {
 	uint64_t ns;
 
-	if (jr_parse_time(arg, JR_US, JR_US, 60 * JR_S, &ns) || ns % JR_US)
-		return -EINVAL;
-	*us = ns / JR_US;
-	return 0;
-}
-
-/* jr_set_us_or_0 - as jr_set_us, where 0 is a value: none */
-static int jr_set_us_or_0(const char *arg, uint64_t *us)
-{
-	uint64_t ns;
-
-	if (jr_parse_time(arg, JR_US, 0, 60 * JR_S, &ns) || ns % JR_US)
+	if (jr_parse_time(arg, JR_US, lo_ns, 60 * JR_S, &ns) || ns % JR_US)
 		return -EINVAL;
 	*us = ns / JR_US;
 	return 0;
@@ -340,9 +330,9 @@ static int jr_apply_live(int key, const char *arg, bool legacy,
 		return jr_parse_time(arg, legacy ? JR_NS : JR_US, 1, JR_S,
 				     &l->threshold_ns);
 	case JR_K_STOP:
-		return jr_set_us(arg, &l->stop_us);
+		return jr_set_us(arg, JR_US, &l->stop_us);
 	case JR_K_STOP_TOTAL:
-		return jr_set_us(arg, &l->stop_total_us);
+		return jr_set_us(arg, JR_US, &l->stop_total_us);
 	case JR_K_HOUSE:
 		if (jr_parse_cpus(arg, l->house, e))
 			return -EBADMSG;
@@ -370,12 +360,12 @@ static int jr_apply_live(int key, const char *arg, bool legacy,
 			return jr_fail(e, -ENOMEM, "out of memory");
 		return jr_parse_action(t, false, &l->on_thr, e) ? -EBADMSG : 0;
 	case JR_K_RUNTIME:
-		return jr_set_us(arg, &l->runtime_us);
+		return jr_set_us(arg, JR_US, &l->runtime_us);
 	case JR_K_PERIOD:
-		return jr_set_us(arg, &l->period_us);
+		return jr_set_us(arg, JR_US, &l->period_us);
 	case JR_K_WAKE_WARMUP:
 		l->have_warmup = true;
-		return jr_set_us_or_0(arg, &l->warmup_us);
+		return jr_set_us(arg, 0, &l->warmup_us);
 	}
 	return -ENOENT;
 }
