@@ -6,7 +6,7 @@ import signal
 import subprocess
 
 import jitpy
-from jitpy.guest.sysio import Fail, Skip, sh, wait_for
+from jitpy.guest.sysio import Fail, Skip, read, sh, wait_for
 from jitpy.guest.tracefs import ROOT
 
 JIT_PARAMS = "/sys/module/jitmod/parameters"
@@ -48,6 +48,14 @@ def rmmod(name, check=True):
     if loaded(name):
         return sh(["rmmod", name], check=check)
     return 0, ""
+
+
+def rt_kernel():
+    """Whether this kernel is PREEMPT_RT."""
+    try:
+        return read("/sys/kernel/realtime") == "1"
+    except OSError:
+        return False
 
 
 def require(min_cpus=2):

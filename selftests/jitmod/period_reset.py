@@ -31,15 +31,8 @@ MIN_SEEN = 4
 MARK = "period_reset: injecting TIMER"
 
 
-def rt_kernel():
-    try:
-        return sysio.read("/sys/kernel/realtime") == "1"
-    except OSError:
-        return False
-
-
 def body():
-    if not rt_kernel():
+    if not kmod.rt_kernel():
         log("not PREEMPT_RT: a softirq cannot block here, so no period "
             "can end inside one; checking the events only")
     kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=100000,
