@@ -49,16 +49,22 @@ def _nearest(evs, i, pred):
     return min(ks, key=lambda k: (abs(k - i), -k)) if ks else None
 
 
+def _bounds(evs, src, leaves, enters):
+    """The (entry, exit) events of the pair _pair measures, or None."""
+    out = _nearest(evs, evs.index(src), leaves)
+    if out is None:
+        return None
+    into = next((k for k in range(out - 1, -1, -1) if enters(evs[k])), None)
+    return None if into is None else (evs[into], evs[out])
+
+
 def _pair(evs, src, leaves, enters):
     """The span of the entry/exit pair that holds src (written by jitmod's
     probe on the exit's tracepoint, before or after the exit's own event):
     the event nearest src that leaves(e), back to the last one before it
     that enters(e).  None when either is missing."""
-    out = _nearest(evs, evs.index(src), leaves)
-    if out is None:
-        return None
-    into = next((k for k in range(out - 1, -1, -1) if enters(evs[k])), None)
-    return None if into is None else _ns(evs[into], evs[out])
+    pair = _bounds(evs, src, leaves, enters)
+    return None if pair is None else _ns(*pair)
 
 
 def _is(name, **fields):
@@ -73,6 +79,27 @@ def thread(evs, src, pid):
     out."""
     return _pair(evs, src, _is("sched_switch", prev_pid=pid),
                  _is("sched_switch", next_pid=pid))
+
+
+def outside_softirq(evs, src, pid, vec):
+    """How long pid held the CPU in the run that src closes (as thread())
+    outside softirq vec: the run less its overlap with each softirq_entry
+    to softirq_exit of vec.  On PREEMPT_RT the task that runs a softirq
+    (ktimers/N, ksoftirqd/N) is charged only this much of its own."""
+    run = _bounds(evs, src, _is("sched_switch", prev_pid=pid),
+                  _is("sched_switch", next_pid=pid))
+    if run is None:
+        return None
+    t0, t1 = run[0].ts, run[1].ts
+    inside, start = 0.0, None
+    for e in evs:
+        if e.name == "softirq_entry" and e.f.get("vec") == str(vec):
+            start = e.ts
+        elif e.name == "softirq_exit" and e.f.get("vec") == str(vec) \
+                and start is not None:
+            inside += max(0.0, min(e.ts, t1) - max(start, t0))
+            start = None
+    return round((t1 - t0 - inside) * 1e9)
 
 
 def vector(evs, src, name):

@@ -54,6 +54,33 @@ class Thread(unittest.TestCase):
         self.assertIsNone(kspan.thread(evs, evs[0], 7))
 
 
+class OutsideSoftirq(unittest.TestCase):
+    # ktimers/1 (pid 30) runs the TIMER softirq from 5.000 to 5.004; a
+    # FIFO thread preempts it from 5.001 to 5.003.  Its second run, 5.003
+    # to 5.006, holds 1 ms of softirq and 2 ms of its own.
+    def trace(self):
+        return trace.parse("\n".join([
+            switch(5.0000, "jitmod/1", 100, "ktimers/1", 30),
+            line(5.0000, "softirq_entry: vec=1 [action=TIMER]"),
+            switch(5.0010, "ktimers/1", 30, "jitinject/1", 448),
+            switch(5.0030, "jitinject/1", 448, "ktimers/1", 30),
+            line(5.0040, "softirq_exit: vec=1 [action=TIMER]"),
+            line(5.0045, "softirq_entry: vec=9 [action=RCU]"),
+            line(5.0050, "softirq_exit: vec=9 [action=RCU]"),
+            line(5.0060, "thread_noise: comm=ktimers/1 pid=30 "
+                 "duration_ns=2000000"),
+            switch(5.0060, "ktimers/1", 30, "jitmod/1", 100),
+        ]))
+
+    def test_the_run_less_the_softirq(self):
+        evs = self.trace()
+        src = find(evs, "thread_noise")
+        self.assertEqual(kspan.thread(evs, src, 30), 3000000)
+        self.assertEqual(kspan.outside_softirq(evs, src, 30, 1), 2000000)
+        self.assertEqual(kspan.outside_softirq(evs, src, 30, 9), 2500000)
+        self.assertIsNone(kspan.outside_softirq(evs, src, 31, 1))
+
+
 class Handlers(unittest.TestCase):
     def test_vector(self):
         evs = trace.parse("\n".join([
