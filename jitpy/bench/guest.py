@@ -16,6 +16,8 @@ side by side on the same CPU:
               with jitmod sampling CPU 1, and with osnoise sampling CPU 1
   reader      jitmod's events recorded at once by jitread --record and by
               trace-cmd record, saved for the host to replay
+  serve       jitread serve's CPU time at its default duty cycle, and the
+              interrupts it causes on the sampled CPU (serve_cost.py)
 
 Prints one line, "JITBENCH <json>", and saves the reader files to
 /run/jitvm/save.  Figures from here are TCG figures: relative only.
@@ -31,6 +33,7 @@ import time
 
 import jitpy
 from jitpy.bench import env_int
+from jitpy.bench.serve_cost import serve_cost
 from jitpy.guest import injector, kmod, sysio, trace, tracefs
 from jitpy.guest.sysio import Fail, Skip, log
 
@@ -444,6 +447,7 @@ def main():
         ("agreement", lambda: agreement(env_int("BENCH_REPS", 3))),
         ("overhead", lambda: overhead(rounds + 2,
                                       env_int("BENCH_IPIS", 5000))),
+        ("serve", lambda: serve_cost(env_int("BENCH_SERVE_SECONDS", 30))),
         ("late_jitread", late_jitread),
     )
     try:

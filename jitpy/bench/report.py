@@ -190,6 +190,56 @@ def overhead_figures(o):
     return out
 
 
+# the rows of /proc/interrupts by which work on one CPU interrupts another:
+# irq_work (a ring buffer waking its reader), reschedule, function call
+# and TLB shootdown IPIs
+IPI_ROWS = ("IWI", "RES", "CAL", "TLB")
+
+
+def per_hour(n, secs):
+    return n * 3600 / secs
+
+
+def serve_figures(s):
+    """jitread serve's CPU time per hour, and what it adds to the sampled
+    CPU's interrupts per hour against jitmod alone at the same duty."""
+    sv, al, d = s["serve"], s["alone"], s["serve"]["duty"]
+    rows = set(sv["irqs"]) | set(al["irqs"])
+    scale = sv["seconds"] / al["seconds"]
+    over = {r: sv["irqs"].get(r, 0) - al["irqs"].get(r, 0) * scale
+            for r in rows}
+    extra = {r: per_hour(n, sv["seconds"]) for r, n in over.items()}
+    # jitmod's own wake-up comes once a period: a phase may hold one more
+    # period boundary than the other, so one count over is not serve's
+    caused = sum(extra[r] for r in IPI_ROWS if over.get(r, 0) > 1)
+    shown = ", ".join(f"{r} {extra[r]:+.0f}" for r in sorted(extra)
+                      if round(extra[r])) or "none"
+    cpu = fig("serve_cpu_per_hour", "jitread serve CPU s per hour, on "
+              "housekeeping CPUs", per_hour(sv["cpu_s"], sv["seconds"]),
+              None, unit="s/h",
+              note=f"default duty: {d['runtime_us'] // 1000} ms of every "
+                   f"{d['period_us'] // 1000} ms after a "
+                   f"{d['warmup_us'] // 1000} ms warm-up; jitread and its "
+                   f"server process over {sv['seconds']:.0f} s, scraped "
+                   f"{sv['scrapes']} times, every {sv['scrape_s']} s")
+    ipi = fig("serve_ipis_on_sampled_cpu", "IPIs and irq_work per hour "
+              "that serve adds on the sampled CPU", caused, None, unit="/h",
+              note=f"per hour, serve's phase less jitmod alone at the same "
+                   f"duty, each row of /proc/interrupts that differs: "
+                   f"{shown}; counted: {', '.join(IPI_ROWS)}, each "
+                   "when over by more than one (a phase may hold one more "
+                   "period's wake-up)")
+    ipi.update(goal=0, met=caused == 0)
+    once = "; ".join(f"{what} " + (", ".join(
+        f"{r} {sv[key][r]}" for r in IPI_ROWS if sv[key].get(r)) or "none")
+        for what, key in (("start", "start_irqs"),
+                          ("first scrape", "first_scrape_irqs"),
+                          ("stop", "stop_irqs")) if key in sv)
+    if once:
+        ipi["note"] += f"; once, not per hour: {once}"
+    return [cpu, ipi]
+
+
 def user_figures(u):
     jr = statistics.mean(u["jitread_ns_per_iter"])
     osl = statistics.mean(u["oslat_ns_per_iter"])
@@ -218,6 +268,8 @@ def figures(res):
         out += agreement_figures(g["agreement"])
     if "overhead" in g:
         out += overhead_figures(g["overhead"])
+    if "skipped" not in g.get("serve", {"skipped": 1}):
+        out += serve_figures(g["serve"])
     if "skipped" not in res.get("user", {"skipped": 1}):
         out += user_figures(res["user"])
     if "skipped" not in res.get("reader", {"skipped": 1}):
@@ -235,7 +287,7 @@ def figure_table(figs):
     lines = [f"{'figure':<58} {'jitmod':>11} {'reference':>11} "
              f"{'ratio':>7} {'goal':>7} {'met':>4}  where"]
     for f in figs:
-        goal = f"{f['goal_kind']}{f['goal']}" if f["goal"] else "-"
+        goal = "-" if f["goal"] is None else f"{f['goal_kind']}{f['goal']}"
         met = {None: "-", True: "yes", False: "NO"}[f["met"]]
         r = f"{f['ratio']:.3f}" if f["ratio"] is not None else "-"
         lines.append(f"{f['what']:<58} {num(f['value']):>11} "

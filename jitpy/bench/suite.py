@@ -11,7 +11,9 @@ the directory).
 
 Environment: BENCH_ROUNDS (3), BENCH_SECONDS (2, guest loops),
 BENCH_USER_SECONDS (5), BENCH_REPS (3 injections per class and duration),
-BENCH_IPIS (5000 per round), BENCH_READER_SECONDS (6).
+BENCH_IPIS (5000 per round), BENCH_READER_SECONDS (6), BENCH_LOOP_ROUNDS
+(7) and BENCH_LOOP_SECONDS (2) for the kernel loop's rounds,
+BENCH_SERVE_SECONDS (30 per phase of serve's cost).
 
 A benchmark, not a test: it exits 0 whatever the speed, 1 if a part could
 not run (each part that cannot run says why and the rest still run).
@@ -46,7 +48,8 @@ def run_guest(save):
             raise RuntimeError(f"{name}.ko for {release} missing "
                                "(make modules-all)")
     env = [f"BENCH_{k}={os.environ[f'BENCH_{k}']}"
-           for k in ("ROUNDS", "SECONDS", "REPS", "IPIS", "READER_SECONDS")
+           for k in ("ROUNDS", "SECONDS", "REPS", "IPIS", "READER_SECONDS",
+                     "LOOP_ROUNDS", "LOOP_SECONDS", "SERVE_SECONDS")
            if f"BENCH_{k}" in os.environ]
     cmd = [sys.executable, "-m", "jitpy.vm", "-q",
            "-k", "rt", "-s", str(GUEST_VCPUS), "-t", "40m", "--save", save]

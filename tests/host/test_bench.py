@@ -94,6 +94,38 @@ class Figures(unittest.TestCase):
         rounds = [{"bare": 10, "jitmod": 12.3}] * 7
         self.assertFalse(bench_report.loop_figures(rounds)[0]["met"])
 
+    def test_serve_cost_per_hour_and_what_it_adds(self):
+        duty = {"runtime_us": 100000, "period_us": 1000000,
+                "warmup_us": 20000}
+        s = {"serve": {"seconds": 30, "cpu_s": 0.5, "scrapes": 3,
+                       "scrape_s": 15, "duty": duty,
+                       "irqs": {"LOC": 60, "IWI": 2}},
+             "alone": {"seconds": 60, "irqs": {"LOC": 120, "RES": 1}}}
+        cpu, ipi = bench_report.serve_figures(s)
+        self.assertEqual((cpu["value"], cpu["unit"]), (60.0, "s/h"))
+        self.assertIn("100 ms of every 1000 ms after a 20 ms warm-up",
+                      cpu["note"])
+        # LOC the same rate in both; IWI +240/h; RES -60/h counts nothing
+        self.assertEqual(ipi["value"], 240)
+        self.assertFalse(ipi["met"])
+        self.assertIn("IWI +240, RES -60;", ipi["note"])
+        # one more wake-up than jitmod alone, at 1 per s: a boundary
+        s["serve"]["irqs"] = {"RES": 31}
+        s["alone"]["irqs"] = {"RES": 60}
+        ipi = bench_report.serve_figures(s)[1]
+        self.assertEqual((ipi["value"], ipi["met"]), (0, True))
+        self.assertIn("RES +120;", ipi["note"])
+        s["serve"]["irqs"] = {"RES": 32}
+        self.assertEqual(bench_report.serve_figures(s)[1]["value"], 240)
+        s["serve"].update(irqs={"LOC": 60}, start_irqs={"CAL": 3087},
+                          first_scrape_irqs={"CAL": 9, "LOC": 1},
+                          stop_irqs={})
+        ipi = bench_report.serve_figures(s)[1]
+        self.assertEqual((ipi["value"], ipi["met"]), (0, True))
+        self.assertIn("once, not per hour: start CAL 3087; first scrape "
+                      "CAL 9; stop none", ipi["note"])
+        self.assertIn("<=0", "\n".join(bench_report.figure_table([ipi])))
+
     def test_smallest_gap_is_held_to_osnoise_floor(self):
         f = self.figs["kernel_min_gap_vs_osnoise"]
         self.assertEqual((f["value"], f["reference"]), (30, 1000))
