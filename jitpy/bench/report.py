@@ -390,6 +390,18 @@ def fig_name(k):
     return k if k in ("min", "max") else f"p{k}"
 
 
+def runs_lines(p):
+    """Each pipeline run's accumulator p50 between its floors, and which
+    run is judged; nothing for a single run."""
+    runs = p.get("runs", [])
+    if len(runs) < 2:
+        return []
+    return ["runs, accumulator p50 (floor p50 before, after): " + ", ".join(
+        f"{r['accumulator_p50_ns']:.0f} ns ({r['floors'][0]:.0f}, "
+        f"{r['floors'][1]:.0f})" for r in runs) +
+        f"; judged: run {p['judged'] + 1}, whose floors agree best"]
+
+
 def pipeline_lines(p):
     """The pipeline's figures as printed: the floor, each transit figure
     and its ratio to the floor's, and the accumulator's p50 taken apart."""
@@ -397,10 +409,11 @@ def pipeline_lines(p):
     out = [f"# pipeline on CPUs {p['cpus']}, wait {p['wait']}"
            f"{' (shared CPUs)' if p['shared'] else ''}, "
            f"{p['produced']} messages, {p['verdict'].split(':')[0]}",
-           "hand-off floor (one way): " +
+           "hand-off floor (one way, judged run): " +
            ", ".join(f"{fig_name(k)} {f[k]:.0f}" for k in FIGS) +
-           " ns; p50 of the runs before and after: " +
+           " ns; p50 of each floor run: " +
            ", ".join(f"{x:.0f}" for x in p["floor_p50_runs_ns"]) + " ns",
+           *runs_lines(p),
            f"timestamp: rdtsc {c['rdtsc']:.1f} ns, lfence+rdtsc "
            f"{c['lfence_rdtsc']:.1f} ns; pause {c['pause']:.1f} ns"]
     for name, h in p["transit"].items():

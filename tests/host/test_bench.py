@@ -8,6 +8,7 @@ import unittest
 import jitpy
 from jitpy.bench import guest as bench_guest
 from jitpy.bench import report as bench_report
+from jitpy.bench import user as bench_user
 from jitpy.guest import trace
 
 TOP = jitpy.TOP
@@ -125,6 +126,16 @@ class Figures(unittest.TestCase):
         self.assertIn("once, not per hour: start CAL 3087; first scrape "
                       "CAL 9; stop none", ipi["note"])
         self.assertIn("<=0", "\n".join(bench_report.figure_table([ipi])))
+
+    def test_pipeline_run_judged_is_the_one_with_steady_floors(self):
+        runs = [{"floors": f, "accumulator_p50_ns": a} for f, a in
+                (([60, 175], 280), ([175, 170], 250), ([170, 90], 200))]
+        self.assertEqual(bench_user.steadiest(runs), 1)
+        line = bench_report.runs_lines({"runs": runs, "judged": 1})[0]
+        self.assertIn("280 ns (60, 175), 250 ns (175, 170), 200 ns (170, "
+                      "90); judged: run 2,", line)
+        self.assertEqual(bench_report.runs_lines({"runs": runs[:1],
+                                                  "judged": 0}), [])
 
     def test_smallest_gap_is_held_to_osnoise_floor(self):
         f = self.figs["kernel_min_gap_vs_osnoise"]
