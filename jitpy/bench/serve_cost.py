@@ -2,7 +2,8 @@
 """The guest part "serve" of `make bench`: what `jitread serve` costs the
 machine at its default duty cycle.
 
-Two phases of SECONDS each on CPU 1, one after the other:
+Two phases of secs (BENCH_SERVE_SECONDS) each on CPU 1, one after the
+other:
 
   serve  jitread serve with its defaults, scraped for /metrics every
          SCRAPE_S by this process, pinned to CPU 0;
@@ -14,10 +15,11 @@ SETTLE_S after its first scrape.  Over each: the CPU time of jitread and
 of its server process (both run on housekeeping CPUs only; serve.py
 checks that), and each row of /proc/interrupts on CPU 1.  What CPU 1
 takes in the first phase beyond the second is what serve causes there.
-CPU 1's interrupts are also counted apart from 'launch to ready' (jitread
-setting jitmod's duty), over the first scrape (the kernel's one-time work
-on a boot's first TCP connection) and at the stop (the old duty put
-back): each happens once, not per hour.  Figures from here are TCG's.
+CPU 1's interrupts are also counted apart from serve's launch until its
+first scrape (jitread setting jitmod's duty), over the first scrape (the
+kernel's one-time work on a boot's first TCP connection) and at the stop
+(the old duty put back): each happens once, not per hour.  Figures from
+here are TCG's.
 """
 
 import os
