@@ -303,6 +303,29 @@ class ServeTextfile(unittest.TestCase):
             if shutil.which("promtool"):
                 self.assertEqual(promtool_check(text), (0, ""))
 
+    def test_warmup_only_where_the_duty_sleeps(self):
+        """No default warm-up when the runtime fills the period; the
+        default 20 ms where it sleeps; --warmup as given either way."""
+        for duty, want in ((("-r", "1s", "-p", "1s"), 0),
+                           ((), 20_000_000),
+                           (("-r", "1s", "-p", "1s", "--warmup", "5ms"),
+                            5_000_000)):
+            with tempfile.TemporaryDirectory() as d, \
+                    self.subTest(duty=duty):
+                path = os.path.join(d, "r.json")
+                rc, _, err = jrcli.jitread(
+                    "serve", "--sampler", "user", "-c", str(CPU),
+                    "--listen", "none", "--textfile", d, "-d", "1500ms",
+                    *duty, "-q", "--json", path)
+                self.assertEqual((rc, err), (0, ""))
+                with open(path) as f:
+                    self.assertEqual(json.load(f)["sampler"]["warmup_ns"],
+                                     want)
+                with open(os.path.join(d, "jitread.prom")) as f:
+                    got = samples(f.read())
+                self.assertEqual(got["jitread_window_warmup_seconds"],
+                                 want / 1e9)
+
     def test_untrusted_textfile_dir_refused(self):
         with tempfile.TemporaryDirectory() as d:
             os.chmod(d, 0o777)

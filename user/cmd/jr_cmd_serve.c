@@ -80,8 +80,20 @@ static void jr_serve_defaults(struct jr_opts *o)
 {
 	o->live.runtime_us = 100000;
 	o->live.period_us = 1000000;
-	o->live.warmup_us = JR_SERVE_WARMUP_US;
-	o->live.have_warmup = true;
+}
+
+/*
+ * jr_serve_warmup - without --warmup, JR_SERVE_WARMUP_US where the duty
+ * cycle sleeps, none where the runtime fills the period: there is no
+ * wake-up to absorb, and a warm-up each period would leave its noise
+ * unseen.
+ */
+static void jr_serve_warmup(struct jr_live_opts *l)
+{
+	if (l->have_warmup)
+		return;
+	l->have_warmup = true;
+	l->warmup_us = l->runtime_us < l->period_us ? JR_SERVE_WARMUP_US : 0;
 }
 
 static int jr_serve_apply(int key, const char *arg, struct jr_opts *o,
@@ -112,12 +124,12 @@ static int jr_serve_apply(int key, const char *arg, struct jr_opts *o,
 
 static int jr_serve_check(struct jr_opts *o, const char *name, struct jr_err *e)
 {
-	(void)o;
 	(void)name;
 	if (!jr_serve_opts.listen && !jr_serve_opts.textfile)
 		return jr_fail(
 			e, -EINVAL,
 			"--listen none needs --textfile DIR: nothing to serve");
+	jr_serve_warmup(&o->live);
 	return 0;
 }
 

@@ -270,8 +270,8 @@ struct jr_cmd_def {
 	{                                                                      \
 		"warmup", JR_K_WAKE_WARMUP, "TIME",                            \
 			"set jitmod's warmup_us: spun after each sleep, not\n" \
-			"sampled (serve: default 20ms, and the user\n"         \
-			"sampler's too); bare: us"                             \
+			"sampled (serve: the user sampler's too; default\n"    \
+			"20ms where runtime < period); bare: us"               \
 	}
 #define JR_OPTS_STOP                                                                  \
 	{ "stop", JR_K_STOP, "TIME",                                                  \
