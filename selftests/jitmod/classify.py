@@ -127,6 +127,17 @@ def filing(gap):
     return max(trace.INTF, key=lambda f: (gap.ns(f), -trace.INTF.index(f)))
 
 
+def outweighed(gap, field):
+    """Why a gap not filed under field is filed right by jitmod's rule
+    (its class has the most net time there, more than field's), or
+    None when it is not."""
+    best = filing(gap)
+    if best != gap.f["class"] or gap.ns(best) <= gap.ns(field):
+        return None
+    return (f"outweighed in its gap: {best} {gap.ns(best)} ns > {field} "
+            f"{gap.ns(field)} ns")
+
+
 def nested(gap, fields, d_ns, known_ns=0):
     """What may have nested in a spin of d_ns in gap: the net time of
     fields there, less known_ns already accounted for, at most d_ns / 10
@@ -208,12 +219,10 @@ def check_one(cls, d_us, evs, pid, late):
         raise Fail(f"{cls} {d_us}us: net {dur} ns + {inner} ns that may "
                    f"have nested < D: {gap}")
     if d_us >= 200 and gap.f["class"] != want_cls:
-        best = filing(gap)
-        if best != gap.f["class"] or gap.ns(best) <= gap.ns(field):
+        why = outweighed(gap, field)
+        if not why:
             raise Fail(f"{cls} {d_us}us: gap filed as {gap.f['class']}, "
                        f"want {want_cls}: {gap}")
-        why = (f"outweighed in its gap: {gap.f['class']} {gap.ns(best)} "
-               f"ns > {field} {gap.ns(field)} ns")
         if d_us >= file_from_us(cls):
             raise Again(why)
         log(f"{cls} {d_us}us: {why}, as jitmod's rule files it")
@@ -355,10 +364,9 @@ def check_nest(inst, d_us):
     if trace.class_ns(gap, ("thread", "irq")) > gap.ns("duration_ns"):
         raise Fail(f"nest {d_us}us: thread + irq exceed the gap: {gap}")
     if gap.f["class"] != "thread":
-        best = filing(gap)
-        if best == gap.f["class"] and gap.ns(best) > gap.ns("thread"):
-            raise Again(f"outweighed in its gap: {best} {gap.ns(best)} ns "
-                        f"> thread {t_ns} ns")
+        why = outweighed(gap, "thread")
+        if why:
+            raise Again(why)
         raise Fail(f"nest {d_us}us: gap filed as {gap.f['class']}")
 
 
