@@ -59,16 +59,6 @@ def interrupts(cpu):
     return out
 
 
-def cpu_s(pids):
-    """utime + stime of each of pids, all threads, in s."""
-    total = 0
-    for pid in pids:
-        with open(f"/proc/{pid}/stat") as f:
-            st = f.read().rsplit(")", 1)[1].split()
-        total += int(st[11]) + int(st[12])
-    return total / os.sysconf("SC_CLK_TCK")
-
-
 def scrape(url):
     status, _, _ = get(url, timeout=30)
     if status != 200:
@@ -100,7 +90,7 @@ def serve_phase(secs, tmp):
         i_first = interrupts(CPU)
         scrape(url)
         time.sleep(SETTLE_S)
-        t0, c0, i0 = time.monotonic(), cpu_s(pids), interrupts(CPU)
+        t0, c0, i0 = time.monotonic(), sysio.cpu_s(pids), interrupts(CPU)
         scrapes = 0
         while True:
             scrape(url)
@@ -109,7 +99,7 @@ def serve_phase(secs, tmp):
             if left <= 0:
                 break
             time.sleep(min(SCRAPE_S, left))
-        t1, c1, i1 = time.monotonic(), cpu_s(pids), interrupts(CPU)
+        t1, c1, i1 = time.monotonic(), sysio.cpu_s(pids), interrupts(CPU)
     finally:
         p.send_signal(signal.SIGINT)
         _, err = p.communicate(timeout=60)

@@ -6,6 +6,7 @@ on; sh() turns a command stuck in the kernel into a Fail with the blocked
 tasks in the kernel log.
 """
 
+import os
 import subprocess
 import time
 
@@ -79,3 +80,13 @@ def wait_for(pred, seconds, step=0.1):
             return True
         time.sleep(step)
     return bool(pred())
+
+
+def cpu_s(pids):
+    """utime + stime of each of pids, all threads, in s."""
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            st = f.read().rsplit(")", 1)[1].split()
+        total += int(st[11]) + int(st[12])
+    return total / os.sysconf("SC_CLK_TCK")

@@ -75,13 +75,6 @@ def params():
                  for n in ("runtime_us", "period_us", "warmup_us"))
 
 
-def cpu_s(pid):
-    """utime + stime of pid, all threads, in s."""
-    with open(f"/proc/{pid}/stat") as f:
-        st = f.read().rsplit(")", 1)[1].split()
-    return (int(st[11]) + int(st[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def affinity(pid):
     """Cpus_allowed_list of each thread of pid and of its children (the
     server process)."""
@@ -109,12 +102,12 @@ def default_duty(jr, tmp):
         if affinity(p.pid) != {"0"}:
             raise Fail(f"jitread's threads may run on {affinity(p.pid)}")
         time.sleep(1.5)
-        t0, c0 = time.monotonic(), cpu_s(p.pid)
+        t0, c0 = time.monotonic(), sysio.cpu_s([p.pid])
         for _ in range(20):
             text = scrape(url)
         om = scrape(url, OPENMETRICS)
         time.sleep(1.5)
-        log(f"jitread serve used {cpu_s(p.pid) - c0:.2f} s of CPU in "
+        log(f"jitread serve used {sysio.cpu_s([p.pid]) - c0:.2f} s of CPU in "
             f"{time.monotonic() - t0:.1f} s, with 21 scrapes")
     finally:
         stop(p)
