@@ -73,12 +73,18 @@ def _is(name, **fields):
         e.f.get(k) == str(v) for k, v in fields.items())
 
 
+def _run(evs, src, pid):
+    """The sched_switch into pid and the one out of it, of the run that
+    src (its thread_noise, written at its switch-out) closes; or None."""
+    return _bounds(evs, src, _is("sched_switch", prev_pid=pid),
+                   _is("sched_switch", next_pid=pid))
+
+
 def thread(evs, src, pid):
-    """How long pid held the CPU in the run that src (its thread_noise,
-    written at its switch-out) closes: sched_switch in to sched_switch
-    out."""
-    return _pair(evs, src, _is("sched_switch", prev_pid=pid),
-                 _is("sched_switch", next_pid=pid))
+    """How long pid held the CPU in the run that src closes: sched_switch
+    in to sched_switch out."""
+    run = _run(evs, src, pid)
+    return None if run is None else _ns(*run)
 
 
 def outside_softirq(evs, src, pid, vec):
@@ -86,8 +92,7 @@ def outside_softirq(evs, src, pid, vec):
     outside softirq vec: the run less its overlap with each softirq_entry
     to softirq_exit of vec.  On PREEMPT_RT the task that runs a softirq
     (ktimers/N, ksoftirqd/N) is charged only this much of its own."""
-    run = _bounds(evs, src, _is("sched_switch", prev_pid=pid),
-                  _is("sched_switch", next_pid=pid))
+    run = _run(evs, src, pid)
     if run is None:
         return None
     t0, t1 = run[0].ts, run[1].ts
