@@ -53,6 +53,12 @@ class CommonC(unittest.TestCase):
         backs off instead of spinning, and serves again after."""
         self.assertEqual(build_and_run("http_test"), (0, "ok\n"))
 
+    def test_http_loop_under_stalled_readers(self):
+        """Clients that ask for a 4 MiB page and never read it fill every
+        slot; scrapes still get the whole page, and the answers held and
+        the server's memory stay bounded (tests/host/c/http_slow_test.c)."""
+        self.assertEqual(build_and_run("http_slow_test"), (0, "ok\n"))
+
     def test_prometheus_exposition(self):
         """jitread serve's metrics (tests/host/c/prom_test.c)."""
         self.assertEqual(build_and_run("prom_test", libs=["-lm"]),

@@ -6,9 +6,12 @@
  * HEAD) /metrics asks the caller for the body, / says where the metrics
  * are, and anything else gets an error status.  Every connection is
  * closed after its answer; one that is slow to send its request or to
- * take the answer is dropped after JR_HTTP_TIMEOUT_MS, and idle ones
- * give way to new ones past the limits, so no client can hold the
- * server.  Writes never raise SIGPIPE.
+ * take the answer is dropped after JR_HTTP_TIMEOUT_MS, idle ones and
+ * ones that stopped taking their answer give way to new ones past the
+ * limits, and past JR_HTTP_MAX_HELD bytes of answers not yet sent, a
+ * new answer takes the place of those no client takes, so no client can
+ * hold the server or its memory.
+ * Writes never raise SIGPIPE.
  */
 #ifndef JR_HTTP_H
 #define JR_HTTP_H
@@ -25,6 +28,7 @@
 #define JR_HTTP_MAX_CONNS 64 /* open at once */
 #define JR_HTTP_MAX_PER_PEER 8 /* open at once from one address */
 #define JR_HTTP_BACKOFF_MS 100 /* no accept after it failed for want */
+#define JR_HTTP_MAX_HELD (64UL << 20) /* bytes of answers not yet sent */
 
 /* what the client accepts, best first */
 enum jr_http_fmt {
@@ -43,10 +47,12 @@ struct jr_http {
 	int stop[2]; /* stop[0] readable (or at its end) ends jr_http_serve */
 	jr_http_fn fn;
 	void *ctx;
+	size_t held; /* bytes of answers built and not yet sent */
 	char addr[80]; /* as bound: "127.0.0.1:9478", "[::1]:9478" */
 	/* written by jr_http_serve; read once it has returned */
 	uint64_t served; /* answers with a 200 */
 	uint64_t refused; /* requests answered with an error, or cut off */
+	size_t held_max; /* the most bytes of answers held at once */
 	uint64_t dropped; /* connections closed unanswered: slow, idle, over */
 	uint64_t backoffs; /* accepts that failed for want of fds or memory */
 };

@@ -9,12 +9,16 @@
  * it is closed; each step has a deadline (JR_HTTP_TIMEOUT_MS from the
  * accept), past which the connection is dropped.  At most
  * JR_HTTP_MAX_CONNS are open, and JR_HTTP_MAX_PER_PEER from one address:
- * a new one past either limit takes the place of the oldest one still
- * waiting for its request (the one past the peer's limit, of that peer),
- * so idle or slow clients, however many, delay a scraper that sends its
- * request at once by no more than a turn of the loop.  When accept fails
- * for want of descriptors or memory, the listening socket is left alone
- * for JR_HTTP_BACKOFF_MS instead of being polled again at once.
+ * a new one past either limit takes the place of the one that has
+ * waited longest without progress (the one past the peer's limit, of
+ * that peer), whether it waits for its request or for the client to
+ * take its answer, so idle, slow or stalled clients, however many, delay
+ * a scraper that sends its request at once and reads its answer by no
+ * more than a turn of the loop.  An answer's bytes count against
+ * JR_HTTP_MAX_HELD from the moment it is built until it is sent or its
+ * connection closed.  When accept fails for want of descriptors or
+ * memory, the listening socket is left alone for JR_HTTP_BACKOFF_MS
+ * instead of being polled again at once.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,6 +40,8 @@ struct jr_conn {
 	unsigned char peer[16]; /* the client's address, IPv4 mapped */
 	uint64_t seq; /* its place in the order of accepts */
 	uint64_t deadline_ms;
+	uint64_t still_ms; /* since when it made no progress */
+	bool gone; /* evicted for its answer's memory: closed next */
 	char req[JR_HTTP_MAX_REQUEST];
 	size_t n; /* bytes of req read */
 	struct jr_buf out; /* the answer */
@@ -70,31 +76,61 @@ static void jr_peer_of(const struct sockaddr_storage *ss, unsigned char *p)
 	}
 }
 
+/* jr_conn_unhold - the answer's memory, freed and no longer counted */
+static void jr_conn_unhold(struct jr_loop *l, struct jr_conn *c)
+{
+	l->h->held -= c->out.len;
+	jr_buf_free(&c->out);
+}
+
 static void jr_conn_close(struct jr_loop *l, int i)
 {
 	struct jr_conn *c = l->c[i];
 
 	close(c->fd);
-	jr_buf_free(&c->out);
+	jr_conn_unhold(l, c);
 	free(c);
 	l->c[i] = l->c[--l->nr];
 }
 
+/* jr_stiller - whether a has waited without progress longer than b */
+static bool jr_stiller(const struct jr_conn *a, const struct jr_conn *b)
+{
+	return a->still_ms < b->still_ms ||
+	       (a->still_ms == b->still_ms && a->seq < b->seq);
+}
+
 /*
- * jr_evict - make room for a new connection: the oldest one still reading
- * its request, of peer only when peer is given.  Whether one was closed.
+ * jr_stillest - the connection still reading its request or writing its
+ * answer (only writing, with writers) that has waited longest without
+ * progress, of peer only when peer is given; its index, or -1.
  */
-static bool jr_evict(struct jr_loop *l, const unsigned char *peer)
+static int jr_stillest(const struct jr_loop *l, const unsigned char *peer,
+		       bool writers)
 {
 	int i, old = -1;
 
 	for (i = 0; i < l->nr; i++) {
-		if (l->c[i]->state != JR_C_READ ||
-		    (peer && memcmp(l->c[i]->peer, peer, 16)))
+		const struct jr_conn *c = l->c[i];
+
+		if (c->gone || c->state == JR_C_LINGER ||
+		    (writers && c->state != JR_C_WRITE) ||
+		    (peer && memcmp(c->peer, peer, 16)))
 			continue;
-		if (old < 0 || l->c[i]->seq < l->c[old]->seq)
+		if (old < 0 || jr_stiller(c, l->c[old]))
 			old = i;
 	}
+	return old;
+}
+
+/*
+ * jr_evict - make room for a new connection: the stillest, of peer only
+ * when peer is given.  Whether one was closed.
+ */
+static bool jr_evict(struct jr_loop *l, const unsigned char *peer)
+{
+	int old = jr_stillest(l, peer, false);
+
 	if (old < 0)
 		return false;
 	l->h->dropped++;
@@ -149,21 +185,38 @@ static void jr_accept_all(struct jr_loop *l)
 		c->fd = fd;
 		memcpy(c->peer, peer, 16);
 		c->seq = l->accepted++;
-		c->deadline_ms = jr_now_ms() + JR_HTTP_TIMEOUT_MS;
+		c->still_ms = jr_now_ms();
+		c->deadline_ms = c->still_ms + JR_HTTP_TIMEOUT_MS;
 		l->c[l->nr++] = c;
 	}
 }
 
-/* jr_answer_now - the request is whole (or too large): answer it */
+/*
+ * jr_answer_now - the request is whole (or too large): answer it, once
+ * the answers no client takes have made room for it.  Those are only
+ * marked here, and closed by the loop: the loop is walking the list.
+ */
 static void jr_answer_now(struct jr_loop *l, struct jr_conn *c, bool whole)
 {
-	int status = jr_http_respond(l->h, whole ? c->req : NULL, &c->out);
+	int stalled, status;
+
+	while (l->h->held >= JR_HTTP_MAX_HELD &&
+	       (stalled = jr_stillest(l, NULL, true)) >= 0) {
+		l->c[stalled]->gone = true;
+		l->c[stalled]->deadline_ms = 0;
+		jr_conn_unhold(l, l->c[stalled]);
+	}
+	status = jr_http_respond(l->h, whole ? c->req : NULL, &c->out);
 
 	if (status == 200)
 		l->h->served++;
 	else
 		l->h->refused++;
+	l->h->held += c->out.len;
+	if (l->h->held > l->h->held_max)
+		l->h->held_max = l->h->held;
 	c->state = JR_C_WRITE;
+	c->still_ms = jr_now_ms();
 }
 
 /* jr_conn_read - what came; false once the connection is to be closed */
@@ -200,7 +253,7 @@ static bool jr_conn_read(struct jr_loop *l, struct jr_conn *c)
 }
 
 /* jr_conn_write - send what the socket takes; the answer sent, linger */
-static bool jr_conn_write(struct jr_conn *c)
+static bool jr_conn_write(struct jr_loop *l, struct jr_conn *c)
 {
 	ssize_t w;
 
@@ -212,7 +265,9 @@ static bool jr_conn_write(struct jr_conn *c)
 		if (w < 0)
 			return errno == EAGAIN || errno == EINTR;
 		c->sent += w;
+		c->still_ms = jr_now_ms();
 	}
+	jr_conn_unhold(l, c);
 	/*
 	 * What the client still sends is read and dropped for a moment, so
 	 * that closing does not reset the connection before it has read
@@ -268,10 +323,15 @@ static bool jr_loop_turn(struct jr_loop *l)
 		bool keep = true;
 
 		c = l->c[i];
+		if (c->gone) {
+			l->h->dropped++;
+			jr_conn_close(l, i);
+			continue;
+		}
 		if (p[i + 2].revents & (POLLIN | POLLERR | POLLHUP))
 			keep = jr_conn_read(l, c);
 		if (keep && c->state == JR_C_WRITE)
-			keep = jr_conn_write(c);
+			keep = jr_conn_write(l, c);
 		if (keep && now >= c->deadline_ms) {
 			if (c->state != JR_C_LINGER)
 				l->h->dropped++;
