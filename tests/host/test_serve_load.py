@@ -1,13 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 """jitread serve as a network service, natively with the user sampler on
 CPU 1: idle and slow clients, however many, delay a scrape by less than a
-second; one address holds at most 8 connections; and the server runs in
-a process of its own as nobody, without capabilities, under a seccomp
-filter, and dies with serve.  (Its back-off when accept fails is tested
-on the loop itself, tests/host/c/http_test.c: the server process's own
-descriptor limit leaves room for every connection it keeps.)"""
+second; one address holds at most 8 connections; the server runs in a
+process of its own, under an id no other process has, with every
+capability set empty, under a seccomp filter and a memory limit, and
+dies with serve; it outlives a stop and continue; serve starts another
+when it dies, at most 5 times, and ends on SIGTERM within seconds even
+when it is stopped; and serve takes a socket that systemd passes.  (Its
+back-off when accept fails, and stalled readers, are tested on the loop
+itself, tests/host/c/http_test.c and http_slow_test.c.)"""
 
 import os
+import pwd
+import shutil
 import signal
 import socket
 import subprocess
@@ -50,13 +55,33 @@ def closed_by_server(s):
 
 
 def server_of(pid):
-    """The pid of serve's server process (a child named jitread-http)."""
-    with open(f"/proc/{pid}/task/{pid}/children") as f:
-        for child in f.read().split():
-            with open(f"/proc/{child}/comm") as c:
-                if c.read().strip() == "jitread-http":
+    """The pid of serve's server process (a child named jitread-http, of
+    any of serve's threads), None when it has none alive."""
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                children = f.read().split()
+        except FileNotFoundError:
+            continue
+        for child in children:
+            try:
+                with open(f"/proc/{child}/comm") as c:
+                    name = c.read().strip()
+                if name == "jitread-http" and \
+                        status(child)["State"].split()[0] != "Z":
                     return int(child)
-    raise AssertionError(f"jitread serve {pid} has no server process")
+            except FileNotFoundError:
+                continue
+    return None
+
+
+def new_server(pid, old, secs=10):
+    """The pid of a server process of serve other than old, once one
+    runs."""
+    found = []
+    wait_for(lambda: found.append(server_of(pid)) or
+             found[-1] not in (None, old), secs, "a new server process")
+    return found[-1]
 
 
 def status(pid):
@@ -68,14 +93,15 @@ def status(pid):
 
 @unittest.skipIf(usable(), usable())
 class ServeLoad(unittest.TestCase):
-    def start(self):
+    def start(self, *extra):
         """jitread serve on a free port: (process, port)."""
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
+        self.tmp = tmp.name
         ready = os.path.join(tmp.name, "ready")
         p = subprocess.Popen([jrcli.JITREAD, "serve", "--sampler", "user",
                               "-c", str(CPU), "-d", "60s", "--listen",
-                              "127.0.0.1:0", "--ready-file", ready],
+                              "127.0.0.1:0", "--ready-file", ready, *extra],
                              stderr=subprocess.PIPE, text=True)
         self.addCleanup(self.stop, p)
         url = serving_url(p)
@@ -141,23 +167,110 @@ class ServeLoad(unittest.TestCase):
                 s.close()
 
     def test_parser_runs_unprivileged(self):
-        """The process that reads requests is nobody, with no
-        capabilities, no new privileges, a seccomp filter, and only its
-        sockets and the standard streams open."""
+        """The process that reads requests has a uid and gid that no
+        account names and no other process has, no groups, every
+        capability set empty (the bounding set too: serve runs here as
+        root, with CAP_SETPCAP), no new privileges, a seccomp filter, a
+        limit on its address space, and only its sockets and the
+        standard streams open."""
         p, port = self.start()
         child = server_of(p.pid)
         st = {k: v.split() for k, v in status(child).items()}
-        self.assertEqual(st["Uid"], ["65534"] * 4)
-        self.assertEqual(st["Gid"], ["65534"] * 4)
+        uid = int(st["Uid"][0])
+        self.assertEqual(st["Uid"], [str(uid)] * 4)
+        self.assertEqual(st["Gid"], [str(uid)] * 4)
+        self.assertNotIn(uid, (0, 65534))
+        with self.assertRaises(KeyError):
+            pwd.getpwuid(uid)
+        others = [pid for pid in os.listdir("/proc") if pid.isdigit() and
+                  int(pid) != child and os.path.exists(f"/proc/{pid}/status")
+                  and str(uid) in status(pid).get("Uid", "").split()]
+        self.assertEqual(others, [])
         self.assertEqual(st["Groups"], [])
-        for caps in ("CapPrm", "CapEff", "CapInh", "CapAmb"):
+        for caps in ("CapPrm", "CapEff", "CapInh", "CapAmb", "CapBnd"):
             self.assertEqual(int(st[caps][0], 16), 0, caps)
         self.assertEqual(st["NoNewPrivs"], ["1"])
         self.assertEqual(st["Seccomp"], ["2"])
+        with open(f"/proc/{child}/limits") as f:
+            limit = [ln.split()[3] for ln in f
+                     if ln.startswith("Max address space")]
+        self.assertNotEqual(limit, ["unlimited"])
         self.assertEqual(sorted(int(fd) for fd in
                                 os.listdir(f"/proc/{child}/fd")),
                          [0, 1, 2, 3, 4])
         self.assertLess(self.scrape_time(port), SCRAPE_S)
+
+    def test_two_serves_have_different_ids(self):
+        """Two serves at once: neither server process can signal the
+        other's."""
+        p, _ = self.start()
+        q, _ = self.start()
+        ids = {status(server_of(x.pid))["Uid"].split()[0] for x in (p, q)}
+        self.assertEqual(len(ids), 2, ids)
+
+    def test_server_survives_stop_and_continue(self):
+        """A stop and continue (^Z and fg, a cgroup freezer) resumes the
+        server's poll through restart_syscall, which its filter allows:
+        the same process answers after it."""
+        p, port = self.start()
+        child = server_of(p.pid)
+        os.kill(child, signal.SIGSTOP)
+        time.sleep(0.5)
+        os.kill(child, signal.SIGCONT)
+        time.sleep(0.5)
+        self.assertLess(self.scrape_time(port), SCRAPE_S)
+        self.assertEqual(server_of(p.pid), child)
+        err = self.stop(p)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("started again 0 time(s)", err)
+
+    def test_a_dead_server_is_started_again(self):
+        """serve starts another server process when one dies, says so,
+        and serves on."""
+        p, port = self.start()
+        child = server_of(p.pid)
+        os.kill(child, signal.SIGKILL)
+        new_server(p.pid, child)
+        self.assertLess(self.scrape_time(port), SCRAPE_S)
+        err = self.stop(p)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("the server process died of signal 9 (Killed); "
+                      "starting another (1 of 5)", err)
+        self.assertIn("started again 1 time(s)", err)
+
+    def test_serve_stops_after_five_new_starts(self):
+        """A server that keeps dying stops serve, with status 1 and why,
+        and its outputs written."""
+        out = os.path.join(tempfile.mkdtemp(), "run.json")
+        self.addCleanup(shutil.rmtree, os.path.dirname(out))
+        p, _ = self.start("--json", out)
+        child = server_of(p.pid)
+        for _ in range(6):
+            os.kill(child, signal.SIGKILL)
+            if _ < 5:
+                child = new_server(p.pid, child)
+        err = p.communicate(timeout=30)[1]
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn("the server process died of signal 9 (Killed), "
+                      "after 5 new start(s): serve stops", err)
+        self.assertTrue(os.path.getsize(out) > 0)
+
+    def test_sigterm_ends_serve_with_its_server_stopped(self):
+        """A stopped server holds nothing: SIGTERM ends serve within the
+        server's 2 s and a margin, with status 0 and its outputs."""
+        out = os.path.join(tempfile.mkdtemp(), "run.json")
+        self.addCleanup(shutil.rmtree, os.path.dirname(out))
+        p, port = self.start("--json", out)
+        self.scrape_time(port)
+        os.kill(server_of(p.pid), signal.SIGSTOP)
+        t0 = time.monotonic()
+        p.send_signal(signal.SIGTERM)
+        err = p.communicate(timeout=30)[1]
+        took = time.monotonic() - t0
+        self.assertEqual(p.returncode, 0, err)
+        self.assertLess(took, 10, err)
+        self.assertIn("did not end within 2000 ms; killed", err)
+        self.assertTrue(os.path.getsize(out) > 0)
 
     def test_server_dies_with_serve(self):
         """A SIGKILLed serve takes its server process with it."""

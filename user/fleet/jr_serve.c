@@ -185,16 +185,19 @@ void jr_serve_close(struct jr_serve *s)
 	bool served = s->pages_running;
 	int f;
 
-	if (jr_sep_stop(s) && !s->fail)
-		s->fail = jr_fail(&s->why, JR_EXIT_RUN,
-				  "the server process ended before the run");
+	jr_sep_stop(s);
+	if (s->sep_fail && !s->fail) {
+		s->fail = s->sep_fail;
+		s->why = s->sep_why;
+	}
 	jr_http_close(&s->http);
 	if (served && !s->quiet)
 		jr_warn("served %" PRIu64 " answer(s), refused %" PRIu64
 			", dropped %" PRIu64
-			" connection(s); accept backed off %" PRIu64 " time(s)",
+			" connection(s); accept backed off %" PRIu64
+			" time(s); the server process was started again %d time(s)",
 			s->http.served, s->http.refused, s->http.dropped,
-			s->http.backoffs);
+			s->http.backoffs, s->restarts);
 	if (s->dfd >= 0)
 		close(s->dfd);
 	s->dfd = -1;

@@ -36,12 +36,17 @@ struct jr_serve {
 	const struct jr_serve_opts *so;
 	bool quiet; /* -q: no line when the server starts */
 	struct jr_prom prom;
-	struct jr_http http; /* its socket and loop are the child's */
+	struct jr_http http; /* its loop is the server process's */
 	pid_t child; /* the server process (jr_serve_sep.c), or 0 */
-	int sep_fd; /* the parent's end of the pair, or -1 */
+	int sep_fd; /* serve's end of the pair, or -1 */
+	uint32_t sep_id; /* the server's uid and gid, when serve is root */
+	int restarts; /* server processes started after the first */
+	bool stopping; /* jr_sep_stop has begun */
 	pthread_t pages_th; /* answers the child's page requests */
 	bool pages_running;
-	pthread_mutex_t lock; /* page[], between a refresh and pages_th */
+	int sep_fail; /* pages_th's: an exit code once the server failed */
+	struct jr_err sep_why;
+	pthread_mutex_t lock; /* page[]; child, sep_fd and stopping */
 	struct jr_buf page[JR_NR_FMT]; /* by enum jr_http_fmt */
 	struct jr_buf scratch;
 	int dfd; /* --textfile's directory, or -1 */
@@ -58,9 +63,14 @@ int jr_serve_start(struct jr_serve *s, const struct jr_model *m,
 void jr_serve_refresh(struct jr_serve *s, const struct jr_model *m);
 void jr_serve_close(struct jr_serve *s);
 
-/* jr_serve_sep.c: the server in a process of its own */
+/*
+ * jr_serve_watch.c: the server in a process of its own, started again
+ * at most JR_SEP_RESTARTS times, and given JR_SEP_STOP_MS to end
+ */
+#define JR_SEP_RESTARTS 5
+#define JR_SEP_STOP_MS 2000
 int jr_sep_fork(struct jr_serve *s, struct jr_err *e);
 int jr_sep_start(struct jr_serve *s, struct jr_err *e);
-int jr_sep_stop(struct jr_serve *s);
+void jr_sep_stop(struct jr_serve *s);
 
 #endif /* JR_SERVE_H */

@@ -3,43 +3,55 @@
  * jr_serve_sep.c - serve's HTTP server in a process of its own, without
  * privileges: it parses every request from the network, so a bug there
  * must not reach root or the sampler.  This file is the server process;
- * jr_serve_watch.c is serve's side, which starts it.
+ * jr_serve_watch.c is serve's side, which starts it and watches it.
  *
- * jr_serve_open forks it while jitread has one thread.  The child keeps
- * only the listening socket, its end of a socketpair and stderr; takes
- * uid and gid 65534 (nobody) when it was root, which leaves it no
- * capabilities; sets no_new_privs and a seccomp filter that allows the
- * calls its loop makes and kills it on any other; and dies with its
- * parent.  It waits for the parent's go (the first refresh is in), then
- * serves (common/jr_http_loop.c).  For a page it writes the parent one
- * byte, the format, and reads back the page's length and bytes; the
- * parent's side reads nothing else, and a child that writes anything
- * else is no longer answered.  At the end the parent shuts its side for
- * writing; the child writes its counts and exits.
+ * The server process keeps only the listening socket, its end of a
+ * socketpair and stderr.  It takes a user and group id no other process
+ * has (jr_sep_id), when it was root; clears every capability set and
+ * checks with capget that they are empty; sets a limit on its address
+ * space, no_new_privs and a seccomp filter that allows the calls its
+ * loop makes and kills it on any other; and dies with the thread that
+ * started it.  It waits for serve's go (the first refresh is in), then
+ * serves (common/jr_http_loop.c).  For a page it writes serve one byte,
+ * the format, and reads back the page's length and bytes, within
+ * JR_SEP_EXCHANGE_MS each way; an exchange that fails or runs late ends
+ * the process (serve starts another).  At the end serve shuts its side
+ * for writing; the server writes its counts and exits.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "fleet/jr_serve.h"
 #include "fleet/jr_serve_sep.h"
 
-#define JR_SEP_NOBODY 65534
+/*
+ * The server's id: JR_SEP_ID_BASE + serve's pid, which no other serve
+ * can have while this one lives; + JR_SEP_ID_STRIDE (pid_max's ceiling)
+ * again where the system already uses it.
+ */
+#define JR_SEP_ID_BASE 0x70000000U
+#define JR_SEP_ID_STRIDE (1U << 22)
+#define JR_SEP_ID_TRIES 16
+/* the server's address space: what it had at the fork, and this */
+#define JR_SEP_MEM_BUDGET (JR_HTTP_MAX_HELD + 3 * JR_SEP_MAX_PAGE)
 
 int jr_sep_full(int fd, void *p, size_t n, bool out)
 {
@@ -57,7 +69,54 @@ int jr_sep_full(int fd, void *p, size_t n, bool out)
 	return 0;
 }
 
-/* the child's page fetcher: ask the parent, read what it sends */
+/* jr_id_running - whether a process has id as one of its uids */
+static bool jr_id_running(uint32_t id)
+{
+	char path[300], line[256];
+	struct dirent *d;
+	bool found = false;
+	unsigned long u[4];
+	DIR *dir = opendir("/proc");
+	FILE *f;
+
+	while (dir && !found && (d = readdir(dir))) {
+		if (d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", d->d_name);
+		f = fopen(path, "re");
+		while (f && fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "Uid: %lu %lu %lu %lu", &u[0], &u[1],
+				   &u[2], &u[3]) != 4)
+				continue;
+			found = u[0] == id || u[1] == id || u[2] == id ||
+				u[3] == id;
+			break;
+		}
+		if (f)
+			fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return found;
+}
+
+/*
+ * jr_sep_id - an id for the server process that no account names and no
+ * process has, so that no other user can signal or trace it; 0 when
+ * none was found.
+ */
+uint32_t jr_sep_id(void)
+{
+	uint32_t id = JR_SEP_ID_BASE + (uint32_t)getpid();
+	int k;
+
+	for (k = 0; k < JR_SEP_ID_TRIES; k++, id += JR_SEP_ID_STRIDE)
+		if (!getpwuid(id) && !getgrgid(id) && !jr_id_running(id))
+			return id;
+	return 0;
+}
+
+/* the server's page fetcher: ask serve, read what it sends */
 static void jr_sep_fetch(void *ctx, enum jr_http_fmt fmt, struct jr_buf *body)
 {
 	int fd = *(int *)ctx;
@@ -65,21 +124,29 @@ static void jr_sep_fetch(void *ctx, enum jr_http_fmt fmt, struct jr_buf *body)
 	char chunk[65536];
 	uint64_t len, n;
 
+	errno = 0;
 	if (jr_sep_full(fd, &b, 1, true) ||
-	    jr_sep_full(fd, &len, sizeof(len), false) ||
-	    len > JR_SEP_MAX_PAGE) {
+	    jr_sep_full(fd, &len, sizeof(len), false))
+		goto lost;
+	if (len == JR_SEP_FAILED) {
 		body->oom = true;
 		return;
 	}
-	while (len && !body->oom) {
+	if (len > JR_SEP_MAX_PAGE)
+		goto lost;
+	while (len) {
 		n = len < sizeof(chunk) ? len : sizeof(chunk);
-		if (jr_sep_full(fd, chunk, n, false)) {
-			body->oom = true;
-			return;
-		}
+		if (jr_sep_full(fd, chunk, n, false))
+			goto lost;
 		jr_buf_put(body, chunk, n);
 		len -= n;
 	}
+	return;
+lost:
+	/* the two ends no longer agree on where a page starts */
+	jr_warn("serve: the server process lost its exchange with serve: %s",
+		errno ? strerror(errno) : "a page out of bounds");
+	_exit(JR_SEP_EXIT_LOST);
 }
 
 #if defined(__x86_64__)
@@ -87,7 +154,11 @@ static void jr_sep_fetch(void *ctx, enum jr_http_fmt fmt, struct jr_buf *body)
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 
-/* jr_sep_seccomp - only what the server's loop and malloc call */
+/*
+ * jr_sep_seccomp - only what the server's loop and malloc call, and
+ * restart_syscall, with which a poll resumes after a stop and continue
+ * (^Z, a freezer, a debugger).
+ */
 static int jr_sep_seccomp(void)
 {
 	struct sock_filter f[] = {
@@ -99,6 +170,7 @@ static int jr_sep_seccomp(void)
 			 offsetof(struct seccomp_data, nr)),
 		JR_ALLOW(__NR_poll),
 		JR_ALLOW(__NR_ppoll),
+		JR_ALLOW(__NR_restart_syscall),
 		JR_ALLOW(__NR_accept4),
 		JR_ALLOW(__NR_recvfrom),
 		JR_ALLOW(__NR_sendto),
@@ -125,39 +197,114 @@ static int jr_sep_seccomp(void)
 
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) ? -errno : 0;
 }
+
+const bool jr_sep_filtered = true;
 #else
-/* no filter written for this architecture: no_new_privs and nobody */
+/* no filter written for this architecture: serve says so once */
 static int jr_sep_seccomp(void)
 {
 	return 0;
 }
+
+const bool jr_sep_filtered;
 #endif
 
 /*
- * jr_sep_drop - nobody, no capabilities, no new privileges, the filter;
- * and death with the parent (set after the change of user, which clears
- * it).
+ * jr_sep_limits - room for every connection it keeps and no more
+ * descriptors; an address space of what it has now and
+ * JR_SEP_MEM_BUDGET.
  */
-static int jr_sep_drop(pid_t parent)
+static int jr_sep_limits(void)
 {
-	struct rlimit fds;
+	struct rlimit fds, as;
+	char statm[64] = "";
+	unsigned long pages = 0;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 
-	/* room for every connection it keeps, and no more */
+	if (fd < 0 || read(fd, statm, sizeof(statm) - 1) <= 0 ||
+	    sscanf(statm, "%lu", &pages) != 1) {
+		if (fd >= 0)
+			close(fd);
+		return -EIO;
+	}
+	close(fd);
 	if (getrlimit(RLIMIT_NOFILE, &fds))
 		return -errno;
 	if (fds.rlim_max > JR_HTTP_MAX_CONNS + 16)
 		fds.rlim_max = JR_HTTP_MAX_CONNS + 16;
 	if (fds.rlim_cur > fds.rlim_max)
 		fds.rlim_cur = fds.rlim_max;
-	if (geteuid() == 0 &&
-	    (setgroups(0, NULL) ||
-	     setresgid(JR_SEP_NOBODY, JR_SEP_NOBODY, JR_SEP_NOBODY) ||
-	     setresuid(JR_SEP_NOBODY, JR_SEP_NOBODY, JR_SEP_NOBODY)))
+	as.rlim_cur = as.rlim_max =
+		pages * (rlim_t)sysconf(_SC_PAGESIZE) + JR_SEP_MEM_BUDGET;
+	if (setrlimit(RLIMIT_NOFILE, &fds) || setrlimit(RLIMIT_AS, &as))
 		return -errno;
+	return 0;
+}
+
+/*
+ * jr_sep_bounding - the bounding set emptied, where CAP_SETPCAP allows
+ * it (without it, no_new_privs and a filter that allows no exec leave
+ * the bounding set nothing to grant); before the change of id, which
+ * takes CAP_SETPCAP away.
+ */
+static void jr_sep_bounding(void)
+{
+	int cap;
+
+	for (cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+		prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+}
+
+/*
+ * jr_sep_caps - the ambient, inheritable, permitted and effective
+ * capability sets emptied, and checked.
+ */
+static int jr_sep_caps(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { 0 };
+	int cap, i, set;
+
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (syscall(SYS_capset, &hdr, d))
+		return -errno;
+	memset(d, 0xff, sizeof(d));
+	if (syscall(SYS_capget, &hdr, d))
+		return -errno;
+	for (i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		if (d[i].effective || d[i].permitted || d[i].inheritable)
+			return -EPERM;
+	for (cap = 0; (set = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap,
+				   0, 0)) >= 0;
+	     cap++)
+		if (set)
+			return -EPERM;
+	return 0;
+}
+
+/*
+ * jr_sep_drop - its own id, no capabilities, limits, no new privileges,
+ * the filter; and death with the thread that started it (set after the
+ * change of id, which clears it).
+ */
+static int jr_sep_drop(pid_t parent, uint32_t id)
+{
+	int ret = jr_sep_limits();
+
+	if (ret)
+		return ret;
+	jr_sep_bounding();
+	if (geteuid() == 0 && (!id || setgroups(0, NULL) ||
+			       setresgid(id, id, id) || setresuid(id, id, id)))
+		return id ? -errno : -EUSERS;
+	ret = jr_sep_caps();
+	if (ret)
+		return ret;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 		return -ESRCH;
-	if (setrlimit(RLIMIT_NOFILE, &fds) ||
-	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
 	return jr_sep_seccomp();
 }
@@ -165,20 +312,24 @@ static int jr_sep_drop(pid_t parent)
 /* jr_sep_fds - the listening socket and the pair at 3 and 4, nothing else */
 static int jr_sep_fds(int listen_fd, int pair_fd)
 {
+	struct timeval tv = { .tv_sec = JR_SEP_EXCHANGE_MS / 1000 };
 	int l = fcntl(listen_fd, F_DUPFD_CLOEXEC, 16);
 	int p = fcntl(pair_fd, F_DUPFD_CLOEXEC, 16);
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 	if (l < 0 || p < 0 || null < 0 || dup2(null, 0) < 0 ||
 	    dup2(null, 1) < 0 || dup2(l, JR_SEP_LISTEN_FD) < 0 ||
-	    dup2(p, JR_SEP_PAIR_FD) < 0)
+	    dup2(p, JR_SEP_PAIR_FD) < 0 ||
+	    setsockopt(JR_SEP_PAIR_FD, SOL_SOCKET, SO_RCVTIMEO, &tv,
+		       sizeof(tv)) ||
+	    setsockopt(JR_SEP_PAIR_FD, SOL_SOCKET, SO_SNDTIMEO, &tv,
+		       sizeof(tv)))
 		return -errno;
 	return close_range(JR_SEP_PAIR_FD + 1, ~0U, 0) ? -errno : 0;
 }
 
-void jr_sep_child(struct jr_serve *s, pid_t parent, int pair_fd)
+void jr_sep_child(struct jr_http *h, pid_t parent, int pair_fd, uint32_t id)
 {
-	struct jr_http *h = &s->http;
 	int fd = JR_SEP_PAIR_FD, ret;
 	unsigned char go = 0;
 	uint64_t counts[4];
@@ -189,11 +340,12 @@ void jr_sep_child(struct jr_serve *s, pid_t parent, int pair_fd)
 	prctl(PR_SET_NAME, "jitread-http");
 	ret = jr_sep_fds(h->fd, pair_fd);
 	if (!ret)
-		ret = jr_sep_drop(parent);
+		ret = jr_sep_drop(parent, id);
 	if (ret) {
 		jr_warn("serve: cannot set up the server process: %s",
-			strerror(-ret));
-		_exit(1);
+			ret == -EUSERS ? "no free user id for it" :
+					 strerror(-ret));
+		_exit(JR_SEP_EXIT_SETUP);
 	}
 	if (jr_sep_full(fd, &go, 1, false) || go != JR_SEP_GO)
 		_exit(0);
