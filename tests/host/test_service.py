@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
-"""jitread-serve.service as far as this machine allows: its PID 1 is not
-systemd, so the unit cannot be started.  What is tested instead:
-systemd-analyze verify is clean (the unit against an installed jitread and
-its man pages), systemd-analyze security --offline scores it 4.0 or less,
-and its ExecStart line runs under the unit's own capability bounding set,
-no_new_privs and umask (setpriv): it serves, classifies gaps with BPF, and
-ends cleanly on SIGTERM as systemd stops it.  Not tested here: the mount
-namespace (ProtectSystem= and its ReadWritePaths=), the IP and system call
-filters, and jitmod's settings put back on stop (the selftests' owner.py
-does that for serve in a guest)."""
+"""jitread-serve.service and .socket on this machine, whose PID 1 is not
+systemd (tests/host/test_deb_install.py starts them under systemd in a
+guest): systemd-analyze verify is clean (the units against an installed
+jitread and its man pages), systemd-analyze security --offline scores the
+service 4.0 or less, and its ExecStart line runs under every privilege
+setting the unit has, read from the unit (the securebits, the ambient
+set, the bounding set, no_new_privs and the umask): it serves,
+classifies gaps with BPF, and ends cleanly on SIGTERM as systemd stops
+it.  The mount namespace, the IP and system call filters, and jitmod's
+settings put back on stop are left to the guest."""
 
+import ctypes
 import os
 import re
 import shlex
@@ -26,14 +27,85 @@ from tests.host import jrcli
 
 TOP = jrcli.TOP
 UNIT = os.path.join(TOP, "dist", "jitread-serve.service")
+SOCKET = os.path.join(TOP, "dist", "jitread-serve.socket")
 DEFAULT = os.path.join(TOP, "dist", "jitread-serve.default")
+# the settings that decide the service's credentials: each is applied by
+# apply_unit_privileges, and the unit may use no other
+PRIVILEGE_KEYS = {"CapabilityBoundingSet", "AmbientCapabilities",
+                  "SecureBits", "NoNewPrivileges", "UMask"}
+CREDENTIAL_KEYS = PRIVILEGE_KEYS | {
+    "User", "Group", "DynamicUser", "SupplementaryGroups", "PrivateUsers",
+    "SetCredential", "LoadCredential"}
 
 
-def unit_values(key):
+def unit_values(key, unit=UNIT):
     """Every value the unit gives key, in order."""
-    with open(UNIT) as f:
+    with open(unit) as f:
         return [ln.split("=", 1)[1].strip() for ln in f
                 if ln.startswith(key + "=")]
+
+
+def unit_keys(unit=UNIT):
+    """The keys the unit sets."""
+    with open(unit) as f:
+        return {ln.split("=", 1)[0] for ln in f
+                if "=" in ln and ln[0] not in "#;["}
+
+
+# linux/capability.h, linux/prctl.h and linux/securebits.h
+CAP_NUMBERS = {"CAP_IPC_LOCK": 14, "CAP_SETGID": 6, "CAP_SETUID": 7,
+               "CAP_SYS_NICE": 23, "CAP_SYS_RESOURCE": 24,
+               "CAP_SYSLOG": 34, "CAP_PERFMON": 38, "CAP_BPF": 39}
+SECUREBITS = {"keep-caps": 4, "keep-caps-locked": 5, "no-setuid-fixup": 2,
+              "no-setuid-fixup-locked": 3, "noroot": 0,
+              "noroot-locked": 1}
+PR_CAPBSET_READ, PR_CAPBSET_DROP, PR_SET_SECUREBITS = 23, 24, 28
+PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE = 38, 47, 2
+
+
+def unit_caps(key):
+    """The capabilities a setting of the unit names, as numbers."""
+    return [CAP_NUMBERS[c] for c in " ".join(unit_values(key)).split()]
+
+
+def apply_unit_privileges():
+    """In a child before exec, every privilege setting of the unit, read
+    from it, in systemd's order: the securebits while CAP_SETPCAP is
+    still held, the inheritable and ambient sets, the bounding set,
+    no_new_privs, the umask."""
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def prctl(*args):
+        args += (0,) * (5 - len(args))  # unused arguments must be 0
+        if libc.prctl(*[ctypes.c_ulong(a) for a in args]) < 0:
+            raise OSError(ctypes.get_errno(), f"prctl{args}")
+    bits = sum(1 << SECUREBITS[b] for b in
+               " ".join(unit_values("SecureBits")).split())
+    if bits:
+        prctl(PR_SET_SECUREBITS, bits)
+    hdr = (ctypes.c_uint32 * 2)(0x20080522, 0)  # version 3, this process
+    data = (ctypes.c_uint32 * 6)()
+    if libc.capget(hdr, data):
+        raise OSError(ctypes.get_errno(), "capget")
+    # as systemd does, what this process cannot have is left out (root
+    # here lacks CAP_SYS_RESOURCE)
+    ambient = [c for c in unit_caps("AmbientCapabilities")
+               if data[1 + 3 * (c // 32)] >> (c % 32) & 1]
+    for c in ambient:
+        data[2 + 3 * (c // 32)] |= 1 << (c % 32)  # inheritable
+    if libc.capset(hdr, data):
+        raise OSError(ctypes.get_errno(), "capset")
+    for c in ambient:
+        prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c)
+    keep = set(unit_caps("CapabilityBoundingSet"))
+    cap = 0
+    while libc.prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0:
+        if cap not in keep:
+            prctl(PR_CAPBSET_DROP, cap)
+        cap += 1
+    if unit_values("NoNewPrivileges") == ["yes"]:
+        prctl(PR_SET_NO_NEW_PRIVS, 1)
+    os.umask(int(unit_values("UMask")[0], 8))
 
 
 def free_port():
@@ -97,19 +169,21 @@ class UnitFile(unittest.TestCase):
                  jrcli.native_root("serve's BPF needs root"))
 @unittest.skipUnless(shutil.which("setpriv"), "no setpriv (util-linux)")
 class Hardened(unittest.TestCase):
-    def test_execstart_under_the_units_limits(self):
-        caps = unit_values("CapabilityBoundingSet")[0].split()
-        bounding = "-all," + ",".join(
-            "+" + c[len("CAP_"):].lower() for c in caps)
+    def test_every_credential_setting_is_applied(self):
+        """A setting of the unit that decides its credentials and that
+        apply_unit_privileges does not apply would make the test below a test of
+        something else."""
+        self.assertEqual(unit_keys() & CREDENTIAL_KEYS,
+                         unit_keys() & PRIVILEGE_KEYS)
         self.assertEqual(unit_values("NoNewPrivileges"), ["yes"])
-        umask = int(unit_values("UMask")[0], 8)
+
+    def test_execstart_under_the_units_limits(self):
         port = free_port()
-        argv = ["setpriv", f"--bounding-set={bounding}", "--no-new-privs",
-                "--", jrcli.JITREAD, "serve", "-q", "-c", "1", "--listen",
+        argv = [jrcli.JITREAD, "serve", "-q", "-c", "1", "--listen",
                 f"127.0.0.1:{port}"]
         p = subprocess.Popen(argv, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True,
-                             preexec_fn=lambda: os.umask(umask))
+                             preexec_fn=apply_unit_privileges)
         body = ""
         try:
             for _ in range(100):
