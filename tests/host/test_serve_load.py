@@ -283,5 +283,54 @@ class ServeLoad(unittest.TestCase):
                  "the server process ending")
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@unittest.skipIf(usable(), usable())
+@unittest.skipUnless(shutil.which("systemd-socket-activate"),
+                     "no systemd-socket-activate (systemd)")
+class SocketActivation(unittest.TestCase):
+    """systemd-socket-activate binds the port and starts serve at the
+    first connection with the socket passed (LISTEN_FDS), as
+    jitread-serve.socket does under systemd."""
+
+    def activate(self, *extra):
+        port = free_port()
+        p = subprocess.Popen(
+            ["systemd-socket-activate", "-l", f"127.0.0.1:{port}",
+             jrcli.JITREAD, "serve", "--sampler", "user", "-c", str(CPU),
+             "-d", "20s", *extra], stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, text=True)
+        self.addCleanup(ServeLoad.stop, p)
+        wait_for(lambda: socket.create_connection(("127.0.0.1", port),
+                                                  timeout=1).close()
+                 is None, 10, "systemd-socket-activate listening")
+        return p, port
+
+    def test_serves_on_the_passed_socket(self):
+        p, port = self.activate()
+        status_code, _, body = get(f"http://127.0.0.1:{port}/metrics",
+                                   timeout=30)
+        self.assertEqual(status_code, 200)
+        self.assertIn("jitread_sampled_seconds_total", body)
+        err = ServeLoad.stop(p)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn(f"serving http://127.0.0.1:{port}/metrics", err)
+
+    def test_listen_and_a_passed_socket_refused(self):
+        p, port = self.activate("--listen", "127.0.0.1:0")
+        try:
+            get(f"http://127.0.0.1:{port}/metrics", timeout=5)
+        except OSError:
+            pass
+        err = p.communicate(timeout=30)[1]
+        self.assertEqual(p.returncode, 2, err)
+        self.assertIn("systemd passed a socket to serve on; give one or "
+                      "the other", err)
+
+
 if __name__ == "__main__":
     unittest.main()

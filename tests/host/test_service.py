@@ -130,9 +130,12 @@ class UnitFile(unittest.TestCase):
             with open(unit, "w") as f:
                 f.write(text.replace("/usr/bin/jitread",
                                      os.path.join(d, "usr/bin/jitread")))
+            sock = os.path.join(d, "jitread-serve.socket")
+            shutil.copyfile(SOCKET, sock)
             # Documentation= is checked with man where man-db is here
             man = [] if shutil.which("man") else ["--man=no"]
-            p = subprocess.run(["systemd-analyze", "verify", *man, unit],
+            p = subprocess.run(["systemd-analyze", "verify", *man, unit,
+                                sock],
                                capture_output=True, text=True, check=False,
                                env=dict(os.environ, MANPATH=os.path.join(
                                    d, "usr/share/man")))

@@ -31,6 +31,7 @@
 
 static struct jr_serve_opts jr_serve_opts = {
 	.listen = "127.0.0.1:9478",
+	.listen_fd = -1,
 	.interval_ns = JR_S,
 	.top = 10,
 };
@@ -107,6 +108,7 @@ static int jr_serve_apply(int key, const char *arg, struct jr_opts *o,
 	switch (key) {
 	case JR_K_LISTEN:
 		so->listen = strcmp(arg, "none") ? arg : NULL;
+		so->listen_given = true;
 		return 0;
 	case JR_K_TEXTFILE:
 		so->textfile = arg;
@@ -124,8 +126,17 @@ static int jr_serve_apply(int key, const char *arg, struct jr_opts *o,
 
 static int jr_serve_check(struct jr_opts *o, const char *name, struct jr_err *e)
 {
+	struct jr_serve_opts *so = &jr_serve_opts;
+	int ret = jr_http_passed(&so->listen_fd, e);
+
 	(void)name;
-	if (!jr_serve_opts.listen && !jr_serve_opts.textfile)
+	if (ret)
+		return ret;
+	if (so->listen_fd >= 0 && so->listen_given)
+		return jr_fail(
+			e, -EINVAL,
+			"--listen: systemd passed a socket to serve on; give one or the other");
+	if (so->listen_fd < 0 && !so->listen && !so->textfile)
 		return jr_fail(
 			e, -EINVAL,
 			"--listen none needs --textfile DIR: nothing to serve");

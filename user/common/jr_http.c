@@ -109,6 +109,65 @@ int jr_http_listen(struct jr_http *h, const char *addr, struct jr_err *e)
 }
 
 /*
+ * jr_http_passed - the listening socket systemd passed (socket
+ * activation: LISTEN_PID names this process and LISTEN_FDS is 1; the
+ * socket is fd 3) in *fd, or -1 there when none was; 0, or -errno with e
+ * saying why.  The variables are removed either way, so that no child
+ * takes them for its own.
+ */
+int jr_http_passed(int *fd, struct jr_err *e)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(int), sl = sizeof(ss);
+	int type = 0, acc = 0, ret = 0;
+	char *end;
+
+	*fd = -1;
+	if (!pid || !fds || strtol(pid, &end, 10) != getpid() || *end)
+		goto out;
+	if (strcmp(fds, "1")) {
+		ret = jr_fail(
+			e, -EINVAL,
+			"systemd passed '%.16s' sockets (LISTEN_FDS); serve takes one",
+			fds);
+	} else if (getsockopt(3, SOL_SOCKET, SO_TYPE, &type, &len) ||
+		   type != SOCK_STREAM ||
+		   getsockopt(3, SOL_SOCKET, SO_ACCEPTCONN, &acc, &len) ||
+		   !acc || getsockname(3, (struct sockaddr *)&ss, &sl) ||
+		   (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)) {
+		ret = jr_fail(
+			e, -ENOTSOCK,
+			"the socket systemd passed (fd 3) is not a listening TCP socket");
+	} else {
+		*fd = 3;
+	}
+out:
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	return ret;
+}
+
+/* jr_http_adopt - serve on fd, a listening socket made by someone else */
+int jr_http_adopt(struct jr_http *h, int fd, struct jr_err *e)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	memset(h, 0, sizeof(*h));
+	h->stop[0] = h->stop[1] = -1;
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC)) {
+		h->fd = -1;
+		return jr_fail(e, -errno, "the passed socket: %s",
+			       strerror(errno));
+	}
+	h->fd = fd;
+	jr_name_bound(h);
+	return 0;
+}
+
+/*
  * jr_answer - an answer in out: the status line, headers and, unless
  * head, the body.
  */

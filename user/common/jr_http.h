@@ -58,6 +58,8 @@ struct jr_http {
 };
 
 int jr_http_listen(struct jr_http *h, const char *addr, struct jr_err *e);
+int jr_http_passed(int *fd, struct jr_err *e);
+int jr_http_adopt(struct jr_http *h, int fd, struct jr_err *e);
 void jr_http_serve(struct jr_http *h);
 void jr_http_close(struct jr_http *h);
 int jr_http_respond(struct jr_http *h, char *req, struct jr_buf *out);

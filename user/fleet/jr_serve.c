@@ -52,9 +52,12 @@ int jr_serve_open(struct jr_serve *s, const struct jr_serve_opts *so,
 			return ret;
 		}
 	}
-	if (!so->listen)
+	if (so->listen_fd >= 0)
+		ret = jr_http_adopt(&s->http, so->listen_fd, e);
+	else if (so->listen)
+		ret = jr_http_listen(&s->http, so->listen, e);
+	else
 		return 0;
-	ret = jr_http_listen(&s->http, so->listen, e);
 	return ret ? ret : jr_sep_fork(s, e);
 }
 

@@ -25,6 +25,8 @@ enum jr_sampler { JR_SAMPLER_AUTO, JR_SAMPLER_JITMOD, JR_SAMPLER_USER };
 
 struct jr_serve_opts {
 	const char *listen; /* NULL with --textfile alone */
+	bool listen_given; /* --listen was on the command line */
+	int listen_fd; /* the socket systemd passed, or -1 */
 	const char *textfile; /* a directory */
 	uint64_t interval_ns; /* how often the metrics are refreshed */
 	int top; /* sources per CPU with series of their own */
