@@ -83,6 +83,10 @@ mkdir -p /upper/u /upper/w
 mount -t overlay overlay \
     -o lowerdir=/lower,upperdir=/upper/u,workdir=/upper/w \
     /newroot || fail "cannot mount the overlay"
+# systemd takes a /run that is a mount already, and would hide the share
+# under a tmpfs of its own otherwise
+grep -qw jitvm.init=systemd /proc/cmdline && \
+    mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /newroot/run
 mkdir -p /newroot/run/jitvm
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 jitvmout \
     /newroot/run/jitvm || fail "cannot mount the output share"
@@ -106,6 +110,18 @@ hostname jitvm
 # loopback, for tests that serve and scrape (jitread serve)
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null || \
     echo "jitvm-init: no loopback" > /dev/console
+if grep -qw jitvm.init=systemd /proc/cmdline; then
+    # systemd as PID 1 starts the command as a unit once the system is
+    # up (SYSTEMD_CMD_SCRIPT), and powers off after it
+    u=/newroot/etc/systemd/system
+    mkdir -p $u/multi-user.target.wants
+    printf '%s\n' '[Unit]' 'Description=jitvm: the command' \
+        'After=multi-user.target' '[Service]' 'Type=oneshot' \
+        'ExecStart=/bin/sh /run/jitvm/systemd-cmd.sh' \
+        'TimeoutStartSec=infinity' > $u/jitvm-cmd.service
+    ln -sf ../jitvm-cmd.service $u/multi-user.target.wants/jitvm-cmd.service
+    exec switch_root /newroot /lib/systemd/systemd
+fi
 echo "jitvm-init: running command" > /dev/console
 # The command writes into a pipe, not the 9p file: tools that reopen
 # /dev/stdout with O_APPEND (the kselftest runner does) would otherwise
@@ -116,6 +132,16 @@ dmesg > /newroot/run/jitvm/dmesg
 sync
 umount /newroot/run/jitvm
 poweroff -f
+"""
+
+# Under --init systemd, what jitvm-cmd.service runs: the command as the
+# plain init runs it, then the power off.
+SYSTEMD_CMD_SCRIPT = r"""echo "jitvm-init: running command" > /dev/console
+{ sh /run/jitvm/cmd.sh; echo $? > /run/jitvm/rc; } < /dev/null 2>&1 | \
+    cat > /run/jitvm/out
+dmesg > /run/jitvm/dmesg
+sync
+systemctl poweroff --force --force
 """
 
 CMD_SCRIPT = """export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin
@@ -189,6 +215,10 @@ def build_parser():
                         "into DIR")
     p.add_argument("-e", "--env", action="append", default=[],
                    metavar="NAME=VALUE", help="environment for the command")
+    p.add_argument("--init", choices=["sh", "systemd"], default="sh",
+                   help="what runs the command: a shell from the "
+                        "initramfs (sh, the default), or the root's "
+                        "systemd as PID 1, as a unit once the system is up")
     p.add_argument("--root", default="/", metavar="DIR",
                    help="the root file system the guest sees, read-only "
                         "under a tmpfs (default: the host's /)")
@@ -373,6 +403,8 @@ def qemu_command(args, qemu, vmlinuz, initrd, outdir, accel):
               "rdinit=/init", "nokaslr"]
     if not args.no_isolate:
         append.append(isolation_cmdline(args.vcpus))
+    if args.init == "systemd":
+        append.append("jitvm.init=systemd")
     if args.append:
         append.append(args.append)
     cmd = [qemu, "-M", "q35", "-smp", str(args.vcpus),
@@ -431,6 +463,8 @@ def run(args):
         with open(os.path.join(outdir, "cmd.sh"), "w") as f:
             f.write(CMD_SCRIPT.format(cwd=shlex.quote(args.cwd), env=env,
                                       command=shlex.join(args.command)))
+        with open(os.path.join(outdir, "systemd-cmd.sh"), "w") as f:
+            f.write(SYSTEMD_CMD_SCRIPT)
         cmd = qemu_command(args, qemu, vmlinuz, initrd, outdir, accel)
         say(f"booting {release} ({args.vcpus} vCPUs, {accel.upper()}), "
             f"limit {args.timeout_s}s")

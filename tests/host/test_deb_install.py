@@ -11,6 +11,16 @@ kernel.  QEMU boots the kernel on that root, where modprobe jitmod cpus=1
 works and /usr/bin/jitread hist -d 5s prints a report, both at VERSION.
 apt-get purge then leaves no file of ours behind.
 
+On the oldest generic kernel, whose root is Debian 12 with its systemd,
+the guest boots again with systemd as PID 1 (jitvm --init systemd) and
+tests/host/guest/serve_systemd.sh runs jitread-serve.service and .socket
+as shipped: enabled with JITREAD_SERVE_OPTS naming CPU 1, on jitmod and
+on the user sampler, each answers a scrape within SCRAPE_S (TCG), still
+answers from the same server process after systemctl freeze and thaw,
+and stops inactive with status 0 and jitmod's settings put back; a bad
+option leaves it failed with status 2 and no restart; and the socket
+starts it at the first scrape.
+
 It needs root, mmdebstrap and Debian's archive (JITMOD_DEBIAN_MIRROR, as
 make kernels), and takes the packages make deb built (test_deb builds
 them first; this builds them when they are missing)."""
@@ -35,6 +45,10 @@ ROOT_SUITE = {"bullseye": "bookworm", "bookworm-backports": "bookworm",
               "trixie-backports": "trixie"}
 # what of ours must be gone after apt purge, besides the dpkg database
 OURS = ("jitread", "jitmod")
+# a first scrape under TCG, from the unit's start
+SCRAPE_S = 180
+GUEST_SCRIPT = os.path.join(TOP, "tests", "host", "guest",
+                            "serve_systemd.sh")
 BOOKKEEPING = ("var/lib/dpkg/", "var/log/", "var/cache/", "var/lib/apt/")
 
 
@@ -68,6 +82,7 @@ class Installed:
     """One kernel's root: built once, then each step checked in order."""
     FLAVOUR = None
     LAST = False
+    SYSTEMD = False  # the root has systemd-sysv, and the unit is tried
 
     @classmethod
     def setUpClass(cls):
@@ -96,7 +111,8 @@ class Installed:
         # mounted in the root goes with it
         rc, out, err = run(
             ["unshare", "--mount", "--", "mmdebstrap", "--variant=minbase",
-             "--include=dkms,kmod,procps",
+             "--include=dkms,kmod,procps" +
+             (",systemd-sysv,dbus" if cls.SYSTEMD else ""),
              # the kernel's suite is not the root's: apt, not mmdebstrap's
              # own selection, takes its packages from there
              "--customize-hook=chroot \"$1\" apt-get install -y "
@@ -160,18 +176,54 @@ class Installed:
                "/usr/bin/jitread hist -d 5s -c 1 --json /tmp/h.json && "
                "grep -o '\"jitread_version\": \"[^\"]*\"' /tmp/h.json && "
                "cat /sys/module/jitmod/version")
-        rc, out, err = run([sys.executable, "-m", "jitpy.vm", "-q",
-                            "--root", self.root, "-k",
-                            os.path.join(self.root, "boot",
-                                         f"vmlinuz-{self.rel}"),
-                            "-s", "2", "-t", "10m", "-C", "/", "--",
-                            "sh", "-c", cmd], cwd=TOP, timeout=900)
+        rc, out, err = self.boot("sh", "-c", cmd)
         self.assertEqual(rc, 0, out[-3000:] + err[-2000:])
         self.assertIn(f"jitread {self.ver}", out)
         self.assertIn("# jitread report", out)
         self.assertIn("percentiles per CPU and class", out)
         self.assertEqual(out.strip().splitlines()[-2:],
                          [f'"jitread_version": "{self.ver}"', self.ver])
+
+    def boot(self, *argv, init="sh", limit_min=10):
+        """argv in a guest booted on the root, within limit_min minutes:
+        (status, out, err)."""
+        return run([sys.executable, "-m", "jitpy.vm", "-q", "--root",
+                    self.root, "--init", init, "-k",
+                    os.path.join(self.root, "boot", f"vmlinuz-{self.rel}"),
+                    "-s", "2", "-t", f"{limit_min}m", "-C", "/", "--",
+                    *argv], cwd=TOP, timeout=limit_min * 60 + 300)
+
+    def test_2s_serve_under_systemd(self):
+        if not self.SYSTEMD:
+            self.skipTest("the unit is tried on the oldest generic root")
+        inside = "/root/serve_systemd.sh"
+        shutil.copyfile(GUEST_SCRIPT, self.root + inside)
+        try:
+            rc, out, err = self.boot("env", f"SCRAPE_S={SCRAPE_S}", "bash",
+                                     inside, init="systemd", limit_min=20)
+        finally:
+            os.unlink(self.root + inside)
+        got = dict(ln.split(" ", 2)[1:] for ln in out.splitlines()
+                   if ln.startswith("RESULT ") and ln.count(" ") >= 2)
+        why = out[-6000:] + err[-2000:]
+        self.assertEqual(rc, 0, why)
+        self.assertEqual(got.get("systemd_pid1"), "systemd", why)
+        self.assertLessEqual(float(got.get("exposure") or 99), 4.0, why)
+        for case in ("jitmod", "user", "socket"):
+            self.assertRegex(got.get(f"{case}.scrape_s", ""), r"^\d+$",
+                             f"{case}: no answer in {SCRAPE_S} s\n{why}")
+        for case in ("jitmod", "user"):
+            self.assertEqual(got.get(f"{case}.freezer"), "frozen", why)
+            self.assertRegex(got.get(f"{case}.after_thaw", ""), r"^\d+$",
+                             why)
+            self.assertEqual(got.get(f"{case}.same_server"), "yes", why)
+            self.assertEqual(got.get(f"{case}.stopped"), "inactive/success/0",
+                             why)
+        self.assertEqual(got.get("jitmod.params_set"), "yes", why)
+        self.assertEqual(got.get("jitmod.params_back"), "yes", why)
+        self.assertEqual(got.get("bad_option"), "failed/2/0", why)
+        self.assertEqual((got.get("socket_before"), got.get("socket_after")),
+                         ("inactive", "active"), why)
 
     def test_3_purge_leaves_nothing(self):
         rc, out, err = self.chroot("apt-get", "purge", "-y", "jitread",
@@ -183,6 +235,7 @@ class Installed:
 @unittest.skipIf(why_not(), why_not())
 class OldestGeneric(Installed, unittest.TestCase):
     FLAVOUR = "amd64"
+    SYSTEMD = True
 
 
 @unittest.skipIf(why_not(), why_not())

@@ -170,12 +170,11 @@ class UnitFile(unittest.TestCase):
 
 @unittest.skipIf(jrcli.native_root("serve's BPF needs root"),
                  jrcli.native_root("serve's BPF needs root"))
-@unittest.skipUnless(shutil.which("setpriv"), "no setpriv (util-linux)")
 class Hardened(unittest.TestCase):
     def test_every_credential_setting_is_applied(self):
         """A setting of the unit that decides its credentials and that
-        apply_unit_privileges does not apply would make the test below a test of
-        something else."""
+        apply_unit_privileges does not apply would make the test below a
+        test of something else."""
         self.assertEqual(unit_keys() & CREDENTIAL_KEYS,
                          unit_keys() & PRIVILEGE_KEYS)
         self.assertEqual(unit_values("NoNewPrivileges"), ["yes"])

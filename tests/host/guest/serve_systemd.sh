@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# jitread-serve.service and .socket as a user runs them, in a guest whose
+# PID 1 is the root's systemd and where jitread's packages are installed
+# (tests/host/test_deb_install.py runs it).  Each check prints one line,
+# "RESULT NAME VALUE", for the host to assert; the unit's journal follows
+# each case, for a failure to be read.  CPU 1 is the sampled CPU.
+set -u
+SCRAPE_S=${SCRAPE_S:-180}
+
+say() { echo "RESULT $1 $2"; }
+
+# scrape S: the status line of a GET /metrics within S seconds, or none
+scrape() {
+	timeout "$1" bash -c 'exec 3<>/dev/tcp/127.0.0.1/9478 &&
+		printf "GET /metrics HTTP/1.0\r\n\r\n" >&3 && head -c 15 <&3' \
+		2>/dev/null | tr -d '\r' | grep . || echo none
+}
+
+# wait_scrape S: seconds until a scrape is answered 200, or never
+wait_scrape() {
+	local t0=$SECONDS
+	while [ $((SECONDS - t0)) -lt "$1" ]; do
+		if [ "$(scrape 10)" = "HTTP/1.1 200 OK" ]; then
+			echo $((SECONDS - t0))
+			return
+		fi
+		sleep 1
+	done
+	echo never
+}
+
+server() { pgrep -x jitread-http | tr '\n' ' '; }
+prop() { systemctl show -p "$2" --value "$1"; }
+params() {
+	(cd /sys/module/jitmod/parameters 2>/dev/null &&
+		grep -H . runtime_us period_us warmup_us threshold_ns |
+		tr '\n' ' ')
+}
+journal() {
+	journalctl -u "$1" --no-pager -o cat 2>&1 | tail -n 20 | sed 's/^/LOG /'
+}
+options() { echo "JITREAD_SERVE_OPTS=\"$1\"" > /etc/default/jitread-serve; }
+
+# serve_case NAME OPTS: enable --now, scrape, freeze and thaw, stop
+serve_case() {
+	local name=$1 before pid
+	options "$2"
+	before=$(params)
+	systemctl enable --now jitread-serve 2>&1
+	say "$name.scrape_s" "$(wait_scrape "$SCRAPE_S")"
+	[ -d /sys/module/jitmod ] &&
+		say "$name.params_set" "$([ "$before" != "$(params)" ] &&
+			echo yes || echo "no: $before")"
+	pid=$(server)
+	systemctl freeze jitread-serve
+	say "$name.freezer" "$(prop jitread-serve FreezerState)"
+	sleep 3
+	systemctl thaw jitread-serve
+	say "$name.after_thaw" "$(wait_scrape 60)"
+	say "$name.same_server" "$([ -n "$pid" ] && [ "$pid" = "$(server)" ] &&
+		echo yes || echo "no:$pid:$(server)")"
+	systemctl stop jitread-serve
+	say "$name.stopped" "$(prop jitread-serve ActiveState)/$(prop jitread-serve Result)/$(prop jitread-serve ExecMainStatus)"
+	[ -d /sys/module/jitmod ] &&
+		say "$name.params_back" "$([ "$before" = "$(params)" ] &&
+			echo yes || echo "no: $before / $(params)")"
+	systemctl disable jitread-serve 2>&1
+	journal jitread-serve
+}
+
+say systemd_pid1 "$(cat /proc/1/comm)"
+say exposure "$(systemd-analyze security jitread-serve 2>/dev/null |
+	sed -n 's/.*Overall exposure level for jitread-serve.service: \([0-9.]*\).*/\1/p')"
+
+modprobe jitmod cpus=1 && serve_case jitmod "-c 1 --sampler jitmod"
+rmmod jitmod
+serve_case user "-c 1 --sampler user"
+
+# a bad option: failed, with its status, and not restarted
+options "--no-such-option"
+systemctl start jitread-serve 2>/dev/null
+sleep 8
+say bad_option "$(prop jitread-serve ActiveState)/$(prop jitread-serve ExecMainStatus)/$(prop jitread-serve NRestarts)"
+systemctl reset-failed jitread-serve
+
+# socket activation: systemd holds the port, so serve can only answer on
+# the socket it is passed; the first scrape starts it
+options "-c 1 --sampler user"
+systemctl start jitread-serve.socket
+say socket_before "$(prop jitread-serve ActiveState)"
+say socket.scrape_s "$(wait_scrape "$SCRAPE_S")"
+say socket_after "$(prop jitread-serve ActiveState)"
+systemctl stop jitread-serve.socket jitread-serve
+journal jitread-serve
+exit 0
