@@ -10,6 +10,7 @@ works on it; the good files pass.
 import copy
 import json
 import os
+import re
 import tempfile
 import unittest
 
@@ -212,6 +213,44 @@ class Hostile(unittest.TestCase):
             self.assertTrue(line.startswith("refused: "), f"{name}: {line}")
             self.assertIn(want, line, name)
         self.assertEqual(lines[-1], "ok")
+
+    def test_survey_names_from_ranks_shown_safely(self):
+        """A rank's host, its sources and its backend come from another
+        node, where any user can name a thread: the fleet's text shows
+        their control characters escaped, for a rank taken, a rank
+        refused and a source common to the outliers, and its JSON stays
+        JSON."""
+        esc = "\x1b]0;pwn\x07\x1b[2J"
+        files = []
+        for i in range(7):
+            def rank(d, i=i):
+                c = cpu0(d)
+                # a spread for the outliers' MAD; rank 6 is the outlier
+                c["summary"]["noise_ns"] = int(
+                    c["summary"]["noise_ns"] * (1 + 0.05 * i) *
+                    (30 if i == 6 else 1))
+                for src in c["sources"]:
+                    src["source"] += esc
+                d.update(jrsurvey.rank_report(
+                    d, rank=i, host="node" + esc,
+                    windows_ns=[-1] if i == 5 else ()))
+                d["survey"]["backend"] = 'user",' + esc
+            files.append(self.crafted(self.good, f"esc-{i}", rank))
+        rc, out = build_and_run("survey_test", libs=["-lm", "-ljansson"],
+                                args=["--text", *files])
+        self.assertEqual(rc, 0, out)
+        text = out.split("# jitread survey", 1)[1]
+        self.assertIn("\n5    node\\x1b]0;pwn\\x07\\x1b[2J  -   missing:",
+                      text)
+        self.assertIn("# common to the outliers: irq:30 eth0\\x1b]0;pwn",
+                      text)
+        self.assertEqual(re.findall(r"[\x00-\x09\x0b-\x1f\x7f]", text), [])
+        rc, out = build_and_run("survey_test", libs=["-lm", "-ljansson"],
+                                args=["--json", *files])
+        self.assertEqual(rc, 0, out)
+        fleet = json.loads(out.split("\n", len(files))[-1])
+        # cut to jitread's field, and still a JSON string
+        self.assertTrue(fleet["ranks"][0]["backend"].startswith('user",'))
 
     def corpus(self, name, cases, base, wrap=None):
         """The good file and every crafted one of cases, in a directory."""

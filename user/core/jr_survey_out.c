@@ -136,8 +136,12 @@ static void jr_text_ranks(FILE *out, const struct jr_survey *s)
 		const struct jr_srank *r = &s->r[i];
 
 		if (!r->ok) {
-			fprintf(out, "%-4d %-16s  -   missing: %s\n", i,
-				r->host[0] ? r->host : "?", r->why);
+			fprintf(out, "%-4d %-16s  -   missing: ", i,
+				r->host[0] ? jr_text_safe(r->host, shown,
+							  sizeof(shown)) :
+					     "?");
+			fprintf(out, "%s\n",
+				jr_text_safe(r->why, shown, sizeof(shown)));
 			continue;
 		}
 		fprintf(out,
@@ -188,6 +192,7 @@ static void jr_text_hosts(FILE *out, const struct jr_survey *s)
 static void jr_text_fleet(FILE *out, const struct jr_survey *s, int worst)
 {
 	int i, k, n, *o = jr_by_noise(s, &n), in_o, in_r;
+	char shown[160];
 	double q[4];
 
 	fprintf(out, "\n# over the ranks: min, median, p90, max\n");
@@ -221,7 +226,9 @@ static void jr_text_fleet(FILE *out, const struct jr_survey *s, int worst)
 			    jr_common(s, s->r[i].top[k], &in_o, &in_r))
 				fprintf(out,
 					"# common to the outliers: %s (%d of them, %d other ranks)\n",
-					s->r[i].top[k], in_o, in_r);
+					jr_text_safe(s->r[i].top[k], shown,
+						     sizeof(shown)),
+					in_o, in_r);
 	free(o);
 }
 
@@ -330,10 +337,12 @@ static int jr_json_rank(FILE *out, const struct jr_survey *s,
 		fprintf(out, "}");
 		return 0;
 	}
+	fprintf(out, ",\"backend\":");
+	jr_json_str(out, r->backend);
 	fprintf(out,
-		",\"backend\":\"%s\",\"runtime_ns\":%" PRIu64
-		",\"noise_ns\":%" PRIu64 ",\"gaps\":%" PRIu64,
-		r->backend, r->runtime_ns, r->noise_ns, r->gaps);
+		",\"runtime_ns\":%" PRIu64 ",\"noise_ns\":%" PRIu64
+		",\"gaps\":%" PRIu64,
+		r->runtime_ns, r->noise_ns, r->gaps);
 	for (k = 0; k < JR_NR_F; k++)
 		fprintf(out, ",\"%s\":%.6f", jr_fig_names[k], jr_fig(r, k));
 	fprintf(out, ",\"z\":%.4f,\"outlier\":%s,\"top_sources\":[", r->z,

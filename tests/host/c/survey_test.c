@@ -4,8 +4,9 @@
  * on the command line, as if each came from a rank: prints "ok" or
  * "refused: WHY" per file, then merges what was taken.  FILE@RTT gives
  * that rank the round trip of its clock round (-1: it never answered;
- * rank 0's is 0 unless given).  With --text first, the fleet's text
- * report follows.  Exits 0 unless the merge itself fails.
+ * rank 0's is 0 unless given).  With --text (or --json) first, the
+ * fleet's text (or JSON) report follows.  Exits 0 unless the merge
+ * itself fails.
  *
  * survey_test --ranks N FILE merges FILE as the report of each of N
  * ranks, writes the fleet's JSON to /dev/null and prints the process's
@@ -74,7 +75,8 @@ static int many_ranks(int n, const char *path)
 int main(int argc, char **argv)
 {
 	bool text_out = argc > 1 && !strcmp(argv[1], "--text");
-	int first = text_out ? 2 : 1, i, ret = 0;
+	bool json_out = argc > 1 && !strcmp(argv[1], "--json");
+	int first = text_out || json_out ? 2 : 1, i, ret = 0;
 	struct jr_survey s;
 	struct jr_err e;
 
@@ -105,6 +107,8 @@ int main(int argc, char **argv)
 		ret = 1;
 	else if (text_out)
 		jr_survey_text(stdout, &s, 2);
+	else if (json_out && jr_survey_json(stdout, &s, 2))
+		ret = 1;
 	jr_survey_free(&s);
 	return ret;
 }
