@@ -185,18 +185,22 @@ static void *jr_sep_pages(void *arg)
 	return NULL;
 }
 
-/* jr_sep_start - answer the server's page requests, and let it serve */
+/*
+ * jr_sep_start - let the server serve, and answer its page requests.  The
+ * go goes first, while sep_fd is still only this thread's: a server that
+ * is gone already is then started again by pages_th.
+ */
 int jr_sep_start(struct jr_serve *s, struct jr_err *e)
 {
 	unsigned char go = JR_SEP_GO;
-	int ret = pthread_create(&s->pages_th, NULL, jr_sep_pages, s);
+	int ret;
 
+	jr_sep_full(s->sep_fd, &go, 1, true);
+	ret = pthread_create(&s->pages_th, NULL, jr_sep_pages, s);
 	if (ret)
 		return jr_fail(e, -ret, "cannot start the server: %s",
 			       strerror(ret));
 	s->pages_running = true;
-	if (jr_sep_full(s->sep_fd, &go, 1, true))
-		return jr_fail(e, -EPIPE, "the server process is gone");
 	return 0;
 }
 
