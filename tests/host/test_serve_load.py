@@ -226,11 +226,13 @@ class ServeLoad(unittest.TestCase):
 
     def test_a_dead_server_is_started_again(self):
         """serve starts another server process when one dies, says so,
-        and serves on."""
+        and serves on; the new one blocks no signal, as the first."""
         p, port = self.start()
         child = server_of(p.pid)
         os.kill(child, signal.SIGKILL)
-        new_server(p.pid, child)
+        child = new_server(p.pid, child)
+        # started from serve's page thread, which blocks every signal
+        self.assertEqual(int(status(child)["SigBlk"], 16), 0)
         self.assertLess(self.scrape_time(port), SCRAPE_S)
         err = self.stop(p)
         self.assertEqual(p.returncode, 0, err)

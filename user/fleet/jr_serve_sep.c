@@ -333,7 +333,11 @@ void jr_sep_child(struct jr_http *h, pid_t parent, int pair_fd, uint32_t id)
 	int fd = JR_SEP_PAIR_FD, ret;
 	unsigned char go = 0;
 	uint64_t counts[4];
+	sigset_t none;
 
+	/* pages_th, which starts all but the first, blocks every signal */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);

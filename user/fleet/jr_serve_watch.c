@@ -31,7 +31,11 @@
 #include "fleet/jr_serve.h"
 #include "fleet/jr_serve_sep.h"
 
-/* the first server process was made while serve had one thread */
+/*
+ * jr_sep_spawn - a server process on s->http's listening socket, and its
+ * pair: the first from the main thread while serve has one thread, the
+ * others from pages_th.
+ */
 static int jr_sep_spawn(struct jr_serve *s, struct jr_err *e)
 {
 	struct timeval tv = { .tv_sec = JR_SEP_EXCHANGE_MS / 1000 };
