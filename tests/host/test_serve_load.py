@@ -102,6 +102,7 @@ class ServeLoad(unittest.TestCase):
         p = subprocess.Popen([jrcli.JITREAD, "serve", "--sampler", "user",
                               "-c", str(CPU), "-d", "60s", "--listen",
                               "127.0.0.1:0", "--ready-file", ready, *extra],
+                             stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True)
         self.addCleanup(self.stop, p)
         url = serving_url(p)
