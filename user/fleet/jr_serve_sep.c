@@ -345,6 +345,9 @@ void jr_sep_child(struct jr_http *h, pid_t parent, int pair_fd, uint32_t id)
 	ret = jr_sep_fds(h->fd, pair_fd);
 	if (!ret)
 		ret = jr_sep_drop(parent, id);
+	/* a parent gone before the change of id: no one to serve or tell */
+	if (ret == -ESRCH)
+		_exit(0);
 	if (ret) {
 		jr_warn("serve: cannot set up the server process: %s",
 			ret == -EUSERS ? "no free user id for it" :
