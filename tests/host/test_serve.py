@@ -305,10 +305,10 @@ class ServeTextfile(unittest.TestCase):
 
     def test_warmup_only_where_the_duty_sleeps(self):
         """No default warm-up when the runtime fills the period; the
-        default 20 ms where it sleeps; --warmup as given either way."""
+        default 20 ms where it sleeps; --wake-spin as given either way."""
         for duty, want in ((("-r", "1s", "-p", "1s"), 0),
                            ((), 20_000_000),
-                           (("-r", "1s", "-p", "1s", "--warmup", "5ms"),
+                           (("-r", "1s", "-p", "1s", "--wake-spin", "5ms"),
                             5_000_000)):
             with tempfile.TemporaryDirectory() as d, \
                     self.subTest(duty=duty):

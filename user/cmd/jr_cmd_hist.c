@@ -10,6 +10,7 @@
 
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_live.h"
+#include "cmd/jr_opts_rtla.h"
 #include "cmd/jr_out.h"
 #include "core/jr_envelope.h"
 
@@ -64,5 +65,6 @@ const struct jr_cmd_def jr_cmd_hist = {
 		"Reads jitmod's events until the end of the run and reports per-CPU\n"
 		"noise: percentiles per class, a bucket histogram, the sources by total\n"
 		"time and a summary.",
+	.apply = jr_apply_rtla,
 	.run = jr_hist_run,
 };

@@ -9,6 +9,7 @@
 
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_live.h"
+#include "cmd/jr_opts_rtla.h"
 
 static int jr_record_run(struct jr_opts *o, int argc, char **argv)
 {
@@ -37,9 +38,8 @@ static const struct jr_optdef jr_record_opts[] = {
 static int jr_record_apply(int key, const char *arg, struct jr_opts *o,
 			   struct jr_err *e)
 {
-	(void)e;
 	if (key != JR_K_OUTPUT)
-		return -ENOENT;
+		return jr_apply_rtla(key, arg, o, e);
 	o->live.record = arg;
 	return 0;
 }

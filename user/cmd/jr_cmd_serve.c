@@ -84,7 +84,7 @@ static void jr_serve_defaults(struct jr_opts *o)
 }
 
 /*
- * jr_serve_warmup - without --warmup, JR_SERVE_WARMUP_US where the duty
+ * jr_serve_warmup - without --wake-spin, JR_SERVE_WARMUP_US where the duty
  * cycle sleeps, none where the runtime fills the period: there is no
  * wake-up to absorb, and a warm-up each period would leave its noise
  * unseen.

@@ -11,22 +11,15 @@
 
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_live.h"
+#include "cmd/jr_opts_rtla.h"
 #include "cmd/jr_out.h"
 #include "core/jr_envelope.h"
 
-static void jr_top_frame(struct jr_live *c, double elapsed, bool last)
+/* jr_top_table - one table: every CPU of w seen, in ns */
+static void jr_top_table(const struct jr_model *w)
 {
-	static double next = 1;
-	struct jr_model *w = &c->window;
 	int cpu;
 
-	if (last || elapsed < next)
-		return;
-	next += 1;
-	if (isatty(STDOUT_FILENO))
-		printf("\033[H\033[2J");
-	printf("jitread top: %.0f s, %" PRIu64 " events; last second, ns\n",
-	       elapsed, c->model.events);
 	printf("%-4s %14s %12s %9s %12s %7s %7s %7s %7s %7s %7s\n", "CPU",
 	       "runtime", "noise", "%avail", "max-single", "HW", "NMI", "IRQ",
 	       "SIRQ", "THREAD", "lost");
@@ -49,6 +42,34 @@ static void jr_top_frame(struct jr_live *c, double elapsed, bool last)
 		       p->lost);
 	}
 	fflush(stdout);
+}
+
+/*
+ * jr_top_frame - the last second's table, every second; with -q, as
+ * rtla's top -q, only the whole run's at the end.
+ */
+static void jr_top_frame(struct jr_live *c, double elapsed, bool last)
+{
+	static double next = 1;
+	struct jr_model *w = &c->window;
+
+	if (last && c->o->out.quiet) {
+		printf("jitread top: %.0f s, %" PRIu64
+		       " events; the whole run, ns\n",
+		       elapsed, c->model.events);
+		jr_top_table(&c->model);
+	}
+	if (last || elapsed < next)
+		return;
+	next += 1;
+	if (c->o->out.quiet)
+		goto next_window;
+	if (isatty(STDOUT_FILENO))
+		printf("\033[H\033[2J");
+	printf("jitread top: %.0f s, %" PRIu64 " events; last second, ns\n",
+	       elapsed, c->model.events);
+	jr_top_table(w);
+next_window:
 	jr_model_free(w);
 	jr_model_of(w, c->o);
 }
@@ -67,7 +88,13 @@ static int jr_top_run(struct jr_opts *o, int argc, char **argv)
 }
 
 static const struct jr_optdef jr_top_opts[] = {
-	JR_OPTS_LIVE, JR_OPT_RECORD, JR_OPT_PRECISION, JR_OPT_JSON, JR_OPT_HELP,
+	JR_OPTS_LIVE,
+	JR_OPT_RECORD,
+	JR_OPT_PRECISION,
+	JR_OPT_JSON,
+	{ "no-period", JR_K_NOPERIOD, NULL,
+	  "rtla's: leave jitmod's period as it is (undoes -p)" },
+	JR_OPT_HELP,
 };
 
 /* jr_top_check - top's frames go to stdout, so its JSON cannot */
@@ -85,6 +112,7 @@ const struct jr_cmd_def jr_cmd_top = {
 	.name = "top",
 	.summary = "a per-CPU table of the last second, refreshed every second",
 	JR_OPTS(jr_top_opts),
+	.apply = jr_apply_rtla,
 	.check = jr_top_check,
 	.synopsis = "[options]",
 	.about =

@@ -22,6 +22,7 @@
 #include <tracefs/tracefs.h>
 
 #include "cmd/jr_live.h"
+#include "cmd/jr_opts_rtla.h"
 #include "common/jr_safe.h"
 #include "common/jr_text.h"
 #include "cmd/jr_out.h"
@@ -81,7 +82,7 @@ void jr_claim_params(const struct jr_opts *o, struct jr_ksave *saved,
 }
 
 /*
- * jr_set_warmup - --warmup (serve's default included), where jitmod has
+ * jr_set_warmup - --wake-spin (serve's default included), where jitmod has
  * warmup_us; a jitmod older than jitread samples from the wake-up on, and
  * the run says so.
  */
@@ -101,13 +102,45 @@ static void jr_set_warmup(const struct jr_live_opts *l, struct jr_ksave *saved)
 		       l->warmup_us, strerror(-ret));
 }
 
+/* jr_change - one setting, or exit saying which could not be set */
+static void jr_change(const struct jr_opts *o, struct jr_ksave *saved,
+		      const char *name, uint64_t v)
+{
+	int ret = jr_param_change(saved, name, v);
+
+	if (o->debug)
+		fprintf(stderr, "jitread: debug: jitmod's %s=%" PRIu64 ": %s\n",
+			name, v, ret ? strerror(-ret) : "set");
+	if (ret && !strcmp(name, "prio") && ret == -EINVAL)
+		jr_die(JR_EXIT_RUN,
+		       "cannot set jitmod's prio=%" PRIu64
+		       ": this kernel's jitmod takes SCHED_FIFO 1 or 50 only (its dmesg says why)",
+		       v);
+	if (ret)
+		jr_die(JR_EXIT_RUN, "cannot set jitmod's %s=%" PRIu64 ": %s",
+		       name, v, strerror(-ret));
+}
+
 /*
- * jr_set_params - -T, -s, -S, --runtime, --period and --warmup, each
- * noted to be put back at exit; a run that sets none changes nothing, and
- * only puts back what a killed run left.  jitmod refuses a runtime longer than its
- * period at every write, so the period goes first when it is not shorter
- * than the runtime in force; put back newest first, the old pair passes
- * the same way.
+ * jr_set_stops - -s and -S; after --warm-up, which jitmod must not stop
+ * in, since no one reads its events then.
+ */
+static void jr_set_stops(const struct jr_opts *o, struct jr_ksave *saved)
+{
+	if (o->live.stop_us)
+		jr_change(o, saved, "stop_us", o->live.stop_us);
+	if (o->live.stop_total_us)
+		jr_change(o, saved, "stop_total_us", o->live.stop_total_us);
+}
+
+/*
+ * jr_set_params - -T, -s, -S, -P, --runtime, --period and --wake-spin,
+ * each noted to be put back at exit; a run that sets none changes
+ * nothing, and only puts back what a killed run left.  With --warm-up,
+ * -s and -S wait for its end (jr_set_stops).  jitmod refuses a runtime
+ * longer than its period at every write, so the period goes first when it
+ * is not shorter than the runtime in force; put back newest first, the
+ * old pair passes the same way.
  */
 void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved)
 {
@@ -117,17 +150,17 @@ void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved)
 	uint64_t vals[] = { l->threshold_ns, l->stop_us, l->stop_total_us,
 			    l->period_us, l->runtime_us };
 	uint64_t runtime = 0;
-	int i, ret;
+	int i;
 
 	for (i = 0; i < 5 && !vals[i]; i++)
 		;
-	if (i == 5 && !l->have_warmup && !saved->owned) {
+	if (i == 5 && !l->have_warmup && !l->have_prio && !saved->owned) {
 		jr_params_recover();
 		return;
 	}
 	jr_claim_params(o, saved,
 			strcmp(o->cmd, "serve") ?
-				"-T, -s, -S, --runtime or --period" :
+				"-T, -s, -S, -P, --runtime or --period" :
 				"its duty cycle, --runtime and --period");
 	if (l->period_us && l->runtime_us &&
 	    !jr_read_param("runtime_us", &runtime) && l->period_us < runtime) {
@@ -136,15 +169,13 @@ void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved)
 		vals[3] = l->runtime_us;
 		vals[4] = l->period_us;
 	}
-	for (i = 0; i < 5; i++) {
-		if (!vals[i])
-			continue;
-		ret = jr_param_change(saved, names[i], vals[i]);
-		if (ret)
-			jr_die(JR_EXIT_RUN,
-			       "cannot set jitmod's %s=%" PRIu64 ": %s",
-			       names[i], vals[i], strerror(-ret));
-	}
+	if (l->warm_up_ns)
+		vals[1] = vals[2] = 0; /* jr_set_stops, once it ends */
+	for (i = 0; i < 5; i++)
+		if (vals[i])
+			jr_change(o, saved, names[i], vals[i]);
+	if (l->have_prio)
+		jr_change(o, saved, "prio", (uint64_t)l->prio);
 	jr_set_warmup(l, saved);
 }
 
@@ -275,6 +306,14 @@ static void jr_save_tail(struct jr_live *c, const char *path, const char *when)
 	}
 	fprintf(f, "# the last %" PRIu64 " jitmod events before %s\n",
 		c->nr_tail - i, when);
+	if (c->xev) {
+		fprintf(f,
+			"# the -e events before %s, as their ring held them\n",
+			when);
+		if (jr_xevents_save(c->xev, f))
+			jr_warn("%s: cannot read the -e events' trace", path);
+		fprintf(f, "# the jitmod events\n");
+	}
 	for (; i < c->nr_tail; i++) {
 		const struct jr_rec *r = &c->tail[i % JR_TAIL];
 
@@ -340,6 +379,57 @@ static int jr_continue(struct jr_live *c)
 	return -EIO;
 }
 
+/*
+ * jr_warm_up - rtla's --warm-up: jitmod samples with its new settings
+ * while nothing is read, until it ends or a stop signal comes.
+ */
+static void jr_warm_up(const struct jr_opts *o)
+{
+	struct timespec end;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += o->live.warm_up_ns / JR_S;
+	end.tv_nsec += o->live.warm_up_ns % JR_S;
+	if (end.tv_nsec >= (long)JR_S) {
+		end.tv_sec++;
+		end.tv_nsec -= JR_S;
+	}
+	if (o->debug)
+		fprintf(stderr, "jitread: debug: warming up for %.3f s\n",
+			o->live.warm_up_ns / 1e9);
+	while (!jr_run_stop.sig &&
+	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, NULL) ==
+		       EINTR)
+		;
+}
+
+/* jr_live_xevents - -e: their instance, where a trace file will hold them */
+static void jr_live_xevents(struct jr_live *c, const struct jr_stream *s)
+{
+	const struct jr_live_opts *l = &c->o->live;
+	char name[sizeof(s->name) + sizeof(JR_XEVENT_SUFFIX)];
+	struct jr_err e;
+	int i, traced = 0;
+
+	if (!l->nr_events)
+		return;
+	for (i = 0; i < l->on_thr.nr; i++)
+		traced += l->on_thr.a[i].kind == JR_ACT_TRACE;
+	for (i = 0; i < l->on_end.nr; i++)
+		traced += l->on_end.a[i].kind == JR_ACT_TRACE;
+	if (!traced) {
+		jr_warn("-e: the events go into a trace file, and no -t, -a or trace action asks for one");
+		return;
+	}
+	snprintf(name, sizeof(name), "%s%s", s->name, JR_XEVENT_SUFFIX);
+	if (jr_xevents_open(&c->xev, name, l->events, l->nr_events,
+			    l->buffer_kb, &e))
+		jr_die(JR_EXIT_RUN, "%s", e.msg);
+	if (c->o->debug)
+		fprintf(stderr, "jitread: debug: -e events in instance %s\n",
+			name);
+}
+
 /* jr_live_start - checks, settings, the recording and the stream. */
 static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 			  char **argv)
@@ -350,6 +440,7 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 
 	jr_model_of(&c->model, o);
 	jr_model_of(&c->window, o);
+	jr_opts_debug(o);
 	jr_preflight(o);
 	jr_outputs_open(&c->outs, o, jr_epoch_now());
 	jr_sysinfo_fill(&c->sys, argc, argv);
@@ -361,6 +452,10 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 	if (removed && !o->out.quiet)
 		jr_warn("removed %d stale instance(s)", removed);
 	jr_catch_signals();
+	if (o->live.warm_up_ns) {
+		jr_warm_up(o);
+		jr_set_stops(o, &c->saved);
+	}
 	if (o->live.on_thr.nr || o->live.on_end.nr) {
 		c->tail = calloc(JR_TAIL, sizeof(*c->tail));
 		if (!c->tail)
@@ -373,6 +468,8 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 	    tracefs_instance_file_write(s->inst, "trace_clock", "mono") < 0)
 		jr_die(JR_EXIT_RUN, "%s: cannot set trace_clock to mono",
 		       s->name);
+	jr_live_xevents(c, s);
+	jr_cgroup_join(o, &c->cg);
 	jr_ready(o->live.ready_file);
 }
 
@@ -416,6 +513,7 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 	if (!gone && !ret)
 		ret = jr_stream_finish(&s);
 	jr_stream_close(&s);
+	jr_cgroup_leave(&c->cg);
 	jr_restore_params(&c->saved);
 	jr_model_finish(&c->model);
 	if (c->frame)
@@ -446,6 +544,7 @@ int jr_live_end(struct jr_live *c, int ret)
 	if (ret == JR_EXIT_GONE)
 		jr_warn("jitmod was unloaded during the run; the report covers what was read before");
 	jr_run_actions(c, &c->o->live.on_end, "the end");
+	jr_xevents_close(&c->xev, c->o->live.events, c->o->live.nr_events);
 	return c->fail ? c->fail : ret;
 }
 
@@ -468,4 +567,5 @@ void jr_live_free(struct jr_live *c)
 	jr_model_free(&c->window);
 	free(c->tail);
 	c->tail = NULL;
+	jr_xevents_close(&c->xev, c->o->live.events, c->o->live.nr_events);
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cmd/jr_live_cgroup.h"
 #include "cmd/jr_opts.h"
 #include "cmd/jr_out.h"
 #include "core/jr_model.h"
@@ -39,6 +40,8 @@ struct jr_live {
 	bool store_only; /* record: write the events, build no model */
 	bool windowed; /* top: also keep the events since the last frame */
 	bool mono_clock; /* stamp events with CLOCK_MONOTONIC, not "local" */
+	struct tracefs_instance *xev; /* -e's events, for the trace file */
+	struct jr_cgroup_move cg; /* -C's samplers, to put back */
 	jr_frame_fn frame;
 };
 

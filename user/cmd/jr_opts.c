@@ -157,7 +157,7 @@ static int jr_parse_action(const char *text, bool end, struct jr_actions *l,
 		l->cont = true;
 	} else if (!strcmp(text, "trace") || !strncmp(text, "trace=", 6)) {
 		a->kind = JR_ACT_TRACE;
-		a->arg = text[5] ? text + 6 : "jitread_trace.txt";
+		a->arg = text[5] ? text + 6 : JR_TRACE_FILE;
 	} else if (jr_arg_action(text, a)) {
 		/* exec=, and rtla's trace,file= and shell,command= */
 	} else if (!strncmp(text, "signal=", 7)) {
@@ -286,6 +286,12 @@ static int jr_apply_out(int key, const char *arg, bool legacy,
 	case JR_K_ZEROS:
 		out->with_zeros = true;
 		return 0;
+	case JR_K_NOSUMMARY:
+		out->no_summary = true;
+		return 0;
+	case JR_K_NOINDEX:
+		out->no_index = true;
+		return 0;
 	case JR_K_JSON:
 		out->json = arg;
 		return 0;
@@ -363,9 +369,13 @@ static int jr_apply_live(int key, const char *arg, bool legacy,
 		return jr_set_us(arg, JR_US, &l->runtime_us);
 	case JR_K_PERIOD:
 		return jr_set_us(arg, JR_US, &l->period_us);
-	case JR_K_WAKE_WARMUP:
+	case JR_K_WAKE_SPIN:
 		l->have_warmup = true;
 		return jr_set_us(arg, 0, &l->warmup_us);
+	case JR_K_OLD_WARMUP:
+		jr_fail(e, -EINVAL,
+			"--warmup is now --wake-spin (jitmod's spin after each wake-up); rtla's --warm-up S samples S seconds before collecting");
+		return -EBADMSG;
 	}
 	return -ENOENT;
 }
@@ -442,6 +452,28 @@ static const struct jr_optdef *jr_optdef_of(const struct jr_cmd_def *c,
 			return d;
 	}
 	return NULL;
+}
+
+/*
+ * jr_optional_arg - an optional argument as rtla takes it: "-t=F" and
+ * "-C=NAME" without their '=', and "-t F", "--trace F" with a space
+ * when the next word is not an option.
+ */
+static const char *jr_optional_arg(const struct jr_cmd_def *d, int key,
+				   const char *arg, int argc, char **argv)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_opts; i++)
+		if (d->opts[i].key == key)
+			break;
+	if (i == d->nr_opts || !d->opts[i].arg || d->opts[i].arg[0] != '[')
+		return arg;
+	if (arg && arg[0] == '=')
+		return arg + 1;
+	if (!arg && optind < argc && argv[optind][0] != '-')
+		return argv[optind++];
+	return arg;
 }
 
 /* jr_unknown - arg is not d's: say whether another subcommand takes it */
@@ -543,6 +575,7 @@ int jr_parse_opts(const struct jr_cmd_def *d,
 				       argv[optind - 1]);
 		if (c == '?')
 			return jr_unknown(d, all, nr_all, argv[optind - 1], e);
+		optarg = (char *)jr_optional_arg(d, c, optarg, argc, argv);
 		ret = jr_apply(d, c, optarg, o, e);
 		if (ret == -EBADMSG)
 			return -EINVAL;

@@ -19,9 +19,13 @@
 #include "common/jr_err.h"
 #include "common/jr_parse.h"
 #include "core/jr_verdict.h"
+#include "kernel/jr_xevents.h"
 #include "usamp/jr_pipe.h"
 
 #define JR_MAX_ACTIONS 8
+#define JR_MAX_EVENTS 16
+#define JR_TRACE_FILE \
+	"jitread_trace.txt" /* -t's, as rtla's osnoise_trace.txt */
 
 struct jr_action {
 	enum {
@@ -57,6 +61,14 @@ struct jr_live_opts {
 	/* with have_warmup: jitmod's warmup_us, and the user sampler's */
 	uint64_t warmup_us;
 	bool have_warmup;
+	uint64_t warm_up_ns; /* rtla's --warm-up: sampled, not collected */
+	int prio; /* with have_prio: jitmod's prio, 0 SCHED_OTHER */
+	bool have_prio;
+	bool cgroup; /* -C: the samplers into cgroup_name, or ours */
+	const char *cgroup_name;
+	struct jr_xevent events[JR_MAX_EVENTS]; /* -e */
+	int nr_events;
+	uint64_t auto_us; /* -a: -s US -T 1 -t, and an account of the stop */
 	const char *record;
 	const char *ready_file;
 	struct jr_actions on_thr; /* when jitmod stops on a threshold */
@@ -67,6 +79,8 @@ struct jr_live_opts {
 struct jr_out_opts {
 	bool quiet;
 	bool no_header;
+	bool no_summary;
+	bool no_index;
 	bool with_zeros;
 	const char *unit;
 	double div;
@@ -103,6 +117,7 @@ struct jr_opts {
 	const char *cmd; /* the subcommand's name */
 	bool legacy; /* the old form, "jitread --hist": bare -T is in ns */
 	bool two_sides; /* --fail-if may say side= (compare) */
+	bool debug; /* -D: say what the run sets and does, on stderr */
 	unsigned char cpus[JR_MAX_CPUS];
 	bool have_cpus;
 	const char *cpus_text;
@@ -132,6 +147,11 @@ enum jr_key {
 	JR_K_RUNTIME = 'r', /* rtla's -r, -p and -t[FILE] */
 	JR_K_PERIOD = 'p',
 	JR_K_TRACE = 't',
+	JR_K_PRIO = 'P', /* rtla's -P, -C, -e, -a, -D */
+	JR_K_CGROUP = 'C',
+	JR_K_EVENT = 'e',
+	JR_K_AUTO = 'a',
+	JR_K_DEBUG = 'D',
 	JR_K_PRECISION = 256,
 	JR_K_BUFKB,
 	JR_K_NOHDR,
@@ -157,7 +177,14 @@ enum jr_key {
 	JR_K_WARMUP,
 	JR_K_INPUT,
 	JR_K_JOURNAL,
-	JR_K_WAKE_WARMUP,
+	JR_K_WAKE_SPIN,
+	JR_K_OLD_WARMUP,
+	JR_K_WARM_UP,
+	JR_K_FILTER,
+	JR_K_TRIGGER,
+	JR_K_NOSUMMARY,
+	JR_K_NOINDEX,
+	JR_K_NOPERIOD,
 	JR_K_OWN = 1024,
 };
 
@@ -261,17 +288,18 @@ struct jr_cmd_def {
 	}
 
 /* what a live run sets in jitmod: its duty cycle, and when it stops */
-#define JR_OPTS_DUTY                                                           \
-	{ "runtime", JR_K_RUNTIME, "TIME",                                     \
-	  "set jitmod's runtime_us: sampling time per period\n"                \
-	  "(serve: also the user sampler's; default 100ms); bare: us" },       \
-		{ "period", JR_K_PERIOD, "TIME",                               \
-		  "set jitmod's period_us (serve: default 1s); bare: us" },    \
-	{                                                                      \
-		"warmup", JR_K_WAKE_WARMUP, "TIME",                            \
-			"set jitmod's warmup_us: spun after each sleep, not\n" \
-			"sampled (serve: the user sampler's too; default\n"    \
-			"20ms where runtime < period); bare: us"               \
+#define JR_OPTS_DUTY                                                        \
+	{ "runtime", JR_K_RUNTIME, "TIME",                                  \
+	  "set jitmod's runtime_us: sampling time per period\n"             \
+	  "(serve: also the user sampler's; default 100ms); bare: us" },    \
+		{ "period", JR_K_PERIOD, "TIME",                            \
+		  "set jitmod's period_us (serve: default 1s); bare: us" }, \
+		{ "wake-spin", JR_K_WAKE_SPIN, "TIME",                      \
+		  "set jitmod's warmup_us: spun after each sleep, not\n"    \
+		  "sampled (serve: the user sampler's too; default\n"       \
+		  "20ms where runtime < period); bare: us" },               \
+	{                                                                   \
+		"warmup", JR_K_OLD_WARMUP, "TIME", NULL /* refused */       \
 	}
 #define JR_OPTS_STOP                                                                  \
 	{ "stop", JR_K_STOP, "TIME",                                                  \
@@ -291,6 +319,29 @@ struct jr_cmd_def {
 			"signal=SIG,PID (repeatable; rtla's forms too)"               \
 	}
 
+/* rtla's options of a live run that the groups above do not cover */
+#define JR_OPTS_RTLA                                                          \
+	{ "priority", JR_K_PRIO, "f:PRIO|o:0",                                \
+	  "set jitmod's prio: SCHED_FIFO at PRIO (1-99), or\n"                \
+	  "SCHED_OTHER (o:0); F: and O: too, as rtla" },                      \
+		{ "cgroup", JR_K_CGROUP, "[NAME]",                            \
+		  "the samplers into cgroup NAME (a path under the\n"         \
+		  "cgroup2 mount), or into jitread's own; back at the end" }, \
+		{ "warm-up", JR_K_WARM_UP, "S",                               \
+		  "sample S seconds before collecting; bare: s" },            \
+		{ "event", JR_K_EVENT, "SYS[:EVENT]",                         \
+		  "also trace this event into -t's file (repeatable)" },      \
+		{ "filter", JR_K_FILTER, "FILTER",                            \
+		  "the filter of the -e before it" },                         \
+		{ "trigger", JR_K_TRIGGER, "TRIGGER",                         \
+		  "the trigger of the -e before it" },                        \
+		{ "auto", JR_K_AUTO, "US",                                    \
+		  "rtla's auto analysis: -s US -T 1 -t" },                    \
+	{                                                                     \
+		"debug", JR_K_DEBUG, NULL,                                    \
+			"say on stderr what the run sets and does"            \
+	}
+
 /* how a report's tables look, and when the run fails */
 #define JR_OPTS_SHOWN                                                                 \
 	JR_OPT_UNIT, JR_OPT_PRECISION,                                                \
@@ -299,6 +350,9 @@ struct jr_cmd_def {
 		{ "entries", JR_K_ENTRIES, "N",                                       \
 		  "bucket table rows (default 256)" },                                \
 		{ "no-header", JR_K_NOHDR, NULL, "no header lines" },                 \
+		{ "no-summary", JR_K_NOSUMMARY, NULL, "no summary table" },           \
+		{ "no-index", JR_K_NOINDEX, NULL,                                     \
+		  "bucket table without its index column" },                          \
 		{ "with-zeros", JR_K_ZEROS, NULL,                                     \
 		  "print empty rows and classes" },                                   \
 	{                                                                             \
@@ -324,8 +378,8 @@ struct jr_cmd_def {
 /* what every live run of jitmod takes: its CPUs, length, settings, reader */
 #define JR_OPTS_LIVE                                                    \
 	JR_OPT_CPUS, JR_OPT_DURATION, JR_OPT_THRESHOLD, JR_OPTS_DUTY,   \
-		JR_OPTS_STOP, JR_OPT_HOUSE, JR_OPT_READY, JR_OPT_BUFKB, \
-		JR_OPT_QUIET
+		JR_OPTS_STOP, JR_OPTS_RTLA, JR_OPT_HOUSE, JR_OPT_READY, \
+		JR_OPT_BUFKB, JR_OPT_QUIET
 
 /* the user side: its sampler and the pipeline */
 #define JR_OPTS_USER_SIDE                                                           \

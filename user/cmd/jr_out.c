@@ -22,6 +22,8 @@ struct jr_report_opts jr_report_opts_of(const struct jr_opts *o)
 		.div = o->out.div,
 		.no_header = o->out.no_header,
 		.with_zeros = o->out.with_zeros,
+		.no_summary = o->out.no_summary,
+		.no_index = o->out.no_index,
 		.cpu_set = o->have_cpus ? o->cpus : NULL,
 	};
 

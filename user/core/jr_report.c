@@ -110,38 +110,12 @@ static void jr_pct_table(FILE *out, const struct jr_model *m,
 	}
 }
 
-/* jr_bucket_table - gap counts per linear bucket, one column per CPU. */
-static void jr_bucket_table(FILE *out, const struct jr_model *m,
-			    const struct jr_report_opts *o)
+/* jr_bucket_summary - the bucket table's last rows: over, count, min... */
+static void jr_bucket_summary(FILE *out, const struct jr_model *m,
+			      const struct jr_report_opts *o)
 {
-	int cpu, b;
+	int cpu;
 
-	fprintf(out, "\n# gap histogram: bucket %.3f %s, %d entries\n",
-		m->bucket_ns / o->div, o->unit, m->entries);
-	fprintf(out, "%-10s", "Index");
-	for (cpu = 0; cpu < m->nr_cpus; cpu++)
-		if (jr_cpu_wanted(m, o, cpu))
-			fprintf(out, "    CPU-%03d", cpu);
-	fprintf(out, "\n");
-	for (b = 0; b < m->entries; b++) {
-		bool any = false;
-
-		for (cpu = 0; cpu < m->nr_cpus; cpu++)
-			if (jr_cpu_wanted(m, o, cpu) &&
-			    m->cpu[cpu].lin[JR_H_GAP] &&
-			    m->cpu[cpu].lin[JR_H_GAP][b])
-				any = true;
-		if (!any && !o->with_zeros)
-			continue;
-		fprintf(out, "%-10.0f", b * m->bucket_ns / o->div);
-		for (cpu = 0; cpu < m->nr_cpus; cpu++) {
-			const uint64_t *l = m->cpu[cpu].lin[JR_H_GAP];
-
-			if (jr_cpu_wanted(m, o, cpu))
-				fprintf(out, " %10" PRIu64, l ? l[b] : 0);
-		}
-		fprintf(out, "\n");
-	}
 	fprintf(out, "%-10s", "over:");
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		const uint64_t *l = m->cpu[cpu].lin[JR_H_GAP];
@@ -171,6 +145,44 @@ static void jr_bucket_table(FILE *out, const struct jr_model *m,
 		if (jr_cpu_wanted(m, o, cpu))
 			jr_val(out, o, (double)m->cpu[cpu].hist[JR_H_GAP].max);
 	fprintf(out, "\n");
+}
+
+/* jr_bucket_table - gap counts per linear bucket, one column per CPU. */
+static void jr_bucket_table(FILE *out, const struct jr_model *m,
+			    const struct jr_report_opts *o)
+{
+	int cpu, b;
+
+	fprintf(out, "\n# gap histogram: bucket %.3f %s, %d entries\n",
+		m->bucket_ns / o->div, o->unit, m->entries);
+	if (!o->no_index)
+		fprintf(out, "%-10s", "Index");
+	for (cpu = 0; cpu < m->nr_cpus; cpu++)
+		if (jr_cpu_wanted(m, o, cpu))
+			fprintf(out, "    CPU-%03d", cpu);
+	fprintf(out, "\n");
+	for (b = 0; b < m->entries; b++) {
+		bool any = false;
+
+		for (cpu = 0; cpu < m->nr_cpus; cpu++)
+			if (jr_cpu_wanted(m, o, cpu) &&
+			    m->cpu[cpu].lin[JR_H_GAP] &&
+			    m->cpu[cpu].lin[JR_H_GAP][b])
+				any = true;
+		if (!any && !o->with_zeros)
+			continue;
+		if (!o->no_index)
+			fprintf(out, "%-10.0f", b * m->bucket_ns / o->div);
+		for (cpu = 0; cpu < m->nr_cpus; cpu++) {
+			const uint64_t *l = m->cpu[cpu].lin[JR_H_GAP];
+
+			if (jr_cpu_wanted(m, o, cpu))
+				fprintf(out, " %10" PRIu64, l ? l[b] : 0);
+		}
+		fprintf(out, "\n");
+	}
+	if (!o->no_summary)
+		jr_bucket_summary(out, m, o);
 }
 
 /* jr_noise_base - what "% of noise" is a share of. */
@@ -388,5 +400,6 @@ void jr_report_text(FILE *out, const struct jr_model *m,
 	jr_pct_table(out, m, o);
 	jr_bucket_table(out, m, o);
 	jr_sources(out, m, o);
-	jr_summary(out, m, o);
+	if (!o->no_summary)
+		jr_summary(out, m, o);
 }

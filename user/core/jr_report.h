@@ -19,6 +19,8 @@ struct jr_report_opts {
 	double div; /* ns per unit */
 	bool no_header;
 	bool with_zeros;
+	bool no_summary; /* rtla's: no count/min/avg/max rows, no summary */
+	bool no_index; /* rtla's: no index column in the bucket table */
 	const unsigned char *cpu_set; /* NULL: every CPU seen */
 	const char *title; /* a header line naming the side, or NULL */
 	const char *details; /* what this side named; NULL: jitmod's */

@@ -14,7 +14,7 @@
 #include "core/jr_rec.h"
 
 #define JR_PARAMS_DIR "/sys/module/jitmod/parameters"
-#define JR_MAX_SAVED 8
+#define JR_MAX_SAVED 12
 
 /*
  * What a run changed in jitmod, with the values it found: put back at the

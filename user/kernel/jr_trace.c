@@ -23,6 +23,7 @@
 #include <tracefs/tracefs.h>
 
 #include "kernel/jr_trace.h"
+#include "kernel/jr_xevents.h"
 
 /* jr_pidns - the inode of our PID namespace, 0 if it cannot be read. */
 static unsigned long jr_pidns(void)
@@ -60,12 +61,13 @@ static int jr_stale_cb(const char *name, void *ctx)
 	struct tracefs_instance *inst;
 	unsigned long long start;
 	unsigned long ns;
-	int pid, *removed = ctx;
-	char end;
+	int pid, len = 0, *removed = ctx;
 
-	if (sscanf(name, "jitread-%d-%llu-%lu%c", &pid, &start, &ns, &end) !=
+	/* jitread's instance, or the one of its -e events */
+	if (sscanf(name, "jitread-%d-%llu-%lu%n", &pid, &start, &ns, &len) !=
 		    3 ||
-	    pid <= 0 || !ns || ns != jr_pidns() || jr_start_time(pid) == start)
+	    (name[len] && strcmp(name + len, JR_XEVENT_SUFFIX)) || pid <= 0 ||
+	    !ns || ns != jr_pidns() || jr_start_time(pid) == start)
 		return 0;
 	inst = tracefs_instance_alloc(NULL, name);
 	if (!inst)

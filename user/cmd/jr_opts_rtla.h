@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_opts_rtla.h - rtla osnoise's options that a live run takes beyond
+ * the shared groups, and -D's account of the parsed command line.
+ */
+#ifndef JR_OPTS_RTLA_H
+#define JR_OPTS_RTLA_H
+
+#include "cmd/jr_opts.h"
+
+/* one of them into o: 0, -EINVAL, -EBADMSG (e says why), -ENOENT: not one */
+int jr_apply_rtla(int key, const char *arg, struct jr_opts *o,
+		  struct jr_err *e);
+/* -D: what the command line set, on stderr */
+void jr_opts_debug(const struct jr_opts *o);
+
+#endif /* JR_OPTS_RTLA_H */
