@@ -48,6 +48,12 @@ class CommonC(unittest.TestCase):
         self.assertEqual(build_and_run("poll_test", ["kernel/jr_poll.c"]),
                          (0, "ok\n"))
 
+    def test_auto_analysis(self):
+        """-a's account of a stop (tests/host/c/auto_test.c): what ran
+        inside the gap, and the source to act on."""
+        self.assertEqual(build_and_run("auto_test", libs=["-lm"]),
+                         (0, "ok\n"))
+
     def test_http_loop_backs_off(self):
         """The server's loop out of descriptors (tests/host/c/http_test.c)
         backs off instead of spinning, and serves again after."""

@@ -27,6 +27,7 @@
 #include "common/jr_text.h"
 #include "cmd/jr_out.h"
 #include "common/jr_sys.h"
+#include "core/jr_auto.h"
 #include "kernel/jr_trace.h"
 
 #define JR_TAIL 4096 /* records kept for --on-threshold trace */
@@ -352,6 +353,32 @@ static void jr_run_actions(struct jr_live *c, const struct jr_actions *l,
 	}
 }
 
+/*
+ * jr_auto - -a: the account of the stop, from the events kept for the
+ * trace, oldest first; on stdout after the report, unless stdout carries
+ * the JSON alone.
+ */
+static void jr_auto(struct jr_live *c)
+{
+	uint64_t n = c->nr_tail < JR_TAIL ? c->nr_tail : JR_TAIL;
+	uint64_t first = c->nr_tail - n, i;
+	struct jr_rec *recs;
+
+	if (!c->o->live.auto_us || !c->tail)
+		return;
+	recs = malloc(n ? n * sizeof(*recs) : 1);
+	if (!recs) {
+		jr_warn("-a: out of memory for the analysis");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		recs[i] = c->tail[(first + i) % JR_TAIL];
+	jr_auto_account(c->o->out.quiet ? stderr : stdout, recs, n,
+			&c->last_stop, c->o->out.div, c->o->out.unit);
+	fflush(stdout);
+	free(recs);
+}
+
 /* jr_on_stop - say why jitmod stopped and run --on-threshold's actions. */
 static void jr_on_stop(struct jr_live *c)
 {
@@ -360,6 +387,7 @@ static void jr_on_stop(struct jr_live *c)
 		c->last_stop.cls ? "period noise" : "single gap",
 		c->last_stop.v[0], c->last_stop.v[1], c->last_stop.cpu,
 		c->o->live.on_thr.cont ? "; sampling again" : "");
+	jr_auto(c);
 	jr_run_actions(c, &c->o->live.on_thr, "the stop");
 }
 

@@ -336,7 +336,8 @@ struct jr_cmd_def {
 		{ "trigger", JR_K_TRIGGER, "TRIGGER",                         \
 		  "the trigger of the -e before it" },                        \
 		{ "auto", JR_K_AUTO, "US",                                    \
-		  "rtla's auto analysis: -s US -T 1 -t" },                    \
+		  "rtla's auto analysis: -s US -T 1 -t, and what ran\n"       \
+		  "inside the gap that stopped jitmod" },                     \
 	{                                                                     \
 		"debug", JR_K_DEBUG, NULL,                                    \
 			"say on stderr what the run sets and does"            \
