@@ -32,6 +32,7 @@
 
 #define JR_TAIL 4096 /* records kept for --on-threshold trace */
 #define JR_GONE_CHECK_S 0.1 /* how often to look whether jitmod is there */
+#define JR_UNSEEN_S 1.0 /* enable read 0 this long: a stop, event or not */
 
 static struct jr_ksave *jr_to_restore;
 
@@ -257,7 +258,9 @@ static int jr_sink(void *data, const struct jr_rec *r)
 	if (r->type == JR_STOP) {
 		/* a stop halts every sampler, reported CPU or not */
 		c->stopped = true;
-		c->nr_stops++;
+		if (!c->stop_unseen)
+			c->nr_stops++;
+		c->stop_unseen = false;
 		c->last_stop = *r; /* for the actions' message */
 	}
 	if (!jr_wanted(c->o, r))
@@ -382,6 +385,11 @@ static void jr_auto(struct jr_live *c)
 /* jr_on_stop - say why jitmod stopped and run --on-threshold's actions. */
 static void jr_on_stop(struct jr_live *c)
 {
+	if (c->stop_unseen) {
+		jr_warn("jitmod stopped (its enable reads 0 and a stop limit is set), but its stop event was not read: the ring buffer lost it, or the events were off on that CPU");
+		jr_run_actions(c, &c->o->live.on_thr, "the stop");
+		return;
+	}
 	jr_warn("jitmod stopped: %s %" PRIu64 " ns > %" PRIu64
 		" ns on CPU %u%s",
 		c->last_stop.cls ? "period noise" : "single gap",
@@ -399,6 +407,8 @@ static int jr_continue(struct jr_live *c)
 {
 	c->stopped = false;
 	jr_on_stop(c);
+	c->stop_unseen = false;
+	c->disabled_at = 0;
 	if (!jr_write_param("enable", 1))
 		return 0;
 	c->fail = jr_fail(&c->why, JR_EXIT_RUN,
@@ -502,6 +512,33 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 }
 
 /*
+ * jr_stop_unseen - jitmod has stopped though its stop event never came:
+ * enable has read 0 for JR_UNSEEN_S while a stop limit is set (without
+ * one, another run turned jitmod off).  A run waiting for the event
+ * would wait for ever.
+ */
+static void jr_stop_unseen(struct jr_live *c, double now)
+{
+	uint64_t on = 1, stop_us = 0, total_us = 0;
+
+	if (jr_read_param("enable", &on) || on ||
+	    (jr_read_param("stop_us", &stop_us) ||
+	     jr_read_param("stop_total_us", &total_us) ||
+	     !(stop_us || total_us))) {
+		c->disabled_at = 0;
+		return;
+	}
+	if (!c->disabled_at)
+		c->disabled_at = now;
+	if (now - c->disabled_at < JR_UNSEEN_S)
+		return;
+	memset(&c->last_stop, 0, sizeof(c->last_stop));
+	c->stopped = true;
+	c->stop_unseen = true;
+	c->nr_stops++;
+}
+
+/*
  * jr_live_run - read until the end of the run; calls c->frame at every
  * poll and once at the end.  0, or JR_EXIT_GONE when jitmod went away.
  * A failure while reading or recording ends the run and is kept in
@@ -530,6 +567,7 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 				gone = 1;
 				break;
 			}
+			jr_stop_unseen(c, now); /* read at the next pass */
 		}
 		if (o->live.duration_ns &&
 		    (now - start) * 1e9 >= (double)o->live.duration_ns)

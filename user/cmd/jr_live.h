@@ -37,6 +37,8 @@ struct jr_live {
 	bool stopped; /* jitmod stopped, and has not sampled again */
 	uint64_t nr_stops;
 	struct jr_rec last_stop;
+	bool stop_unseen; /* the stop known from enable, not its event */
+	double disabled_at; /* when enable first read 0, or 0 */
 	bool store_only; /* record: write the events, build no model */
 	bool windowed; /* top: also keep the events since the last frame */
 	bool mono_clock; /* stamp events with CLOCK_MONOTONIC, not "local" */

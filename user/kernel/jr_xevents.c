@@ -30,14 +30,19 @@ static int jr_xevent_write(struct tracefs_instance *inst,
 	return tracefs_instance_file_write(inst, path, text) < 0 ? -EINVAL : 0;
 }
 
-/* jr_xevent_set - enable one, then its filter and trigger */
+/*
+ * jr_xevent_set - its filter and trigger, then enable it: an event
+ * enabled first would be traced unfiltered until the filter is written
+ */
 static int jr_xevent_set(struct tracefs_instance *inst,
 			 const struct jr_xevent *ev, struct jr_err *e)
 {
 	const char *sep = ev->event[0] ? ":" : "";
+	char path[200];
 
-	if (tracefs_event_enable(inst, ev->sys,
-				 ev->event[0] ? ev->event : NULL))
+	snprintf(path, sizeof(path), "events/%s%s%s", ev->sys,
+		 ev->event[0] ? "/" : "", ev->event);
+	if (!tracefs_dir_exists(inst, path))
 		return jr_fail(e, -ENOENT, "-e %s%s%s: no such event", ev->sys,
 			       sep, ev->event);
 	if (ev->filter && jr_xevent_write(inst, ev, "filter", ev->filter))
@@ -52,6 +57,10 @@ static int jr_xevent_set(struct tracefs_instance *inst,
 		return jr_fail(e, -EINVAL,
 			       "-e %s:%s: the kernel refused --trigger '%s'",
 			       ev->sys, ev->event, ev->trigger);
+	if (tracefs_event_enable(inst, ev->sys,
+				 ev->event[0] ? ev->event : NULL))
+		return jr_fail(e, -EINVAL, "-e %s%s%s: cannot enable it",
+			       ev->sys, sep, ev->event);
 	return 0;
 }
 
