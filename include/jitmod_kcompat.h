@@ -9,6 +9,7 @@
 #ifndef JITMOD_KCOMPAT_H
 #define JITMOD_KCOMPAT_H
 
+#include <linux/cgroup.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/rcupdate.h>
@@ -95,6 +96,29 @@ jit_kthread_on_cpu(int (*fn)(void *), void *data, unsigned int cpu,
 	if (!IS_ERR(t))
 		kthread_bind(t, cpu);
 	return t;
+#endif
+}
+
+/*
+ * jit_cgroup_attach - tsk into every cgroup of from, where the kernel
+ * exports the call (every kernel jitmod builds for does, so far)
+ */
+static inline bool jit_cgroup_attach_ok(void)
+{
+#ifdef JIT_HAVE_CGROUP_ATTACH
+	return true;
+#else
+	return false;
+#endif
+}
+
+static inline int jit_cgroup_attach(struct task_struct *from,
+				    struct task_struct *tsk)
+{
+#ifdef JIT_HAVE_CGROUP_ATTACH
+	return cgroup_attach_task_all(from, tsk);
+#else
+	return -EOPNOTSUPP;
 #endif
 }
 

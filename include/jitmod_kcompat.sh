@@ -62,6 +62,7 @@ tmp=$out.tmp.$$
 		def JIT_HAVE_RCU_MOMENTARY_EQS
 	exported sched_setattr_nocheck && def JIT_HAVE_SETATTR_NOCHECK
 	exported kthread_create_on_cpu && def JIT_HAVE_KTHREAD_ON_CPU
+	exported cgroup_attach_task_all && def JIT_HAVE_CGROUP_ATTACH
 	true
 } >"$tmp"
 if cmp -s "$tmp" "$out"; then

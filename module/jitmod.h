@@ -187,6 +187,12 @@ void jit_tps_unhook(struct jit_tp *tps, int nr);
 int jit_probes_hook(void);
 void jit_probes_unhook(void);
 
+int jit_restart(void (*apply)(void *), void *arg);
+
+void jit_cgroup_join_all(const struct cpumask *mask);
+void jit_cgroup_online(unsigned int cpu);
+void jit_cgroup_exit(void);
+
 int jit_detail_hook(void);
 void jit_detail_unhook(void);
 void jit_detail_tick(struct jit_cpu *jc);

@@ -84,8 +84,10 @@ static int jit_cpu_online(unsigned int cpu)
 	 * jit_start() wakes the samplers itself once every callback is done;
 	 * only a CPU coming online later is woken from here.
 	 */
-	if (!jit_starting)
+	if (!jit_starting) {
+		jit_cgroup_online(cpu);
 		wake_up_process(t);
+	}
 	return 0;
 }
 
@@ -137,6 +139,8 @@ static int jit_start(void)
 	if (ret < 0)
 		goto err_unhook;
 	WRITE_ONCE(jit_hp_state, ret);
+	/* moved before they run; a failure leaves them sampling, and says so */
+	jit_cgroup_join_all(&jit_mask);
 	jit_wake_samplers();
 	return 0;
 
@@ -174,7 +178,7 @@ static void jit_stop(void)
  * otherwise start probes, the NMI handler and kthreads in a module about
  * to be freed.  Before init and after exit a write only sets the value.
  */
-static int jit_restart(void (*apply)(void *), void *arg)
+int jit_restart(void (*apply)(void *), void *arg)
 {
 	int ret = 0;
 
@@ -509,6 +513,7 @@ static void __exit jit_exit(void)
 	mutex_lock(&jit_lock);
 	jit_stop();
 	jit_ready = false;
+	jit_cgroup_exit();
 	mutex_unlock(&jit_lock);
 	pr_info("unloaded\n");
 }

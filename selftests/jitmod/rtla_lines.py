@@ -8,9 +8,12 @@ a threshold, is jitread's 5); then what rtla's options do to jitmod:
    goes, and prio 0 again after;
  - -e sched:sched_switch --filter 'prev_pid == 0' with -t FILE and a
    stop: FILE holds sched_switch lines, each with prev_pid=0, beside
-   jitmod's events; a -e the kernel lacks ends 1 with one line;
- - -C: the samplers into jitread's cgroup, or one line saying why the
-   kernel refused, and jitmod's settings as before either way;
+   jitmod's events; with --trigger stacktrace, stack traces; a -e the
+   kernel lacks ends 1 with one line;
+ - -C NAME: the samplers in cgroup NAME during the run, back in the
+   root cgroup and cgroup_pid 0 after; into a cgroup with the cpuset
+   controller, which takes no bound kthread: exit 1, one line, jitmod's
+   settings as before;
  - --warm-up 2 -d 2: at least 4 s, exit 0;
  - jitmod stopped with no stop event read (here: enable written 0 while
    a stop limit is set): the run ends 5 within seconds, saying so.
@@ -121,6 +124,12 @@ def events(tmp):
         raise Fail(f"--filter 'prev_pid == 0' let through: {bad[0]}")
     if "# the jitmod events" not in text:
         raise Fail("the trace file lacks jitmod's events")
+    expect(tmp, STOPPED, "hist", "-q", "-c", "1", "-s", "1", "-T", "1",
+           "-e", "sched:sched_switch", "--trigger", "stacktrace", "-t", out)
+    with open(out) as f:
+        text = f.read()
+    if "<stack trace>" not in text:
+        raise Fail("--trigger stacktrace: no stack trace in the file")
     err = expect(tmp, 1, "hist", "-q", "-c", "1", "-d", "2s", "-t", out,
                  "-e", "nosuch:nosuch_event")
     if len(err.strip().splitlines()) != 1 or "no such event" not in err:
@@ -136,21 +145,44 @@ def cgroup2_mounted():
     sysio.sh("mount -t cgroup2 none /sys/fs/cgroup")
 
 
+def cgroup_of(pid):
+    return sysio.read(f"/proc/{pid}/cgroup").strip()
+
+
 def cgroup(tmp):
+    """-C NAME: the samplers in NAME while the run goes, back after; a
+    cgroup with cpuset refuses them: exit 1, one line, nothing changed."""
     cgroup2_mounted()
+    cg = "/sys/fs/cgroup/jitread-test"
+    os.makedirs(cg, exist_ok=True)
+    ready = os.path.join(tmp, "cg.ready")
+    p = subprocess.Popen([kmod.jitread(), "hist", "-q", "-c", "1", "-C",
+                          "jitread-test", "-d", "60s", "--ready-file",
+                          ready], stderr=subprocess.PIPE, text=True)
+    kmod.await_ready(p, ready, "jitread hist -C jitread-test")
+    during = cgroup_of(sampler_pid(1))
+    kmod.jitread_stop(p)
+    after = cgroup_of(sampler_pid(1))
+    log(f"-C jitread-test: the sampler in {during}, after in {after}")
+    if during != "0::/jitread-test" or after != "0::/":
+        raise Fail(f"-C jitread-test: during {during}, after {after}")
+    if sysio.read(f"{kmod.JIT_PARAMS}/cgroup_pid") != "0":
+        raise Fail("cgroup_pid not put back after -C")
+    sysio.write("/sys/fs/cgroup/cgroup.subtree_control", "+cpuset")
+    os.makedirs("/sys/fs/cgroup/jitread-cs", exist_ok=True)
     before = {p: sysio.read(f"{kmod.JIT_PARAMS}/{p}")
-              for p in ("prio", "period_us", "runtime_us", "enable")}
-    rc, err = jitread(tmp, "hist", "-q", "-c", "1", "-C", "-d", "2s")
-    log(f"-C: exit {rc}: {err.strip()}")
-    if rc == 1:
-        if "bound to its CPU" not in err or \
-                len(err.strip().splitlines()) != 1:
-            raise Fail(f"-C refused without saying why: {err!r}")
-    elif rc != 0:
-        raise Fail(f"-C: exit {rc}: {err}")
+              for p in ("prio", "period_us", "cgroup_pid", "enable")}
+    err = expect(tmp, 1, "hist", "-q", "-c", "1", "-C", "jitread-cs", "-d",
+                 "2s")
+    log(f"-C jitread-cs (cpuset): {err.strip()}")
+    if "cpuset" not in err or len(err.strip().splitlines()) != 1:
+        raise Fail(f"-C into a cpuset cgroup: {err!r}")
     after = {p: sysio.read(f"{kmod.JIT_PARAMS}/{p}") for p in before}
     if after != before:
         raise Fail(f"-C changed jitmod's settings: {before} -> {after}")
+    for d in ("/sys/fs/cgroup/jitread-cs", cg):
+        os.rmdir(d)  # EBUSY: jitread left a process in it
+    sysio.write("/sys/fs/cgroup/cgroup.subtree_control", "-cpuset")
 
 
 def warm_up(tmp):

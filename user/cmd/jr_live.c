@@ -156,13 +156,14 @@ void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved)
 
 	for (i = 0; i < 5 && !vals[i]; i++)
 		;
-	if (i == 5 && !l->have_warmup && !l->have_prio && !saved->owned) {
+	if (i == 5 && !l->have_warmup && !l->have_prio && !l->cgroup &&
+	    !saved->owned) {
 		jr_params_recover();
 		return;
 	}
 	jr_claim_params(o, saved,
 			strcmp(o->cmd, "serve") ?
-				"-T, -s, -S, -P, --runtime or --period" :
+				"-T, -s, -S, -P, -C, --runtime or --period" :
 				"its duty cycle, --runtime and --period");
 	if (l->period_us && l->runtime_us &&
 	    !jr_read_param("runtime_us", &runtime) && l->period_us < runtime) {
@@ -486,6 +487,7 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 	    jr_writer_open(&c->rec, o->live.record, &c->sys, &e))
 		jr_die(JR_EXIT_RUN, "%s", e.msg);
 	jr_set_params(o, &c->saved);
+	jr_cgroup_join(o, &c->saved, &c->cg);
 	removed = jr_remove_stale_instances();
 	if (removed && !o->out.quiet)
 		jr_warn("removed %d stale instance(s)", removed);
@@ -507,7 +509,6 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 		jr_die(JR_EXIT_RUN, "%s: cannot set trace_clock to mono",
 		       s->name);
 	jr_live_xevents(c, s);
-	jr_cgroup_join(o, &c->cg);
 	jr_ready(o->live.ready_file);
 }
 
@@ -579,8 +580,8 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 	if (!gone && !ret)
 		ret = jr_stream_finish(&s);
 	jr_stream_close(&s);
-	jr_cgroup_leave(&c->cg);
 	jr_restore_params(&c->saved);
+	jr_cgroup_leave(&c->cg);
 	jr_model_finish(&c->model);
 	if (c->frame)
 		c->frame(c, jr_now() - start, true);

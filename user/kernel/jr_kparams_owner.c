@@ -35,8 +35,9 @@
 
 /* The parameters a run may change, in the saved file's names. */
 static const char *const jr_owned_params[] = {
-	"threshold_ns", "stop_us", "stop_total_us", "period_us",
-	"runtime_us",	"enable",  "warmup_us",	    "prio",
+	"threshold_ns", "stop_us",    "stop_total_us",
+	"period_us",	"runtime_us", "enable",
+	"warmup_us",	"prio",	      "cgroup_pid",
 };
 
 #define JR_NR_OWNED (sizeof(jr_owned_params) / sizeof(jr_owned_params[0]))
