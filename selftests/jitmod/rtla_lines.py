@@ -15,6 +15,8 @@ a threshold, is jitread's 5); then what rtla's options do to jitmod:
    controller, which takes no bound kthread: exit 1, one line, jitmod's
    settings as before;
  - --warm-up 2 -d 2: at least 4 s, exit 0;
+ - -a 1: exit 5, the account of the gap that stopped jitmod after the
+   report, and the trace file;
  - jitmod stopped with no stop event read (here: enable written 0 while
    a stop limit is set): the run ends 5 within seconds, saying so.
 """
@@ -193,6 +195,21 @@ def warm_up(tmp):
         raise Fail(f"--warm-up 2 -d 2s took {took:.1f} s")
 
 
+def auto(tmp):
+    """-a 1: stops (5), with the account of the gap on stdout."""
+    cwd = os.path.join(tmp, "auto")
+    os.mkdir(cwd)
+    p = subprocess.run([kmod.jitread(), "hist", "-c", "1", "-a", "1",
+                        "-d", "100s"], cwd=cwd, capture_output=True,
+                       text=True, timeout=TIMEOUT_S, check=False)
+    account = p.stdout[p.stdout.find("## auto analysis"):]
+    log(f"-a 1: exit {p.returncode}; " + " | ".join(account.splitlines()))
+    if p.returncode != STOPPED or "act on: " not in account:
+        raise Fail(f"-a 1: exit {p.returncode}, no account: {p.stderr}")
+    if not os.path.getsize(os.path.join(cwd, "jitread_trace.txt")):
+        raise Fail("-a left no trace file")
+
+
 def stop_unseen(tmp):
     ready = os.path.join(tmp, "unseen.ready")
     p = subprocess.Popen([kmod.jitread(), "hist", "-q", "-c", "1", "-s",
@@ -217,7 +234,7 @@ def body():
     with tempfile.TemporaryDirectory() as tmp:
         osnoise_t(tmp)
         kmod.insmod("jitmod", cpus=1)
-        for case in (priority, events, cgroup, warm_up, stop_unseen):
+        for case in (priority, events, cgroup, warm_up, auto, stop_unseen):
             case(tmp)
             log(f"ok {case.__name__}")
         kmod.rmmod("jitmod")

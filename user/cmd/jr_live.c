@@ -124,8 +124,9 @@ static void jr_change(const struct jr_opts *o, struct jr_ksave *saved,
 }
 
 /*
- * jr_set_stops - -s and -S; after --warm-up, which jitmod must not stop
- * in, since no one reads its events then.
+ * jr_set_stops - -s and -S, once jitread's instance reads jitmod's events:
+ * written before, a small limit stops jitmod at once, before any reader
+ * sees the stop (and a --warm-up would stop unread).
  */
 static void jr_set_stops(const struct jr_opts *o, struct jr_ksave *saved)
 {
@@ -138,8 +139,8 @@ static void jr_set_stops(const struct jr_opts *o, struct jr_ksave *saved)
 /*
  * jr_set_params - -T, -s, -S, -P, --runtime, --period and --wake-spin,
  * each noted to be put back at exit; a run that sets none changes
- * nothing, and only puts back what a killed run left.  With --warm-up,
- * -s and -S wait for its end (jr_set_stops).  jitmod refuses a runtime
+ * nothing, and only puts back what a killed run left.  -s and -S wait
+ * for jitread's instance (jr_set_stops).  jitmod refuses a runtime
  * longer than its period at every write, so the period goes first when it
  * is not shorter than the runtime in force; put back newest first, the
  * old pair passes the same way.
@@ -172,8 +173,7 @@ void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved)
 		vals[3] = l->runtime_us;
 		vals[4] = l->period_us;
 	}
-	if (l->warm_up_ns)
-		vals[1] = vals[2] = 0; /* jr_set_stops, once it ends */
+	vals[1] = vals[2] = 0; /* jr_set_stops, once the events are read */
 	for (i = 0; i < 5; i++)
 		if (vals[i])
 			jr_change(o, saved, names[i], vals[i]);
@@ -492,10 +492,8 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 	if (removed && !o->out.quiet)
 		jr_warn("removed %d stale instance(s)", removed);
 	jr_catch_signals();
-	if (o->live.warm_up_ns) {
+	if (o->live.warm_up_ns)
 		jr_warm_up(o);
-		jr_set_stops(o, &c->saved);
-	}
 	if (o->live.on_thr.nr || o->live.on_end.nr) {
 		c->tail = calloc(JR_TAIL, sizeof(*c->tail));
 		if (!c->tail)
@@ -509,6 +507,7 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 		jr_die(JR_EXIT_RUN, "%s: cannot set trace_clock to mono",
 		       s->name);
 	jr_live_xevents(c, s);
+	jr_set_stops(o, &c->saved);
 	jr_ready(o->live.ready_file);
 }
 
