@@ -235,18 +235,6 @@ static double jr_mono(void)
 	return jr_mono_ns() / 1e9;
 }
 
-/* jr_sleep_until - a monotonic time; early on a stop signal */
-static void jr_sleep_until(double t)
-{
-	struct timespec ts = { .tv_sec = (time_t)t,
-			       .tv_nsec = (long)((t - (time_t)t) * 1e9) };
-
-	while (!jr_run_stop.sig &&
-	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-		       EINTR)
-		;
-}
-
 /*
  * jr_serve_user - the user sampler: a phase of --runtime every --period,
  * the metrics brought up to date after a phase once --refresh has passed.

@@ -279,6 +279,18 @@ static int jr_sink(void *data, const struct jr_rec *r)
 	return ret;
 }
 
+/* jr_sleep_until - a CLOCK_MONOTONIC time, in s; early on a stop signal */
+void jr_sleep_until(double t)
+{
+	struct timespec ts = { .tv_sec = (time_t)t,
+			       .tv_nsec = (long)((t - (time_t)t) * 1e9) };
+
+	while (!jr_run_stop.sig &&
+	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+		       EINTR)
+		;
+}
+
 static double jr_now(void)
 {
 	struct timespec ts;
@@ -424,22 +436,10 @@ static int jr_continue(struct jr_live *c)
  */
 static void jr_warm_up(const struct jr_opts *o)
 {
-	struct timespec end;
-
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += o->live.warm_up_ns / JR_S;
-	end.tv_nsec += o->live.warm_up_ns % JR_S;
-	if (end.tv_nsec >= (long)JR_S) {
-		end.tv_sec++;
-		end.tv_nsec -= JR_S;
-	}
 	if (o->debug)
 		fprintf(stderr, "jitread: debug: warming up for %.3f s\n",
 			o->live.warm_up_ns / 1e9);
-	while (!jr_run_stop.sig &&
-	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &end, NULL) ==
-		       EINTR)
-		;
+	jr_sleep_until(jr_now() + o->live.warm_up_ns / 1e9);
 }
 
 /* jr_live_xevents - -e: their instance, where a trace file will hold them */
