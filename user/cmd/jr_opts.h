@@ -17,35 +17,13 @@
 #include <stdio.h>
 
 #include "common/jr_err.h"
+#include "cmd/jr_actions.h"
 #include "common/jr_parse.h"
 #include "core/jr_verdict.h"
 #include "kernel/jr_xevents.h"
 #include "usamp/jr_pipe.h"
 
-#define JR_MAX_ACTIONS 8
 #define JR_MAX_EVENTS 16
-#define JR_TRACE_FILE \
-	"jitread_trace.txt" /* -t's, as rtla's osnoise_trace.txt */
-
-struct jr_action {
-	enum {
-		JR_ACT_STOP,
-		JR_ACT_CONTINUE,
-		JR_ACT_TRACE,
-		JR_ACT_EXEC,
-		JR_ACT_SIGNAL,
-	} kind;
-	const char *arg; /* file or command */
-	int sig;
-	int pid;
-};
-
-/* --on-threshold's or --on-end's actions, run in order */
-struct jr_actions {
-	struct jr_action a[JR_MAX_ACTIONS];
-	int nr;
-	bool cont; /* continue: jitmod samples again after a stop */
-};
 
 /* what a live run does to jitmod and to itself */
 struct jr_live_opts {
