@@ -92,12 +92,18 @@ def sampler_pid(cpu):
     raise Fail(f"no jitmod/{cpu} thread")
 
 
+def started(tmp, tag, *args):
+    """jitread hist -q -c 1 ARGS, started and ready (its --ready-file)."""
+    ready = os.path.join(tmp, f"{tag}.ready")
+    p = subprocess.Popen([kmod.jitread(), "hist", "-q", "-c", "1", *args,
+                          "--ready-file", ready], stderr=subprocess.PIPE,
+                         text=True)
+    kmod.await_ready(p, ready, f"jitread hist {' '.join(args)}")
+    return p
+
+
 def priority(tmp):
-    ready = os.path.join(tmp, "prio.ready")
-    p = subprocess.Popen([kmod.jitread(), "hist", "-q", "-c", "1", "-P",
-                          "f:50", "-d", "60s", "--ready-file", ready],
-                         stderr=subprocess.PIPE, text=True)
-    kmod.await_ready(p, ready, "jitread hist -P f:50")
+    p = started(tmp, "prio", "-P", "f:50", "-d", "60s")
     prio = sysio.read(f"{kmod.JIT_PARAMS}/prio")
     pid = sampler_pid(1)
     policy = os.sched_getscheduler(pid)
@@ -157,11 +163,7 @@ def cgroup(tmp):
     cgroup2_mounted()
     cg = "/sys/fs/cgroup/jitread-test"
     os.makedirs(cg, exist_ok=True)
-    ready = os.path.join(tmp, "cg.ready")
-    p = subprocess.Popen([kmod.jitread(), "hist", "-q", "-c", "1", "-C",
-                          "jitread-test", "-d", "60s", "--ready-file",
-                          ready], stderr=subprocess.PIPE, text=True)
-    kmod.await_ready(p, ready, "jitread hist -C jitread-test")
+    p = started(tmp, "cg", "-C", "jitread-test", "-d", "60s")
     during = cgroup_of(sampler_pid(1))
     kmod.jitread_stop(p)
     after = cgroup_of(sampler_pid(1))
@@ -211,11 +213,7 @@ def auto(tmp):
 
 
 def stop_unseen(tmp):
-    ready = os.path.join(tmp, "unseen.ready")
-    p = subprocess.Popen([kmod.jitread(), "hist", "-q", "-c", "1", "-s",
-                          "60s", "-d", "100s", "--ready-file", ready],
-                         stderr=subprocess.PIPE, text=True)
-    kmod.await_ready(p, ready, "jitread hist -s 60s")
+    p = started(tmp, "unseen", "-s", "60s", "-d", "100s")
     sysio.write(f"{kmod.JIT_PARAMS}/enable", 0)
     try:
         _, err = p.communicate(timeout=30)
