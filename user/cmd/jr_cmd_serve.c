@@ -27,8 +27,6 @@
 #include "fleet/jr_serve.h"
 #include "kernel/jr_kparams.h"
 
-#define JR_ONLINE "/sys/devices/system/cpu/online"
-
 static struct jr_serve_opts jr_serve_opts = {
 	.listen = "127.0.0.1:9478",
 	.listen_fd = -1,
@@ -144,23 +142,6 @@ static int jr_serve_check(struct jr_opts *o, const char *name, struct jr_err *e)
 	return 0;
 }
 
-/* jr_serve_house - without -H: the online CPUs that are not sampled */
-static void jr_serve_house(struct jr_opts *o, const unsigned char *sampled)
-{
-	unsigned char online[JR_MAX_CPUS];
-	char text[512];
-	int cpu, n = 0;
-
-	if (o->live.have_house ||
-	    jr_read_cpulist(JR_ONLINE, online, text, sizeof(text)))
-		return;
-	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++) {
-		o->live.house[cpu] = online[cpu] && !sampled[cpu];
-		n += o->live.house[cpu];
-	}
-	o->live.have_house = n > 0;
-}
-
 struct jr_serve_live {
 	struct jr_live live;
 	struct jr_serve serve;
@@ -201,7 +182,7 @@ static int jr_serve_jitmod(struct jr_opts *o, int argc, char **argv)
 
 	if (!jr_read_cpulist(JR_PARAMS_DIR "/cpus", sampled, text,
 			     sizeof(text)))
-		jr_serve_house(o, sampled);
+		jr_house_default(o, sampled);
 	/* before the server process is made: it keeps the affinity */
 	jr_pin_house(o);
 	jr_sysinfo_fill(&sys, argc, argv);
@@ -255,7 +236,7 @@ static int jr_serve_user(struct jr_opts *o, int argc, char **argv)
 		jr_die(JR_EXIT_USAGE,
 		       "the user sampler needs -c CPUS (jitmod is not loaded)");
 	jr_check_online(o);
-	jr_serve_house(o, o->cpus);
+	jr_house_default(o, o->cpus);
 	jr_pin_house(o);
 	o->user.no_pipeline = true;
 	if (!o->live.threshold_ns)

@@ -215,6 +215,24 @@ void jr_preflight(const struct jr_opts *o)
 	jr_pin_house(o);
 }
 
+/* jr_house_default - without -H: the online CPUs that are not sampled */
+void jr_house_default(struct jr_opts *o, const unsigned char *sampled)
+{
+	unsigned char online[JR_MAX_CPUS];
+	char text[512];
+	int cpu, n = 0;
+
+	if (o->live.have_house ||
+	    jr_read_cpulist("/sys/devices/system/cpu/online", online, text,
+			    sizeof(text)))
+		return;
+	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++) {
+		o->live.house[cpu] = online[cpu] && !sampled[cpu];
+		n += o->live.house[cpu];
+	}
+	o->live.have_house = n > 0;
+}
+
 /* jr_pin_house - -H: this thread, and those it starts, on those CPUs */
 void jr_pin_house(const struct jr_opts *o)
 {
