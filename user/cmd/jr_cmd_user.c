@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "cmd/jr_cmds.h"
+#include "cmd/jr_live.h"
 #include "cmd/jr_out.h"
 #include "cmd/jr_udoc.h"
 #include "kernel/jr_kparams.h"
@@ -24,6 +25,9 @@ static int jr_user_run(struct jr_opts *o, int argc, char **argv)
 	int ret;
 
 	jr_check_online(o);
+	/* before any thread is made: each inherits the affinity */
+	jr_house_default(o, o->cpus);
+	jr_pin_house(o);
 	jr_udoc_init(&d, o);
 	if (!o->live.threshold_ns)
 		o->live.threshold_ns = 1000;
@@ -42,9 +46,9 @@ static int jr_user_run(struct jr_opts *o, int argc, char **argv)
 }
 
 static const struct jr_optdef jr_user_opts[] = {
-	JR_OPT_CPUS,  JR_OPT_DURATION,	 JR_OPT_THRESHOLD,
-	JR_OPT_READY, JR_OPT_QUIET,	 JR_OPTS_SHOWN,
-	JR_OPT_JSON,  JR_OPTS_USER_SIDE, JR_OPT_HELP,
+	JR_OPT_CPUS,	   JR_OPT_DURATION, JR_OPT_THRESHOLD, JR_OPT_HOUSE,
+	JR_OPT_READY,	   JR_OPT_QUIET,    JR_OPTS_SHOWN,    JR_OPT_JSON,
+	JR_OPTS_USER_SIDE, JR_OPT_HELP,
 };
 
 static int jr_user_check(struct jr_opts *o, const char *name, struct jr_err *e)

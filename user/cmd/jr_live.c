@@ -199,9 +199,15 @@ static void jr_check_cpus(const struct jr_opts *o)
 		       cpu, text);
 }
 
-/* jr_preflight - root, tracefs, jitmod, the CPUs; then pin (-H). */
-void jr_preflight(const struct jr_opts *o)
+/*
+ * jr_preflight - root, tracefs, jitmod, the CPUs; then pin jitread to
+ * -H, or by default to the online CPUs jitmod does not sample.
+ */
+void jr_preflight(struct jr_opts *o)
 {
+	unsigned char sampled[JR_MAX_CPUS];
+	char text[512];
+
 	if (geteuid() != 0)
 		jr_die(JR_EXIT_RUN,
 		       "must run as root to read the trace (or read a recording: jitread report FILE)");
@@ -212,6 +218,9 @@ void jr_preflight(const struct jr_opts *o)
 		jr_die(JR_EXIT_RUN,
 		       "jitmod is not loaded; load it first, e.g.: insmod module/jitmod.ko cpus=1-3");
 	jr_check_cpus(o);
+	if (!jr_read_cpulist(JR_PARAMS_DIR "/cpus", sampled, text,
+			     sizeof(text)))
+		jr_house_default(o, sampled);
 	jr_pin_house(o);
 }
 
@@ -491,7 +500,7 @@ static void jr_live_xevents(struct jr_live *c, const struct jr_stream *s)
 static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 			  char **argv)
 {
-	const struct jr_opts *o = c->o;
+	struct jr_opts *o = c->o;
 	struct jr_err e;
 	int removed;
 

@@ -47,7 +47,7 @@ struct jr_live {
 	jr_frame_fn frame;
 };
 
-void jr_preflight(const struct jr_opts *o);
+void jr_preflight(struct jr_opts *o);
 void jr_house_default(struct jr_opts *o, const unsigned char *sampled);
 void jr_pin_house(const struct jr_opts *o);
 void jr_claim_params(const struct jr_opts *o, struct jr_ksave *saved,

@@ -215,8 +215,8 @@ struct jr_cmd_def {
 	}
 #define JR_OPT_HOUSE                                                        \
 	{ "house", JR_K_HOUSE, "LIST",                                      \
-	  "pin jitread itself to these CPUs (serve: default,\n"             \
-	  "the online CPUs not sampled)" },                                 \
+	  "pin jitread's own threads to these CPUs\n"                       \
+	  "(default: the online CPUs not sampled)" },                       \
 	{                                                                   \
 		"house-keeping", JR_K_HOUSE, "LIST", NULL /* rtla's name */ \
 	}

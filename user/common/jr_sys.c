@@ -202,3 +202,14 @@ char *jr_read_file(const char *path, size_t max, size_t *len, struct jr_err *e)
 	close(fd);
 	return text;
 }
+
+/* jr_own_thread - tid is a thread of this process (it exists now). */
+bool jr_own_thread(int tid)
+{
+	char path[64];
+
+	if (tid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/task/%d", tid);
+	return !access(path, F_OK);
+}

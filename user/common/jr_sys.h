@@ -15,6 +15,7 @@ char *jr_read_file(const char *path, size_t max, size_t *len, struct jr_err *e);
 int jr_ready_clear(const char *path, struct jr_err *e);
 void jr_ready(const char *path);
 int jr_pin_self(const char *name, int cpu, int fifo_prio);
+bool jr_own_thread(int tid);
 int jr_read_cpulist(const char *path, unsigned char *set, char *text,
 		    size_t len);
 int jr_cpus_outside(const unsigned char *want, const char *path, char *text,

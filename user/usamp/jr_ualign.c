@@ -16,6 +16,13 @@
  * just after.  A gap's class is the class with the most net time among
  * its records, as in jitmod; a gap without records is hw:unknown, because
  * a user thread cannot read the SMI counter or the steal clock per gap.
+ * jitread's own threads.  A thread window of a thread of this process
+ * (the reader, or anything -H lets onto the CPU) is not a source: its
+ * time is counted in self_ns.  A gap where it has the most net time is
+ * jitread's own, counted whole in self_ns and not written; in any other
+ * gap its time is taken out of the gap's duration.  So noise + self is
+ * what the sampler lost.
+ *
  * A detail record carries its window's arrival and was written before the
  * window's record, so the stable sort keeps it just before that record,
  * where the model looks for it (core/jr_detail.c); it adds no time.
@@ -35,8 +42,11 @@
 
 #include "jitmod_abi.h"
 #include "common/jr_ksym.h"
+#include "common/jr_sys.h"
 #include "usamp/jr_ualign.h"
 #include "usamp/jr_ubpf.h"
+
+#define JR_UBPF_SELF 0x101 /* cls of a window of jitread's own thread */
 
 void jr_ualign_init(struct jr_ualign *a, struct jr_usamp *u)
 {
@@ -103,6 +113,8 @@ int jr_ualign_add(struct jr_ualign *a, const struct jr_ubpf_rec *r)
 		i--;
 	}
 	a->q[i] = *r;
+	if (r->cls == JIT_NOISE_THREAD && jr_own_thread(r->id))
+		a->q[i].cls = JR_UBPF_SELF;
 	return 0;
 }
 
@@ -181,7 +193,7 @@ static int jr_emit_rec(struct jr_ualign *a, const struct jr_ubpf_rec *b,
 	int64_t t = (int64_t)b->start_ns;
 	struct jr_rec r;
 
-	if (t < a->w0 - slack || t - slack > a->w1)
+	if (t < a->w0 - slack || t - slack > a->w1 || b->cls == JR_UBPF_SELF)
 		return 0;
 	jr_bpf_to_rec(b, &r);
 	a->records++;
@@ -198,7 +210,7 @@ static int jr_emit_gap(struct jr_ualign *a, const struct jr_ugap *gp,
 {
 	int64_t g0 = jr_tsc_to_mono(&a->map, gp->tsc) - slack;
 	int64_t g1 = jr_tsc_to_mono(&a->map, gp->tsc + gp->cyc) + slack;
-	uint64_t net[JIT_NOISE_HW_SMI] = { 0 }, explained = 0, ns;
+	uint64_t net[JIT_NOISE_HW_SMI] = { 0 }, explained = 0, own = 0, ns;
 	struct jr_rec r;
 	size_t i;
 	int c, best = -1;
@@ -206,6 +218,8 @@ static int jr_emit_gap(struct jr_ualign *a, const struct jr_ugap *gp,
 	while (*cur < a->nr && (int64_t)a->q[*cur].start_ns < g0)
 		(*cur)++;
 	for (i = *cur; i < a->nr && (int64_t)a->q[i].start_ns <= g1; i++) {
+		if (a->q[i].cls == JR_UBPF_SELF)
+			own += a->q[i].net_ns;
 		if (a->q[i].cls >= JIT_NOISE_HW_SMI)
 			continue; /* a detail: its window's record counts */
 		net[a->q[i].cls] += a->q[i].net_ns;
@@ -215,6 +229,14 @@ static int jr_emit_gap(struct jr_ualign *a, const struct jr_ugap *gp,
 		if (net[c] && (best < 0 || net[c] > net[best]))
 			best = c;
 	ns = (uint64_t)(gp->cyc * a->map.ns_per_cyc);
+	if (own && (best < 0 || own >= net[best])) {
+		a->self_ns += ns;
+		a->self_gaps++;
+		return 0;
+	}
+	own = own < ns ? own : ns;
+	a->self_ns += own;
+	ns -= own;
 	memset(&r, 0, sizeof(r));
 	r.type = JR_GAP;
 	r.cpu = a->u->cpu;

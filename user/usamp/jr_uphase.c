@@ -29,11 +29,13 @@ void jr_user_info_init(struct jr_user_info *in, enum jr_work work)
 
 /*
  * jr_user_summary - the phase's summary and loss for one CPU; the summary
- * also feeds the sampler's totals in the report.
+ * also feeds the sampler's totals in the report.  The time of jitread's
+ * own threads is self, not noise (jr_ualign.c).
  */
 static int jr_user_summary(const struct jr_usamp *u,
-			   const struct jr_tsc_map *map, uint64_t bpf_drops,
-			   jr_sink_fn sink, void *ctx, struct jr_user_info *in)
+			   const struct jr_tsc_map *map, uint64_t self_ns,
+			   uint64_t bpf_drops, jr_sink_fn sink, void *ctx,
+			   struct jr_user_info *in)
 {
 	uint64_t ts = jr_tsc_to_mono(map, u->end_tsc);
 	struct jr_rec r = { .type = JR_SUMMARY, .cpu = u->cpu, .ts_ns = ts };
@@ -41,9 +43,11 @@ static int jr_user_summary(const struct jr_usamp *u,
 
 	r.v[0] = (u->end_tsc - u->start_tsc) * map->ns_per_cyc;
 	r.v[1] = u->noise_cyc * map->ns_per_cyc;
+	r.v[1] -= self_ns < r.v[1] ? self_ns : r.v[1];
 	r.v[2] = u->max_cyc * map->ns_per_cyc;
 	r.v[3] = u->iters;
 	r.v[4] = u->min_cyc * map->ns_per_cyc * 1000;
+	r.v[5] = self_ns;
 	in->runtime_ns += r.v[0];
 	in->iterations += r.v[3];
 	if (!in->min_iter_ps || r.v[4] < in->min_iter_ps)
@@ -80,8 +84,8 @@ static int jr_user_sum(const struct jr_user_cfg *cfg, struct jr_ualign *a,
 	in->gaps += a->gaps;
 	in->classified += a->classified;
 	in->bpf_records += a->records;
-	ret = jr_user_summary(a->u, &map, bpf_drops + a->q_dropped, sink, ctx,
-			      in);
+	ret = jr_user_summary(a->u, &map, a->self_ns, bpf_drops + a->q_dropped,
+			      sink, ctx, in);
 	if (!ret && cfg->work != JR_WORK_NONE &&
 	    jr_hist_merge(&in->work_hist, &a->u->work_hist))
 		ret = -ENOMEM;
