@@ -136,6 +136,21 @@ class Commands(unittest.TestCase):
         self.assertEqual(json.loads(out)["file_version"], 2)
         self.expect(["top", "--json", "-"], 2, "give --json a file")
 
+    def test_errors_name_the_cause(self):
+        """A symbolic link is refused as one (with - offered for standard
+        output), a directory is a directory, and / is not doubled."""
+        self.expect(["report", self.rec, "--json", "/dev/stdout"], 1,
+                    "/dev/stdout: refused: a symbolic link (for standard "
+                    "output, give -)")
+        link = os.path.join(self.tmp.name, "link.json")
+        os.symlink(os.path.join(self.tmp.name, "there.json"), link)
+        self.expect(["report", self.rec, "--json", link], 1,
+                    f"{link}: refused: a symbolic link")
+        self.expect(["report", self.rec, "--json", "/tmp"], 1,
+                    "jitread: /tmp: Is a directory")
+        self.expect(["report", self.tmp.name], 1,
+                    f"{self.tmp.name}: a directory, not a recording")
+
     def test_each_command_has_help(self):
         for cmd in jrcli.COMMANDS:
             rc, out, err = jrcli.jitread(cmd, "--help")

@@ -148,9 +148,17 @@ int jr_safe_file_at(int dfd, const char *dir, const char *name,
 	struct stat st;
 	int fd;
 
+	if (!strcmp(dir, "/"))
+		dir = ""; /* "/name", not "//name" */
 	fd = openat(dfd, name,
 		    O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
 		    0600);
+	if (fd < 0 && errno == ELOOP)
+		return jr_fail(e, -EPERM, "%s/%s: refused: a symbolic link%s",
+			       dir, name,
+			       strcmp(dir, "/dev") ?
+				       "" :
+				       " (for standard output, give -)");
 	if (fd < 0 && (errno == ENXIO || errno == EOPNOTSUPP))
 		return jr_fail(e, -EPERM,
 			       "%s/%s: refused: not a regular file (a FIFO or "

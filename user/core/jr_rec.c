@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "jitmod_abi.h"
 #include "common/jr_safe.h"
@@ -134,12 +135,17 @@ int jr_reader_attach(struct jr_reader *rd, FILE *f, const char *name,
 int jr_reader_open(struct jr_reader *rd, const char *path, struct jr_err *e)
 {
 	FILE *f = fopen(path, "rb");
+	struct stat st;
 	int ret;
 
 	if (!f) {
 		ret = -errno;
 		jr_fail(e, -EINVAL, "%s", strerror(errno));
 		return ret;
+	}
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return jr_fail(e, -EISDIR, "a directory, not a recording");
 	}
 	ret = jr_reader_attach(rd, f, path, e);
 	if (ret) {
