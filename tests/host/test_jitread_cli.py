@@ -5,6 +5,7 @@ at exit) is checked in the guest by selftests/jitmod/jitread_live.py."""
 
 import json
 import os
+import re
 import tempfile
 import unittest
 
@@ -157,6 +158,28 @@ class Commands(unittest.TestCase):
             self.assertEqual((rc, err), (0, ""), cmd)
             self.assertTrue(out.startswith(f"usage: jitread {cmd} "), out)
             self.assertIn("-h, --help", out)
+
+    def test_help_speaks_of_its_own_command(self):
+        """No option's help in one command qualifies itself by another
+        (such as '(user: 10s)' in hist's), and the defaults are its own."""
+        # "(user, compare)", "user: 10s"; not "CPUs to compare, e.g."
+        names = "|".join(jrcli.COMMANDS)
+        other = re.compile(r"\(\s*(%s)\b|\b(%s):" % (names, names))
+        for cmd in jrcli.COMMANDS:
+            _, out, _ = jrcli.jitread(cmd, "--help")
+            opts = out[out.index("\n  -"):]
+            for ln in opts.splitlines():
+                for m in other.finditer(ln):
+                    self.assertEqual(m.group(1) or m.group(2), cmd,
+                                     f"{cmd}: {ln}")
+        helps = {cmd: jrcli.jitread(cmd, "--help")[1]
+                 for cmd in ("hist", "user", "diff", "serve")}
+        self.assertIn("(default: until ^C)", helps["hist"])
+        self.assertIn("(default: 10s)", helps["user"])
+        self.assertIn("CPUs to sample", helps["user"])
+        self.assertIn("CPUs to compare", helps["diff"])
+        self.assertIn("(default 100ms)", helps["serve"])
+        self.assertNotIn("default 100ms", helps["hist"])
 
 
 if __name__ == "__main__":

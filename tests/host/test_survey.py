@@ -387,7 +387,9 @@ class SurveyInput(unittest.TestCase):
                            (["--barrier-every", "0"], "for --barrier-every"),
                            (["--quantum", "2s"], "for --quantum"),
                            (["--cpus-per-rank", "3-1"], "bad CPU list"),
-                           (["--listen", ":1"], "not an option of")):
+                           (["--listen", ":1"], "not an option of"),
+                           # a rank's CPU comes from --rank-cpus
+                           (["-c", "1"], "not an option of")):
             jrcli.refused(self, ["survey", *args], 2, text)
 
     @unittest.skipIf(usable(), usable())

@@ -168,10 +168,16 @@ static int jr_advise_main(struct jr_opts *o, int argc, char **argv)
 	return ret;
 }
 
+static const struct jr_opthelp jr_advise_helps[] = {
+	{ JR_K_CPUS, "CPUs to advise on, e.g. 1-3,5" },
+	{ 0 },
+};
+
 const struct jr_cmd_def jr_cmd_advise = {
 	.name = "advise",
 	.summary = "what to change, ranked by the noise it would remove",
 	JR_OPTS(jr_advise_optdefs),
+	.helps = jr_advise_helps,
 	.nr_args = 1,
 	.apply = jr_advise_apply,
 	.check = jr_advise_check,

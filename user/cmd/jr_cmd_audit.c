@@ -94,10 +94,16 @@ static int jr_audit_main(struct jr_opts *o, int argc, char **argv)
 	return ret;
 }
 
+static const struct jr_opthelp jr_audit_helps[] = {
+	{ JR_K_CPUS, "CPUs to audit, e.g. 1-3,5" },
+	{ 0 },
+};
+
 const struct jr_cmd_def jr_cmd_audit = {
 	.name = "audit",
 	.summary = "how the machine is set up for quiet CPUs: a checklist",
 	JR_OPTS(jr_audit_optdefs),
+	.helps = jr_audit_helps,
 	.apply = jr_audit_apply,
 	.synopsis = "[-c CPUS] [options]",
 	.about =

@@ -189,10 +189,22 @@ static int jr_compare_apply(int key, const char *arg, struct jr_opts *o,
 	return -ENOENT;
 }
 
+static const struct jr_opthelp jr_compare_helps[] = {
+	{ JR_K_CPUS, "CPUs to sample (default: jitmod's), e.g. 1-3,5" },
+	{ JR_K_THRESHOLD, "set jitmod's threshold_ns, the user sampler's too\n"
+			  "(default: jitmod's); bare: us" },
+	{ JR_K_FAIL_IF,
+	  "exit 4 when COND holds at the end (repeatable), e.g.\n"
+	  "max>50us, p99.9999>10us, avail<99.99%, class=irq,max>5us,\n"
+	  "cpu=all,count>1000, side=kernel|user" },
+	{ 0 },
+};
+
 const struct jr_cmd_def jr_cmd_compare = {
 	.name = "compare",
 	.summary = "jitmod and the user side in turn on the same CPUs",
 	JR_OPTS(jr_compare_opts),
+	.helps = jr_compare_helps,
 	.defaults = jr_compare_defaults,
 	.apply = jr_compare_apply,
 	.synopsis = "[-c CPUS] [options]",

@@ -130,10 +130,16 @@ static int jr_diff_main(struct jr_opts *o, int argc, char **argv)
 	return ret;
 }
 
+static const struct jr_opthelp jr_diff_helps[] = {
+	{ JR_K_CPUS, "CPUs to compare, e.g. 1-3,5" },
+	{ 0 },
+};
+
 const struct jr_cmd_def jr_cmd_diff = {
 	.name = "diff",
 	.summary = "two JSON reports compared: better, worse or unchanged",
 	JR_OPTS(jr_diff_optdefs),
+	.helps = jr_diff_helps,
 	.nr_args = 2,
 	.apply = jr_diff_apply,
 	.check = jr_diff_check,

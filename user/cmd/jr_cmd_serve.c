@@ -290,10 +290,25 @@ static int jr_serve_run(struct jr_opts *o, int argc, char **argv)
 	return jr_serve_user(o, argc, argv);
 }
 
+static const struct jr_opthelp jr_serve_helps[] = {
+	{ JR_K_CPUS, "CPUs to report; with the user sampler, to sample" },
+	{ JR_K_THRESHOLD, "set jitmod's threshold_ns, or the user sampler's\n"
+			  "(default 1us); bare: us" },
+	{ JR_K_RUNTIME, "sampling time per period, jitmod's runtime_us or\n"
+			"the user sampler's (default 100ms); bare: us" },
+	{ JR_K_PERIOD, "jitmod's period_us, or the user sampler's\n"
+		       "(default 1s); bare: us" },
+	{ JR_K_WAKE_SPIN, "spun after each sleep, not sampled: jitmod's\n"
+			  "warmup_us or the user sampler's (default 20ms\n"
+			  "where runtime < period); bare: us" },
+	{ 0 },
+};
+
 const struct jr_cmd_def jr_cmd_serve = {
 	.name = "serve",
 	.summary = "Prometheus metrics of a long, low-duty run (/metrics)",
 	JR_OPTS(jr_serve_optdefs),
+	.helps = jr_serve_helps,
 	.defaults = jr_serve_defaults,
 	.apply = jr_serve_apply,
 	.check = jr_serve_check,

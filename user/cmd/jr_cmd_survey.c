@@ -64,7 +64,6 @@ enum {
 };
 
 static const struct jr_optdef jr_survey_optdefs[] = {
-	JR_OPT_CPUS,
 	JR_OPT_DURATION,
 	JR_OPT_THRESHOLD,
 	{ "rank-cpus", JR_K_RANK_CPUS, "LIST",
@@ -489,10 +488,18 @@ static int jr_survey_run(struct jr_opts *o, int argc, char **argv)
 	return ret;
 }
 
+static const struct jr_opthelp jr_survey_helps[] = {
+	{ JR_K_DURATION, "sample for TIME, e.g. 30s, 5m, 1h; bare: s\n"
+			 "(default: 10s)" },
+	{ JR_K_THRESHOLD, "the sampler's threshold (default 1us); bare: us" },
+	{ 0 },
+};
+
 const struct jr_cmd_def jr_cmd_survey = {
 	.name = "survey",
 	.summary = "noise across MPI ranks: run under mpirun or srun",
 	JR_OPTS(jr_survey_optdefs),
+	.helps = jr_survey_helps,
 	.defaults = jr_survey_defaults,
 	.apply = jr_survey_apply,
 	.synopsis = "[options]   (mpirun -n N jitread survey ...)",

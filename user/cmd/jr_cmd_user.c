@@ -61,10 +61,19 @@ static int jr_user_check(struct jr_opts *o, const char *name, struct jr_err *e)
 	return 0;
 }
 
+static const struct jr_opthelp jr_user_helps[] = {
+	{ JR_K_CPUS, "CPUs to sample, e.g. 1-3,5" },
+	{ JR_K_DURATION, "sample for TIME, e.g. 30s, 5m, 1h; bare: s\n"
+			 "(default: 10s)" },
+	{ JR_K_THRESHOLD, "the sampler's threshold (default 1us); bare: us" },
+	{ 0 },
+};
+
 const struct jr_cmd_def jr_cmd_user = {
 	.name = "user",
 	.summary = "the noise a user thread sees: sampler, BPF, pipeline",
 	JR_OPTS(jr_user_opts),
+	.helps = jr_user_helps,
 	.check = jr_user_check,
 	.synopsis = "-c CPUS [options]",
 	.about =

@@ -454,6 +454,18 @@ int jr_parse_opts(const struct jr_cmd_def *d,
 	return jr_check(d, o, e);
 }
 
+/* jr_help_of - d's help in c: c's own where it has one, else the shared */
+static const char *jr_help_of(const struct jr_cmd_def *c,
+			      const struct jr_optdef *d)
+{
+	const struct jr_opthelp *h;
+
+	for (h = c->helps; h && h->key; h++)
+		if (h->key == d->key)
+			return h->help;
+	return d->help;
+}
+
 /* jr_opts_usage - c's options, from its table. */
 void jr_opts_usage(FILE *out, const struct jr_cmd_def *c)
 {
@@ -482,7 +494,7 @@ void jr_opts_usage(FILE *out, const struct jr_cmd_def *c)
 			fprintf(out, "%s\n", head);
 			head[0] = '\0';
 		}
-		for (h = d->help; h; h = nl ? nl + 1 : NULL) {
+		for (h = jr_help_of(c, d); h; h = nl ? nl + 1 : NULL) {
 			nl = strchr(h, '\n');
 			len = nl ? (int)(nl - h) : (int)strlen(h);
 			fprintf(out, "%-*s%.*s\n", JR_HELP_COL, head, len, h);

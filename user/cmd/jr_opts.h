@@ -173,6 +173,12 @@ struct jr_optdef {
 	const char *help; /* NULL: an alias, not in the usage text */
 };
 
+/* struct jr_opthelp - a subcommand's own help for a shared option */
+struct jr_opthelp {
+	int key; /* 0 ends a list */
+	const char *help;
+};
+
 /*
  * struct jr_cmd_def - a subcommand: its options, the defaults it changes,
  * the handler of its own options (0, -EINVAL for a bad value, -EBADMSG
@@ -185,6 +191,7 @@ struct jr_cmd_def {
 	const char *about; /* what it does, a few lines */
 	const struct jr_optdef *opts;
 	size_t nr_opts;
+	const struct jr_opthelp *helps; /* its own help for shared options */
 	int nr_args; /* FILE arguments it takes after its options */
 	void (*defaults)(struct jr_opts *o);
 	int (*apply)(int key, const char *arg, struct jr_opts *o,
@@ -197,21 +204,20 @@ struct jr_cmd_def {
 	.opts = table, .nr_opts = sizeof(table) / sizeof(table[0])
 
 /* the shared options, one by one */
-#define JR_OPT_CPUS                                                                \
-	{                                                                          \
-		"cpus", JR_K_CPUS, "LIST",                                         \
-			"CPUs to report, or to sample (user, compare), e.g. 1-3,5" \
+#define JR_OPT_CPUS                                                     \
+	{                                                               \
+		"cpus", JR_K_CPUS, "LIST", "CPUs to report, e.g. 1-3,5" \
 	}
 #define JR_OPT_DURATION                                                 \
 	{                                                               \
 		"duration", JR_K_DURATION, "TIME",                      \
 			"run for TIME, e.g. 30s, 5m, 1h, 1d; bare: s\n" \
-			"(default: until ^C; user: 10s)"                \
+			"(default: until ^C)"                           \
 	}
-#define JR_OPT_THRESHOLD                                                         \
-	{                                                                        \
-		"threshold", JR_K_THRESHOLD, "TIME",                             \
-			"set jitmod's threshold (user: the sampler's); bare: us" \
+#define JR_OPT_THRESHOLD                                      \
+	{                                                     \
+		"threshold", JR_K_THRESHOLD, "TIME",          \
+			"set jitmod's threshold_ns; bare: us" \
 	}
 #define JR_OPT_HOUSE                                                        \
 	{ "house", JR_K_HOUSE, "LIST",                                      \
@@ -266,18 +272,17 @@ struct jr_cmd_def {
 	}
 
 /* what a live run sets in jitmod: its duty cycle, and when it stops */
-#define JR_OPTS_DUTY                                                        \
-	{ "runtime", JR_K_RUNTIME, "TIME",                                  \
-	  "set jitmod's runtime_us: sampling time per period\n"             \
-	  "(serve: also the user sampler's; default 100ms); bare: us" },    \
-		{ "period", JR_K_PERIOD, "TIME",                            \
-		  "set jitmod's period_us (serve: default 1s); bare: us" }, \
-		{ "wake-spin", JR_K_WAKE_SPIN, "TIME",                      \
-		  "set jitmod's warmup_us: spun after each sleep, not\n"    \
-		  "sampled (serve: the user sampler's too; default\n"       \
-		  "20ms where runtime < period); bare: us" },               \
-	{                                                                   \
-		"warmup", JR_K_OLD_WARMUP, "TIME", NULL /* refused */       \
+#define JR_OPTS_DUTY                                                     \
+	{ "runtime", JR_K_RUNTIME, "TIME",                               \
+	  "set jitmod's runtime_us: sampling time per period;\n"         \
+	  "bare: us" },                                                  \
+		{ "period", JR_K_PERIOD, "TIME",                         \
+		  "set jitmod's period_us; bare: us" },                  \
+		{ "wake-spin", JR_K_WAKE_SPIN, "TIME",                   \
+		  "set jitmod's warmup_us: spun after each sleep, not\n" \
+		  "sampled; bare: us" },                                 \
+	{                                                                \
+		"warmup", JR_K_OLD_WARMUP, "TIME", NULL /* refused */    \
 	}
 #define JR_OPTS_STOP                                                                  \
 	{ "stop", JR_K_STOP, "TIME",                                                  \
@@ -338,7 +343,7 @@ struct jr_cmd_def {
 		"fail-if", JR_K_FAIL_IF, "COND",                                      \
 			"exit 4 when COND holds at the end (repeatable), e.g.\n"      \
 			"max>50us, p99.9999>10us, avail<99.99%, class=irq,max>5us,\n" \
-			"cpu=all,count>1000; compare: side=kernel|user"               \
+			"cpu=all,count>1000"                                          \
 	}
 
 /* a report's files beside the JSON */
