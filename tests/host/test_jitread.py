@@ -476,7 +476,10 @@ class JitreadErrors(unittest.TestCase):
             self.skipTest("jitmod is loaded here")
         if os.geteuid() != 0:
             self.skipTest("needs root to get past the root check")
-        self.expect(["-d", "1s"], 1, "jitmod is not loaded")
+        # an installed system's way first, then a build tree's
+        self.expect(["-d", "1s"], 1, "jitmod is not loaded; load it "
+                    "first, e.g.: modprobe jitmod cpus=1-3 (in a build "
+                    "tree: insmod module/jitmod.ko cpus=1-3)")
 
 
 class JitreadDocs(unittest.TestCase):

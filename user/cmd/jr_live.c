@@ -216,7 +216,7 @@ void jr_preflight(struct jr_opts *o)
 		       "tracefs is not mounted; run: mount -t tracefs nodev /sys/kernel/tracing");
 	if (!jr_module_loaded())
 		jr_die(JR_EXIT_RUN,
-		       "jitmod is not loaded; load it first, e.g.: insmod module/jitmod.ko cpus=1-3");
+		       "jitmod is not loaded; load it first, e.g.: modprobe jitmod cpus=1-3 (in a build tree: insmod module/jitmod.ko cpus=1-3)");
 	jr_check_cpus(o);
 	if (!jr_read_cpulist(JR_PARAMS_DIR "/cpus", sampled, text,
 			     sizeof(text)))
