@@ -22,7 +22,8 @@ endif
 all: module user
 
 help:
-	@echo "make deps         install build and test dependencies (root)"
+	@echo "make build-deps   install what builds and runs jitread and jitmod here (root)"
+	@echo "make deps         install the whole lab: build, test, QEMU kernels, Prometheus, MPI (root)"
 	@echo "make              build jitmod.ko (running kernel, else newest headers) and jitread"
 	@echo "make modules-all  build the modules for every kernel tree (installed and make kernels)"
 	@echo "make kernels      fetch the kernel matrix's build trees into build/kernels"
@@ -43,6 +44,10 @@ deps:
 	@bash scripts/deps.sh
 	@bash scripts/pydeps.sh $(BUILD)/pyvenv
 	@bash scripts/kernels.sh $(BUILD)
+
+# what building and running jitread and jitmod here needs, and no more
+build-deps:
+	@bash scripts/deps.sh build
 
 kernels:
 	@bash scripts/kernels.sh $(BUILD)
@@ -202,5 +207,5 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all help deps kernels module user modules-all ksft check demo demo-fleet checkpatch man fuzz bench-reader bench-user bench clean \
+.PHONY: all help deps build-deps kernels module user modules-all ksft check demo demo-fleet checkpatch man fuzz bench-reader bench-user bench clean \
 	install uninstall install-dkms uninstall-dkms deb
