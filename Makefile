@@ -32,7 +32,7 @@ help:
 	@echo "make demo-fleet   jitread serve scraped by a real Prometheus, natively; PromQL answers"
 	@echo "make checkpatch   run the kernel's checkpatch.pl --strict on module/"
 	@echo "make man          build/man/jitread*.1 and jitmod.4 from Documentation/"
-	@echo "make install      jitread, its MPI plugin, man pages, completion (PREFIX, DESTDIR)"
+	@echo "make install      jitread, its MPI plugin, man pages, completion, serve's units (PREFIX, DESTDIR)"
 	@echo "make install-dkms the module's sources for DKMS in /usr/src/jitmod-VERSION"
 	@echo "make deb          Debian packages jitread, jitread-mpi, jitmod-dkms in build/deb; lintian"
 	@echo "make fuzz         libFuzzer on the replay decoder and JSON writer (FUZZ_SECONDS=60)"
@@ -143,7 +143,8 @@ $(BUILD)/man/jitmod.4: Documentation/jitmod.4.rst
 	rst2man --exit-status=2 $< $@
 
 # make install: jitread, its MPI plugin (where it was built), the man
-# pages and bash completion, under DESTDIR and PREFIX.  install-dkms puts
+# pages, bash completion, jitread-serve's units (naming BINDIR's jitread)
+# and its defaults file (kept when one exists), under DESTDIR and PREFIX.  install-dkms puts
 # the module's sources where DKMS builds them, /usr/src/jitmod-VERSION.
 VERSION := $(shell cat $(TOP)/VERSION)
 PREFIX ?= /usr/local
@@ -151,25 +152,51 @@ BINDIR ?= $(PREFIX)/bin
 PLUGINDIR ?= $(PREFIX)/lib/jitread
 MANDIR ?= $(PREFIX)/share/man
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+DOCDIR ?= $(PREFIX)/share/doc/jitread
+# the documents the man pages name, by the package's path
+DOCS := jitmod.rst advise.rst fleet.rst install.rst
+PKG_DOCDIR := /usr/share/doc/jitread
+SYSCONFDIR ?= /etc
 DKMSDIR ?= /usr/src/jitmod-$(VERSION)
+UNITS := jitread-serve.service jitread-serve.socket
 INSTALLED := $(BINDIR)/jitread $(PLUGINDIR)/jitread-mpi.so \
 	$(patsubst $(BUILD)/man/%.1,$(MANDIR)/man1/%.1,$(filter %.1,$(MAN_PAGES))) \
-	$(MANDIR)/man4/jitmod.4 $(COMPLETIONDIR)/jitread
+	$(MANDIR)/man4/jitmod.4 $(COMPLETIONDIR)/jitread \
+	$(addprefix $(UNITDIR)/,$(UNITS)) $(addprefix $(DOCDIR)/,$(DOCS))
 
 install: user man
 	install -D -m 0755 user/jitread $(DESTDIR)$(BINDIR)/jitread
 	if [ -f user/jitread-mpi.so ]; then \
 		install -D -m 0644 user/jitread-mpi.so \
 			$(DESTDIR)$(PLUGINDIR)/jitread-mpi.so; fi
-	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man4
-	install -m 0644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
-	install -m 0644 $(BUILD)/man/jitmod.4 $(DESTDIR)$(MANDIR)/man4/
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man4 \
+		$(DESTDIR)$(DOCDIR)
+	@# the pages name the documents where the package puts them
+	for m in $(MAN_PAGES); do \
+		d=$(DESTDIR)$(MANDIR)/man$${m##*.}; \
+		sed 's|$(PKG_DOCDIR)/|$(DOCDIR)/|g' $$m > $$d/$${m##*/} && \
+		chmod 0644 $$d/$${m##*/} || exit 1; done
+	install -m 0644 $(addprefix Documentation/,$(DOCS)) $(DESTDIR)$(DOCDIR)/
 	install -D -m 0644 dist/jitread.bash-completion \
 		$(DESTDIR)$(COMPLETIONDIR)/jitread
+	install -d $(DESTDIR)$(UNITDIR)
+	for u in $(UNITS); do \
+		sed 's|/usr/bin/jitread|$(BINDIR)/jitread|' dist/$$u \
+			> $(DESTDIR)$(UNITDIR)/$$u && \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+	@# the defaults are the administrator's once installed: never replaced
+	if [ ! -e $(DESTDIR)$(SYSCONFDIR)/default/jitread-serve ]; then \
+		install -D -m 0644 dist/jitread-serve.default \
+			$(DESTDIR)$(SYSCONFDIR)/default/jitread-serve; fi
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(PLUGINDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
+	@# the defaults go only as installed: an edited file is kept
+	if cmp -s dist/jitread-serve.default \
+		$(DESTDIR)$(SYSCONFDIR)/default/jitread-serve; then \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/default/jitread-serve; fi
 
 # The module's sources (not what a build generates), VERSION, and a
 # dkms.conf with the version written in (dh_dkms reads it so).

@@ -68,6 +68,8 @@ class Deb(unittest.TestCase):
                   "/usr/share/man/man1/jitread-serve.1.gz",
                   "/usr/share/bash-completion/completions/jitread",
                   "/lib/systemd/system/jitread-serve.service",
+                  "/lib/systemd/system/jitread-serve.socket",
+                  "/usr/share/doc/jitread/advise.rst",
                   "/etc/default/jitread-serve"):
             self.assertIn(f, files)
         self.assertFalse([f for f in files if "mpi" in f])

@@ -53,7 +53,12 @@ class Install(unittest.TestCase):
                        if f.startswith("jitread") and f.endswith(".rst"))
         want = ["usr/bin/jitread",
                 "usr/share/bash-completion/completions/jitread",
-                "usr/share/man/man4/jitmod.4"]
+                "usr/share/man/man4/jitmod.4",
+                "usr/lib/systemd/system/jitread-serve.service",
+                "usr/lib/systemd/system/jitread-serve.socket",
+                "etc/default/jitread-serve"]
+        want += [f"usr/share/doc/jitread/{d}" for d in
+                 ("jitmod.rst", "advise.rst", "fleet.rst", "install.rst")]
         want += [f"usr/share/man/man1/{p[:-4]}.1" for p in pages]
         if os.path.exists(PLUGIN):
             want.append("usr/lib/jitread/jitread-mpi.so")
@@ -94,6 +99,26 @@ class Install(unittest.TestCase):
             self.assertEqual((p.returncode, p.stderr), (0, ""), f)
             self.assertIn("SYNOPSIS", re.sub(".\b", "", p.stdout), f)
 
+    def test_man_pages_name_installed_documents(self):
+        """Where a page names one of the project's documents, it names the
+        installed copy, which is there: never the source tree."""
+        ours = [f for f in os.listdir(os.path.join(TOP, "Documentation"))
+                if f.endswith(".rst")]
+        named = set()
+        for f in self.files:
+            if "/man/" not in f:
+                continue
+            with open(os.path.join(self.dest, f), encoding="utf-8") as pg:
+                text = re.sub(r"\\f[BIRP]", "", pg.read())  # fonts
+            for doc in ours:
+                for m in re.finditer(r"[\w./-]*" + re.escape(doc), text):
+                    self.assertEqual(m.group(0),
+                                     f"/usr/share/doc/jitread/{doc}", f)
+                    named.add(doc)
+        self.assertIn("advise.rst", named)
+        for doc in named:
+            self.assertIn(f"usr/share/doc/jitread/{doc}", self.files)
+
     def complete(self, *words):
         """What the installed completion offers for the last of words."""
         script = os.path.join(self.dest, "usr", "share", "bash-completion",
@@ -114,6 +139,40 @@ class Install(unittest.TestCase):
         self.assertEqual(self.complete("jitread", "serve", "--textf"),
                          ["--textfile"])
         self.assertIn("--fail-if", self.complete("jitread", "hist", "--"))
+
+    def test_units_name_the_installed_jitread(self):
+        """The units as the package ships them, but for ExecStart, which
+        names PREFIX's jitread; the defaults as shipped."""
+        dest = os.path.join(self.tmp.name, "local")
+        make("install", f"DESTDIR={dest}", "PREFIX=/usr/local")
+        units = os.path.join(dest, "usr/local/lib/systemd/system")
+        with open(os.path.join(units, "jitread-serve.service")) as f:
+            unit = f.read()
+        self.assertIn("\nExecStart=/usr/local/bin/jitread serve ", unit)
+        self.assertNotIn("/usr/bin/jitread", unit)
+        with open(os.path.join(TOP, "dist", "jitread-serve.service")) as f:
+            self.assertEqual(unit.replace("/usr/local/bin/", "/usr/bin/"),
+                             f.read())
+        self.assertTrue(os.path.exists(os.path.join(units,
+                                                    "jitread-serve.socket")))
+        with open(os.path.join(TOP, "dist", "jitread-serve.default")) as f:
+            shipped = f.read()
+        with open(os.path.join(dest, "etc/default/jitread-serve")) as f:
+            self.assertEqual(f.read(), shipped)
+
+    def test_edited_defaults_are_kept(self):
+        """An administrator's /etc/default/jitread-serve outlives install
+        and uninstall."""
+        dest = os.path.join(self.tmp.name, "edited")
+        mine = os.path.join(dest, "etc", "default", "jitread-serve")
+        os.makedirs(os.path.dirname(mine))
+        with open(mine, "w") as f:
+            f.write('JITREAD_SERVE_OPTS="-c 3"\n')
+        make("install", f"DESTDIR={dest}", "PREFIX=/opt/jr")
+        make("uninstall", f"DESTDIR={dest}", "PREFIX=/opt/jr")
+        self.assertEqual(files_under(dest), ["etc/default/jitread-serve"])
+        with open(mine) as f:
+            self.assertEqual(f.read(), 'JITREAD_SERVE_OPTS="-c 3"\n')
 
     def test_uninstall_leaves_nothing(self):
         dest = os.path.join(self.tmp.name, "again")
