@@ -119,7 +119,7 @@ class Install(unittest.TestCase):
         for doc in named:
             self.assertIn(f"usr/share/doc/jitread/{doc}", self.files)
 
-    def complete(self, *words):
+    def complete(self, *words, sysfs=None):
         """What the installed completion offers for the last of words."""
         script = os.path.join(self.dest, "usr", "share", "bash-completion",
                               "completions", "jitread")
@@ -129,6 +129,8 @@ class Install(unittest.TestCase):
                 f'printf "%s\\n" "${{COMPREPLY[@]}}"')
         env = dict(os.environ, PATH=os.path.dirname(self.bin) + ":" +
                    os.environ["PATH"])
+        if sysfs:
+            env["JITREAD_SYSFS"] = sysfs
         p = subprocess.run(["bash", "-c", prog], capture_output=True,
                            text=True, check=True, env=env)
         return p.stdout.split()
@@ -173,6 +175,50 @@ class Install(unittest.TestCase):
         self.assertEqual(files_under(dest), ["etc/default/jitread-serve"])
         with open(mine) as f:
             self.assertEqual(f.read(), 'JITREAD_SERVE_OPTS="-c 3"\n')
+
+    def test_completion_of_values(self):
+        """Options that take a fixed set of words offer those words, each
+        of which jitread takes, and which its help names; CPU lists come
+        from /sys."""
+        for cmd, opt, help_word in (("serve", "--sampler", "WHICH"),
+                                    ("hist", "--unit", "ns|us|ms"),
+                                    ("user", "--wait", "STRATEGY"),
+                                    ("user", "--work", "MODE"),
+                                    ("survey", "--mode", "MODE"),
+                                    ("hist", "--precision", "N"),
+                                    ("hist", "--on-threshold", "ACTION"),
+                                    ("hist", "--on-end", "ACTION")):
+            words = self.complete("jitread", cmd, opt, "''")
+            self.assertGreaterEqual(len(words), 2, (cmd, opt))
+            _, helptext, _ = jrcli.jitread(cmd, "--help")
+            line = re.search(r"^.*" + re.escape(f"{opt} {help_word}") +
+                             r".*(\n {28}.*)*", helptext, re.M).group(0)
+            for w in words:
+                if w.endswith("="):
+                    self.assertIn(w[:-1], line, (cmd, opt))
+                    continue
+                if not w.isdigit():     # --precision's help: 1-4
+                    self.assertIn(w, line, (cmd, opt))
+                rc, _, err = jrcli.jitread(cmd, opt, w, "--help")
+                self.assertEqual(rc, 0, f"{cmd} {opt} {w}: {err}")
+            rc, _, _ = jrcli.jitread(cmd, opt, "bogus", "--help")
+            self.assertEqual(rc, 2, (cmd, opt))
+        self.assertEqual(self.complete("jitread", "user", "--work", "me"),
+                         ["memwalk"])
+        sysfs = os.path.join(self.tmp.name, "sys")
+        for f, text in (("devices/system/cpu/online", "0-3,6"),
+                        ("devices/system/cpu/isolated", "2-3"),
+                        ("devices/system/cpu/nohz_full", "(null)"),
+                        ("module/jitmod/parameters/cpus", "2")):
+            os.makedirs(os.path.dirname(os.path.join(sysfs, f)),
+                        exist_ok=True)
+            with open(os.path.join(sysfs, f), "w") as fh:
+                fh.write(text + "\n")
+        for opt in ("-c", "-H", "--rank-cpus"):
+            self.assertEqual(
+                sorted(self.complete("jitread", "hist", opt, "''",
+                                     sysfs=sysfs)),
+                sorted(["0-3,6", "2-3", "2", "0", "1", "3", "6"]), opt)
 
     def test_uninstall_leaves_nothing(self):
         dest = os.path.join(self.tmp.name, "again")
