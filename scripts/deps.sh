@@ -12,7 +12,7 @@ set -euo pipefail
 BUILD_PKGS=(
 	build-essential pkg-config kmod
 	libtracefs-dev libtraceevent-dev libbpf-dev zlib1g-dev libjansson-dev
-	# the BPF object: clang, and bpftool for vmlinux.h and the skeleton
+	# the BPF object: clang, and bpftool for its skeleton
 	bpftool clang llvm
 	# pahole, for the module's BTF on kernels that want it
 	dwarves

@@ -26,7 +26,7 @@ USER = os.path.join(TOP, "user")
 RANK = {"common": 0, "mpi": 0, "core": 1, "kernel": 2, "usamp": 2,
         "tune": 2, "fleet": 2, "cmd": 3}
 TOP_RANK = 4                       # jitread.c, fuzz/
-OUTSIDE = {"jitmod_abi.h", "jr_ubpf.skel.h", "vmlinux.h"}
+OUTSIDE = {"jitmod_abi.h", "jr_ubpf.skel.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 DECL = re.compile(r"^(?!static\b)[A-Za-z_][\w \t\*]*?\b(jr_\w+)\s*\([^;{}]*\)"
@@ -37,7 +37,8 @@ DEFN = re.compile(r"^(?!static\b)[A-Za-z_][\w \t\*]*?\b(jr_\w+)\s*\([^;{}]*\)"
 
 def sources(root):
     """Every .c and .h under root but the BPF program's own directory
-    (it builds against vmlinux.h, for another target), relative paths."""
+    (it builds for another target, with its own kernel types), relative
+    paths."""
     out = []
     for d, dirs, files in os.walk(root):
         dirs[:] = [x for x in dirs if x != "bpf"]

@@ -19,7 +19,7 @@
  * ran inside a window of its class, and what kept the tick, each written
  * just before its window's record and stamped with that window's arrival.
  */
-#include "vmlinux.h"
+#include "jr_ktypes.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
