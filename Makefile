@@ -157,13 +157,19 @@ DOCDIR ?= $(PREFIX)/share/doc/jitread
 # the documents the man pages name, by the package's path
 DOCS := jitmod.rst advise.rst fleet.rst install.rst
 PKG_DOCDIR := /usr/share/doc/jitread
+# jitpy's readers and plots: Debian's python3 looks in /usr/lib/python3/
+# dist-packages and, for other prefixes, in PREFIX/lib/python3.N/...
+PYVER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+PYDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3,$(PREFIX)/lib/python$(PYVER))/dist-packages
+PY_FILES := jitpy/__init__.py jitpy/abi.py $(wildcard jitpy/formats/*.py jitpy/plot/*.py)
 SYSCONFDIR ?= /etc
 DKMSDIR ?= /usr/src/jitmod-$(VERSION)
 UNITS := jitread-serve.service jitread-serve.socket
 INSTALLED := $(BINDIR)/jitread $(PLUGINDIR)/jitread-mpi.so \
 	$(patsubst $(BUILD)/man/%.1,$(MANDIR)/man1/%.1,$(filter %.1,$(MAN_PAGES))) \
 	$(MANDIR)/man4/jitmod.4 $(COMPLETIONDIR)/jitread \
-	$(addprefix $(UNITDIR)/,$(UNITS)) $(addprefix $(DOCDIR)/,$(DOCS))
+	$(addprefix $(UNITDIR)/,$(UNITS)) $(addprefix $(DOCDIR)/,$(DOCS)) \
+	$(addprefix $(PYDIR)/,$(PY_FILES)) $(PYDIR)/jitpy/jitmod_abi.h
 
 install: user man
 	install -D -m 0755 user/jitread $(DESTDIR)$(BINDIR)/jitread
@@ -178,6 +184,9 @@ install: user man
 		sed 's|$(PKG_DOCDIR)/|$(DOCDIR)/|g' $$m > $$d/$${m##*/} && \
 		chmod 0644 $$d/$${m##*/} || exit 1; done
 	install -m 0644 $(addprefix Documentation/,$(DOCS)) $(DESTDIR)$(DOCDIR)/
+	for f in $(PY_FILES); do \
+		install -D -m 0644 $$f $(DESTDIR)$(PYDIR)/$$f || exit 1; done
+	install -m 0644 include/jitmod_abi.h $(DESTDIR)$(PYDIR)/jitpy/
 	install -D -m 0644 dist/jitread.bash-completion \
 		$(DESTDIR)$(COMPLETIONDIR)/jitread
 	install -d $(DESTDIR)$(UNITDIR)
@@ -193,6 +202,10 @@ install: user man
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	-rmdir $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-rm -rf $(addprefix $(DESTDIR)$(PYDIR)/jitpy/,__pycache__ \
+		formats/__pycache__ plot/__pycache__)
+	-rmdir $(addprefix $(DESTDIR)$(PYDIR)/jitpy/,formats plot) \
+		$(DESTDIR)$(PYDIR)/jitpy 2>/dev/null
 	@# the defaults go only as installed: an edited file is kept
 	if cmp -s dist/jitread-serve.default \
 		$(DESTDIR)$(SYSCONFDIR)/default/jitread-serve; then \

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""jitmod's Python side, one package; run its tools from the checkout.
+"""jitmod's Python side, one package.  Its tools run from the checkout;
+abi, formats and plot are also installed (make install, python3-jitpy),
+so that python3 -m jitpy.plot and the readers work from /usr.
 
   abi       include/jitmod_abi.h's tables (classes, softirqs, vectors)
   formats   readers and writers of jitread's files: JSON report, journal,

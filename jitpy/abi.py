@@ -16,7 +16,18 @@ import re
 
 import jitpy
 
-HEADER = os.path.join(jitpy.TOP, "include", "jitmod_abi.h")
+
+def _header():
+    """The checkout's include/jitmod_abi.h; where jitpy is installed
+    (make install, python3-jitpy), the copy installed beside it."""
+    tree = os.path.join(jitpy.TOP, "include", "jitmod_abi.h")
+    if os.path.exists(tree):
+        return tree
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "jitmod_abi.h")
+
+
+HEADER = _header()
 
 
 def table(text, name):

@@ -55,7 +55,8 @@ class Deb(unittest.TestCase):
 
     def test_built_and_lint_clean(self):
         self.assertEqual(self.rc, 0, self.err[-3000:])
-        for name in ("jitread", "jitread-mpi", "jitmod-dkms"):
+        for name in ("jitread", "jitread-mpi", "jitmod-dkms",
+                     "python3-jitpy"):
             self.assertIn(name, self.debs)
             self.assertEqual(field(self.debs[name], "Version"), self.ver)
         with open(os.path.join(DEB_DIR, "lintian.log")) as f:
@@ -74,6 +75,20 @@ class Deb(unittest.TestCase):
             self.assertIn(f, files)
         self.assertFalse([f for f in files if "mpi" in f])
         self.assertNotIn("openmpi", field(self.debs["jitread"], "Depends"))
+
+    def test_python_package(self):
+        """jitpy's readers and plots, with the header its tables come
+        from, where Debian's python3 finds them."""
+        files = contents(self.debs["python3-jitpy"])
+        where = "/usr/lib/python3/dist-packages/jitpy/"
+        for f in ("__init__.py", "abi.py", "jitmod_abi.h",
+                  "formats/report.py", "plot/__main__.py",
+                  "plot/jitplot.py"):
+            self.assertIn(where + f, files)
+        self.assertFalse([f for f in files if "/vm/" in f or
+                          "/harness/" in f or f.endswith(".pyc")])
+        self.assertIn("python3-matplotlib",
+                      field(self.debs["python3-jitpy"], "Depends"))
 
     def test_mpi_package(self):
         files = contents(self.debs["jitread-mpi"])

@@ -5,13 +5,17 @@ MPI plugin, the man pages rendering, bash completion completing, and
 nothing of ours left after uninstall.  make install-dkms is used by
 test_dkms, which builds from what it installs."""
 
+import glob
+import importlib.util
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
+from jitpy.formats import recording as jrrec
 from tests.host import jrcli
 
 TOP = jrcli.TOP
@@ -59,6 +63,13 @@ class Install(unittest.TestCase):
                 "etc/default/jitread-serve"]
         want += [f"usr/share/doc/jitread/{d}" for d in
                  ("jitmod.rst", "advise.rst", "fleet.rst", "install.rst")]
+        py = "usr/lib/python3/dist-packages/"
+        want += [py + "jitpy/jitmod_abi.h"]
+        for sub in ("", "formats/", "plot/"):
+            want += [py + os.path.relpath(f, TOP) for f in
+                     glob.glob(os.path.join(TOP, "jitpy", sub, "*.py"))
+                     if sub or os.path.basename(f) in ("__init__.py",
+                                                       "abi.py")]
         want += [f"usr/share/man/man1/{p[:-4]}.1" for p in pages]
         if os.path.exists(PLUGIN):
             want.append("usr/lib/jitread/jitread-mpi.so")
@@ -219,6 +230,34 @@ class Install(unittest.TestCase):
                 sorted(self.complete("jitread", "hist", opt, "''",
                                      sysfs=sysfs)),
                 sorted(["0-3,6", "2-3", "2", "0", "1", "3", "6"]), opt)
+
+    @unittest.skipUnless(importlib.util.find_spec("matplotlib"),
+                         "python3-matplotlib missing")
+    def test_installed_plots(self):
+        """python3 -m jitpy.plot from the installed package alone, away
+        from the checkout: its tables from the installed header."""
+        rec = os.path.join(self.tmp.name, "r.rec")
+        report = os.path.join(self.tmp.name, "r.json")
+        jrrec.write(rec, [jrrec.gap(1, v) for v in range(1000, 50000, 7)] +
+                    [jrrec.irq(1, 4000, "local_timer"),
+                     jrrec.summary(1, 10 ** 9, 10 ** 6, 49000)])
+        subprocess.run([self.bin, "report", rec, "-q", "--json", report],
+                       check=True)
+        env = dict(os.environ, PYTHONPATH=os.path.join(
+            self.dest, "usr/lib/python3/dist-packages"))
+        out = os.path.join(self.tmp.name, "plots")
+        where = subprocess.run(
+            [sys.executable, "-c", "import jitpy, jitpy.abi as a; "
+             "print(jitpy.__file__); print(a.HEADER)"],
+            capture_output=True, text=True, check=True, env=env,
+            cwd=self.tmp.name).stdout.split()
+        for path in where:
+            self.assertTrue(path.startswith(self.dest), where)
+        p = subprocess.run([sys.executable, "-m", "jitpy.plot", report,
+                            "-o", out], capture_output=True, text=True,
+                           check=False, env=env, cwd=self.tmp.name)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("percentiles.png", os.listdir(out))
 
     def test_uninstall_leaves_nothing(self):
         dest = os.path.join(self.tmp.name, "again")
