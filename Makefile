@@ -227,7 +227,8 @@ uninstall-dkms:
 
 # make deb: jitread, jitread-mpi and jitmod-dkms as Debian packages, built
 # by debhelper (debian/) from a copy of what git tracks, in build/deb;
-# then lintian, which must find no error.
+# then lintian, which must find no error.  The changelog's date is the
+# commit's, so that two builds of one commit give the same packages.
 DEB_DIR := $(BUILD)/deb
 DEB_SRC := $(DEB_DIR)/jitmod-$(VERSION)
 DEB_MAINT := $(shell sed -n 's/^Maintainer: //p' debian/control)
@@ -236,7 +237,8 @@ deb:
 	git ls-files -z | xargs -0 cp -P --parents -t $(DEB_SRC)
 	printf '%s\n' "jitmod ($(VERSION)) unstable; urgency=medium" "" \
 		"  * Built by make deb from jitmod's tree." "" \
-		" -- $(DEB_MAINT)  $$(date -R)" > $(DEB_SRC)/debian/changelog
+		" -- $(DEB_MAINT)  $$(git log -1 --format=%cD)" \
+		> $(DEB_SRC)/debian/changelog
 	cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc
 	set -o pipefail; lintian --fail-on error --tag-display-limit 0 \
 		$(DEB_DIR)/*.changes \

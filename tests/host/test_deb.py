@@ -8,6 +8,7 @@ new kernel (AUTOINSTALL), and jitmod(4).  Every package's version is
 VERSION."""
 
 import glob
+import hashlib
 import os
 import shutil
 import subprocess
@@ -40,6 +41,15 @@ def field(deb, name):
                           text=True, check=True).stdout.strip()
 
 
+def digests():
+    """{package file name: sha256} of build/deb's packages."""
+    out = {}
+    for d in sorted(glob.glob(os.path.join(DEB_DIR, "*.deb"))):
+        with open(d, "rb") as f:
+            out[os.path.basename(d)] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
 @unittest.skipIf(tools_missing(), tools_missing())
 class Deb(unittest.TestCase):
     @classmethod
@@ -52,6 +62,7 @@ class Deb(unittest.TestCase):
             cls.ver = f.read().strip()
         cls.debs = {os.path.basename(d).split("_")[0]: d for d in
                     glob.glob(os.path.join(DEB_DIR, "*.deb"))}
+        cls.digests = digests()
 
     def test_built_and_lint_clean(self):
         self.assertEqual(self.rc, 0, self.err[-3000:])
@@ -111,6 +122,23 @@ class Deb(unittest.TestCase):
         self.assertIn(f'PACKAGE_VERSION="{self.ver}"', conf)
         self.assertIn('AUTOINSTALL="yes"', conf)
         self.assertIn('BUILD_EXCLUSIVE_CONFIG="CONFIG_SMP', conf)
+
+    def test_z_rebuilt_the_same(self):
+        """A second make deb of the same tree gives the same bytes: the
+        changelog's date is the commit's, and the BPF object's kernel
+        types are the tree's own (user/usamp/bpf/jr_ktypes.h)."""
+        self.assertGreaterEqual(len(self.digests), 4, self.digests)
+        commit = subprocess.run(["git", "-C", TOP, "log", "-1",
+                                 "--format=%cD"], capture_output=True,
+                                text=True, check=True).stdout.strip()
+        p = subprocess.run(["make", "-s", "-C", TOP, "deb"],
+                           capture_output=True, text=True, check=False,
+                           timeout=1200)
+        self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+        self.assertEqual(digests(), self.digests)
+        with open(os.path.join(DEB_DIR, f"jitmod-{self.ver}", "debian",
+                               "changelog")) as f:
+            self.assertIn(f"  {commit}\n", f.read())
 
 
 if __name__ == "__main__":
