@@ -26,7 +26,7 @@ QUERIES = (
     ("top sources (s/s)", "topk(5, rate(jitread_source_noise_seconds_total"
      "[{w}]))"),
     ("gap p99 (s)", "histogram_quantile(0.99, sum by (cpu, le) (rate("
-     "jitread_gap_duration_seconds_bucket{{class=\"gap\"}}[{w}])))"),
+     "jitread_gap_duration_seconds_bucket[{w}])))"),
 )
 
 

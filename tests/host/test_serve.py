@@ -198,6 +198,33 @@ class ServeScraped(unittest.TestCase):
         # the sources alone do not add up, which is why unexplained is there
         self.assertGreater(abs(sources - gross), 1e-4)
 
+    def test_sums_by_cpu_are_the_totals(self):
+        """In Prometheus, at one instant, a sum by (cpu) of each family
+        is the total another family gives: no series of a family holds
+        another's (the gaps' histogram is not also a class's), and the
+        sources' series, however re-chosen, add up."""
+        pairs = (("jitread_gap_duration_seconds_count", "jitread_gaps_total"),
+                 ("jitread_event_duration_seconds_count",
+                  "jitread_source_events_total"),
+                 ("jitread_event_duration_seconds_sum",
+                  "jitread_source_noise_seconds_total"),
+                 ("jitread_noise_net_seconds_total",
+                  "jitread_noise_seconds_total"))
+        for a, b in pairs:
+            q = f"sum by (cpu) ({a}) - sum by (cpu) ({b})"
+            res = self.prom.query(q, self.t1)
+            self.assertEqual(len(res), 1, (q, res))
+            self.assertAlmostEqual(float(res[0]["value"][1]), 0,
+                                   delta=1e-6, msg=q)
+            total = self.prom.query(f"sum by (cpu) ({b})", self.t1)
+            self.assertGreater(float(total[0]["value"][1]), 0, b)
+
+    def test_series_bounded(self):
+        """A CPU has at most 210 + 2 x --top series (jitread-serve(1))."""
+        per_cpu = [k for k in samples(self.text[2]) if f'cpu="{CPU}"' in k]
+        self.assertLessEqual(len(per_cpu), 210 + 2 * 10)
+        self.assertGreater(len(per_cpu), 200)
+
     def test_bad_requests_refused(self):
         self.assertEqual([b.split(" ", 2)[1] for b in self.bad],
                          ["400", "405", "404", "400"])
@@ -225,13 +252,12 @@ class ServeScraped(unittest.TestCase):
              f'{{cpu="{CPU}"}}[1h]))')
         res = self.prom.query(q, self.t1)
         self.assertEqual(len(res), 1, res)
-        self.assertEqual((res[0]["metric"]["kind"],
+        self.assertEqual((res[0]["metric"]["class"],
                           res[0]["metric"]["source"]), ("thread", "python3"))
 
     def test_promql_quantile_in_jitread_bucket(self):
         q = ('histogram_quantile(0.99, sum by (le) (increase('
-             f'jitread_gap_duration_seconds_bucket{{cpu="{CPU}",'
-             'class="gap"}[1h])))')
+             f'jitread_gap_duration_seconds_bucket{{cpu="{CPU}"}}[1h])))')
         res = self.prom.query(q, self.t1)
         self.assertEqual(len(res), 1, res)
         got = float(res[0]["value"][1])
@@ -245,7 +271,7 @@ class ServeScraped(unittest.TestCase):
         """Prometheus with native histograms scrapes protobuf: its p99 of
         the gaps is jitread's within the schema's bucket width."""
         q = ('histogram_quantile(0.99, sum(increase('
-             f'jitread_gap_duration_seconds{{cpu="{CPU}",class="gap"}}'
+             f'jitread_gap_duration_seconds{{cpu="{CPU}"}}'
              '[1h])))')
         res = self.native.query(q, self.t1)
         self.assertEqual(len(res), 1, res)

@@ -61,8 +61,8 @@ static const struct jr_optdef jr_serve_optdefs[] = {
 	  "how often the metrics are brought up to date\n"
 	  "(default 1s, at least 100ms); bare: s" },
 	{ "top", JR_K_TOP_N, "N",
-	  "sources per CPU with series of their own (default\n"
-	  "10); the rest is source=\"other\"" },
+	  "sources per CPU with series of their own, chosen by\n"
+	  "recent time (default 10); the rest is source=\"other\"" },
 	{ "sampler", JR_K_SAMPLER, "WHICH",
 	  "jitmod, user (a user thread per -c CPU, no module)\n"
 	  "or auto: jitmod where loaded (default)" },

@@ -32,7 +32,8 @@ void jr_prom_free(struct jr_prom *p)
 /*
  * jr_prom_label_of - a model source's labels, as they will be exposed
  * (jr_prom_char): "thread:comm[pid]" and the folded "thread:comm[*]" are
- * both kind thread, name comm.
+ * both class thread, name comm; "hw:unknown" is class hw:unknown, name
+ * unknown, as the class label of the per-class families.
  */
 static void jr_prom_label_of(const struct jr_source *s, struct jr_prom_label *l)
 {
@@ -40,12 +41,14 @@ static void jr_prom_label_of(const struct jr_source *s, struct jr_prom_label *l)
 	size_t k = colon ? (size_t)(colon - s->key) : 0, n;
 	const char *name = colon ? colon + 1 : s->key;
 
-	if (k >= sizeof(l->kind))
-		k = sizeof(l->kind) - 1;
-	memcpy(l->kind, s->key, k);
-	l->kind[k] = '\0';
+	if (k == 2 && !strncmp(s->key, "hw", 2))
+		k = strlen(s->key);
+	if (k >= sizeof(l->cls))
+		k = sizeof(l->cls) - 1;
+	memcpy(l->cls, s->key, k);
+	l->cls[k] = '\0';
 	n = strlen(name);
-	if (!strcmp(l->kind, "thread") && n && name[n - 1] == ']') {
+	if (!strcmp(l->cls, "thread") && n && name[n - 1] == ']') {
 		const char *open = strrchr(name, '[');
 
 		if (open)
@@ -55,18 +58,19 @@ static void jr_prom_label_of(const struct jr_source *s, struct jr_prom_label *l)
 		n = sizeof(l->name) - 1;
 	memcpy(l->name, name, n);
 	l->name[n] = '\0';
-	for (n = 0; l->kind[n]; n++)
-		l->kind[n] = jr_prom_char(l->kind[n]);
+	for (n = 0; l->cls[n]; n++)
+		l->cls[n] = jr_prom_char(l->cls[n]);
 	for (n = 0; l->name[n]; n++)
 		l->name[n] = jr_prom_char(l->name[n]);
 	l->ns = s->total_ns;
 	l->n = s->count;
+	l->score = 0;
 }
 
 static int jr_label_cmp(const void *a, const void *b)
 {
 	const struct jr_prom_label *x = a, *y = b;
-	int d = strcmp(x->kind, y->kind);
+	int d = strcmp(x->cls, y->cls);
 
 	return d ? d : strcmp(x->name, y->name);
 }
@@ -100,53 +104,74 @@ static struct jr_prom_label *jr_find(struct jr_prom_label *l, int nr,
 	return bsearch(key, l, nr, sizeof(*l), jr_label_cmp);
 }
 
-/* candidates for a series: by growth since the last update, largest first */
-struct jr_cand {
-	struct jr_prom_label *l;
-	uint64_t grew;
-	uint64_t base_ns, base_n;
-};
-
-static int jr_cand_cmp(const void *a, const void *b)
+/* jr_prom_scores - each label's recent time, from the last update's */
+static void jr_prom_scores(struct jr_prom_cpu *pc, struct jr_prom_label *l,
+			   int nr)
 {
-	const struct jr_cand *x = a, *y = b;
+	const struct jr_prom_label *old;
+	int i;
 
-	if (x->grew != y->grew)
-		return x->grew < y->grew ? 1 : -1;
-	return jr_label_cmp(x->l, y->l);
+	for (i = 0; i < nr; i++) {
+		old = jr_find(pc->prev, pc->nr_prev, &l[i]);
+		l[i].score = old ? old->score * JR_PROM_DECAY +
+					     (double)(l[i].ns - old->ns) :
+				   (double)l[i].ns;
+	}
 }
 
-static int jr_prom_choose(struct jr_prom *p, struct jr_prom_cpu *pc,
-			  struct jr_prom_label *l, int nr, bool *taken)
+static int jr_score_cmp(const void *a, const void *b)
 {
-	struct jr_cand *c;
-	int i, n = 0, room = p->top - pc->nr_top;
+	const struct jr_prom_label *const *x = a, *const *y = b;
 
-	if (room <= 0)
-		return 0;
-	c = calloc(nr ? nr : 1, sizeof(*c));
+	if ((*x)->score != (*y)->score)
+		return (*x)->score < (*y)->score ? 1 : -1;
+	return jr_label_cmp(*x, *y);
+}
+
+/* jr_prom_weakest - the chosen series with the lowest score */
+static int jr_prom_weakest(const struct jr_prom_cpu *pc)
+{
+	int i, w = 0;
+
+	for (i = 1; i < pc->nr_top; i++)
+		if (pc->top[i].l.score < pc->top[w].l.score)
+			w = i;
+	return w;
+}
+
+/*
+ * jr_prom_choose - the unchosen labels with recent time, best first, into
+ * free places, then in place of a weaker series (see jr_prom.h).  A
+ * series starts from the label's totals at the last update, so its time
+ * before stays in "other".
+ */
+static int jr_prom_choose(struct jr_prom *p, struct jr_prom_cpu *pc,
+			  struct jr_prom_label *l, int nr, const bool *taken)
+{
+	struct jr_prom_label **c = calloc(nr ? nr : 1, sizeof(*c));
+	const struct jr_prom_label *old;
+	struct jr_prom_series *s;
+	int i, n = 0, w;
+
 	if (!c)
 		return -ENOMEM;
-	for (i = 0; i < nr; i++) {
-		const struct jr_prom_label *old;
-
-		if (taken[i])
-			continue;
-		old = jr_find(pc->prev, pc->nr_prev, &l[i]);
-		c[n].l = &l[i];
-		c[n].base_ns = old ? old->ns : 0;
-		c[n].base_n = old ? old->n : 0;
-		c[n].grew = l[i].ns - c[n].base_ns;
-		if (c[n].grew)
-			n++;
-	}
-	qsort(c, n, sizeof(*c), jr_cand_cmp);
-	for (i = 0; i < n && i < room; i++) {
-		struct jr_prom_series *s = &pc->top[pc->nr_top++];
-
-		s->l = *c[i].l;
-		s->base_ns = c[i].base_ns;
-		s->base_n = c[i].base_n;
+	for (i = 0; i < nr; i++)
+		if (!taken[i] && l[i].score > 0)
+			c[n++] = &l[i];
+	qsort(c, n, sizeof(*c), jr_score_cmp);
+	for (i = 0; i < n && p->top > 0; i++) {
+		if (pc->nr_top < p->top) {
+			s = &pc->top[pc->nr_top++];
+		} else {
+			w = jr_prom_weakest(pc);
+			if (c[i]->score <= JR_PROM_SWAP * pc->top[w].l.score)
+				break;
+			s = &pc->top[w];
+		}
+		old = jr_find(pc->prev, pc->nr_prev, c[i]);
+		s->l = *c[i];
+		s->base_ns = old ? old->ns : 0;
+		s->base_n = old ? old->n : 0;
 	}
 	free(c);
 	return 0;
@@ -170,12 +195,14 @@ static int jr_prom_cpu_update(struct jr_prom *p, struct jr_prom_cpu *pc,
 		free(taken);
 		return -ENOMEM;
 	}
+	jr_prom_scores(pc, l, nr);
 	for (i = 0; i < pc->nr_top; i++) {
 		cur = jr_find(l, nr, &pc->top[i].l);
 		if (!cur)
 			continue; /* a model never loses a source */
 		pc->top[i].l.ns = cur->ns;
 		pc->top[i].l.n = cur->n;
+		pc->top[i].l.score = cur->score;
 		taken[cur - l] = true;
 	}
 	ret = jr_prom_choose(p, pc, l, nr, taken);

@@ -4,11 +4,18 @@
  * OpenMetrics 1.0.
  *
  * Every counter only grows while the model does, also the per-source
- * ones, whose label set is bounded: per CPU, the first `top` sources to
- * grow most between two updates get series of their own (a thread by its
- * comm, without the pid), counted from the update that chose them; all
- * else, including what a chosen source did before, is source="other".
- * A chosen source keeps its series for the run.
+ * ones, whose label set is bounded: per CPU, at most `top` sources have
+ * series of their own (a thread by its comm, without the pid), counted
+ * from the update that chose them; all else, including what a source did
+ * before it was chosen and after it was let go, is source="other".  So
+ * the series of a CPU always add up to its sources' total.
+ *
+ * The choice follows the run.  Each source's recent time is a score that
+ * decays by JR_PROM_DECAY at every update and grows by its new time.
+ * Free places go to the highest scores; a source without a series takes
+ * the place of the lowest-scoring one only when its score is more than
+ * JR_PROM_SWAP times that one's, so that two sources of like weight do
+ * not trade places at every update.
  */
 #ifndef JR_PROM_H
 #define JR_PROM_H
@@ -20,12 +27,26 @@
 #include "core/jr_model.h"
 
 #define JR_PROM_MAX_TOP 1000
+/*
+ * JR_PROM_SERIES - a CPU's series in the text formats at most: one each
+ * of sampled, available, periods and lost; 8 gross classes, 9 net, 4
+ * outside, 7 gap counts; top + 1 sources, twice; and 8 histograms (the
+ * gaps', one per class) of 20 buckets, a sum and a count.
+ */
+#define JR_PROM_SERIES(top) (4 + 8 + 9 + 4 + 7 + 2 * ((top) + 1) + 8 * 22)
+#define JR_PROM_DECAY 0.9 /* a score's weight after one more update */
+#define JR_PROM_SWAP 2.0 /* how much a newcomer must outscore to swap */
 
-/* struct jr_prom_label - a source as labelled: kind and name, and its totals */
+/*
+ * struct jr_prom_label - a source as labelled: its class (as the class
+ * label of the other families: irq ... thread, hw:smi, hw:steal,
+ * hw:unknown), its name, its totals and its recent time.
+ */
 struct jr_prom_label {
-	char kind[16]; /* irq, softirq, nmi, thread, hw */
+	char cls[16];
 	char name[48];
 	uint64_t ns, n;
+	double score;
 };
 
 /* struct jr_prom_series - a source with a series of its own */

@@ -94,7 +94,7 @@ static void jr_sources(struct jr_emit *e, const struct jr_prom *p,
 		       const struct jr_model *m, bool secs)
 {
 	struct jr_plabel l[3] = { { "cpu", NULL },
-				  { "kind", NULL },
+				  { "class", NULL },
 				  { "source", NULL } };
 	char cpu_s[16];
 	int cpu, i;
@@ -109,7 +109,7 @@ static void jr_sources(struct jr_emit *e, const struct jr_prom *p,
 		for (i = 0; i < pc->nr_top; i++) {
 			const struct jr_prom_series *s = &pc->top[i];
 
-			l[1].value = s->l.kind;
+			l[1].value = s->l.cls;
 			l[2].value = s->l.name;
 			e->ops->sample(e, l, 3,
 				       secs ? JR_PV_NSEC(s->l.ns - s->base_ns) :
@@ -123,7 +123,11 @@ static void jr_sources(struct jr_emit *e, const struct jr_prom *p,
 	}
 }
 
-static void jr_hists(struct jr_emit *e, const struct jr_model *m)
+/*
+ * jr_hists - per CPU, the gaps' histogram (gaps: every gap, gross, in one
+ * series), or each class's events' (net; a hw gap whole), one a class
+ */
+static void jr_hists(struct jr_emit *e, const struct jr_model *m, bool gaps)
 {
 	struct jr_plabel l[2] = { { "cpu", NULL }, { "class", NULL } };
 	char cpu_s[16];
@@ -134,7 +138,11 @@ static void jr_hists(struct jr_emit *e, const struct jr_model *m)
 			continue;
 		snprintf(cpu_s, sizeof(cpu_s), "%d", cpu);
 		l[0].value = cpu_s;
-		for (h = 0; h < JR_H_NR; h++) {
+		if (gaps) {
+			e->ops->hist(e, l, 1, &m->cpu[cpu].hist[JR_H_GAP]);
+			continue;
+		}
+		for (h = JR_H_GAP + 1; h < JR_H_NR; h++) {
 			l[1].value = jr_hclass_name(h);
 			e->ops->hist(e, l, 2, &m->cpu[cpu].hist[h]);
 		}
@@ -205,8 +213,12 @@ void jr_prom_write(const struct jr_prom *p, const struct jr_model *m,
 	jr_per_cpu(&e, m, JR_PC_LOST);
 	o->family(
 		&e, "jitread_gap_duration_seconds", JR_P_HIST, "seconds",
-		"Durations as jitread's percentile table gives them: gap is every gap, a class its own events, net.");
-	jr_hists(&e, m);
+		"Every gap above the threshold, gross: the gap row of jitread's percentile table.");
+	jr_hists(&e, m, true);
+	o->family(
+		&e, "jitread_event_duration_seconds", JR_P_HIST, "seconds",
+		"Each class's events, net of what nested inside them, and hw gaps whole: the class rows of jitread's percentile table.");
+	jr_hists(&e, m, false);
 	o->end(&e);
 	for (i = 0; i < 4; i++)
 		jr_buf_free(&e.lvl[i]);

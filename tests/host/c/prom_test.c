@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +48,8 @@ static double value(const struct jr_buf *b, const char *key)
 	return -1;
 }
 
-#define SRC(k, s)                                                \
-	"jitread_source_noise_seconds_total{cpu=\"1\",kind=\"" k \
+#define SRC(k, s)                                                 \
+	"jitread_source_noise_seconds_total{cpu=\"1\",class=\"" k \
 	"\",source=\"" s "\"}"
 
 static void render(struct jr_prom *p, struct jr_model *m, bool om,
@@ -80,17 +81,131 @@ static void sources(void)
 	CHECK(a1 * 1e9 > 799.5 && a1 * 1e9 < 800.5); /* two pids, one comm */
 	CHECK(value(&b, SRC("irq", "local_timer")) * 1e9 > 199.5);
 	CHECK(other1 * 1e9 > 49.5 && other1 * 1e9 < 50.5);
-	/* no room left: a new, larger source goes to other */
+	/*
+	 * no room left: a new source more than twice the weakest's recent
+	 * time takes its place; the weakest's time goes to other
+	 */
 	add(&m, JR_NMI, 0, "x", 1000);
 	add(&m, JR_THREAD, 12, "a", 100);
 	render(&p, &m, false, &b);
-	CHECK(value(&b, SRC("nmi", "x")) < 0);
+	CHECK(value(&b, SRC("nmi", "x")) * 1e9 > 999.5);
+	CHECK(value(&b, SRC("irq", "local_timer")) < 0);
 	CHECK(value(&b, SRC("thread", "a")) * 1e9 > 899.5);
-	CHECK(value(&b, SRC("other", "other")) * 1e9 > 1049.5);
-	CHECK(value(&b, SRC("other", "other")) * 1e9 < 1050.5);
+	CHECK(value(&b, SRC("other", "other")) * 1e9 > 249.5);
+	CHECK(value(&b, SRC("other", "other")) * 1e9 < 250.5);
 	CHECK(value(&b,
-		    "jitread_source_events_total{cpu=\"1\",kind=\"thread\",source=\"a\"}") ==
+		    "jitread_source_events_total{cpu=\"1\",class=\"thread\",source=\"a\"}") ==
 	      3);
+	/* hw sources carry their class as the per-class families name it */
+	add(&m, JR_GAP, JIT_NOISE_HW_UNKNOWN, "", 5000);
+	render(&p, &m, false, &b);
+	CHECK(value(&b, SRC("hw:unknown", "unknown")) * 1e9 > 4999.5);
+	jr_prom_free(&p);
+	jr_model_free(&m);
+	jr_buf_free(&b);
+}
+
+/* sum_of - the sum of the values of the lines that begin with prefix */
+static double sum_of(const struct jr_buf *b, const char *prefix)
+{
+	const char *p = b->p, *sp;
+	size_t n = strlen(prefix);
+	double t = 0;
+
+	while ((p = strstr(p, prefix))) {
+		if ((p == b->p || p[-1] == '\n') && (sp = strchr(p, ' ')) &&
+		    sp < strchr(p, '\n'))
+			t += strtod(sp + 1, NULL);
+		p += n;
+	}
+	return t;
+}
+
+/*
+ * follows - the series follow the run: a source that stops is let go,
+ * one that keeps growing takes its place; at every update the series add
+ * up to the sources' total, other never shrinks, and a series never
+ * shrinks while it lasts.
+ */
+static void follows(void)
+{
+	const struct jr_prom_info info = { "t", "user", "k", 0 };
+	const char *a = SRC("thread", "early"), *late = SRC("thread", "late");
+	double other = 0, va = 0, vb = 0, total = 0;
+	struct jr_buf b = { 0 };
+	struct jr_model m;
+	struct jr_prom p;
+	int i, swapped = -1;
+
+	jr_model_init(&m, 3, 1000, 16);
+	jr_prom_init(&p, 1, &info);
+	for (i = 0; i < 30; i++) {
+		if (i < 5) {
+			add(&m, JR_THREAD, 10, "early", 1000);
+			total += 1000;
+		} else {
+			add(&m, JR_THREAD, 11, "late", 300);
+			total += 300;
+		}
+		render(&p, &m, false, &b);
+		CHECK(fabs(sum_of(&b, "jitread_source_noise_seconds_total{") *
+				   1e9 -
+			   total) < 0.5);
+		CHECK(value(&b, SRC("other", "other")) >= other);
+		other = value(&b, SRC("other", "other"));
+		CHECK(value(&b, a) < 0 || value(&b, a) >= va);
+		va = value(&b, a) < 0 ? 0 : value(&b, a);
+		CHECK(value(&b, late) < 0 || value(&b, late) >= vb);
+		vb = value(&b, late) < 0 ? 0 : value(&b, late);
+		CHECK((value(&b, a) < 0) != (value(&b, late) < 0));
+		if (swapped < 0 && value(&b, late) >= 0)
+			swapped = i;
+	}
+	/* early's recent time decays by 0.9 an update; late's grows */
+	CHECK(swapped > 5 && swapped < 20);
+	CHECK(value(&b, a) < 0);
+	jr_prom_free(&p);
+	jr_model_free(&m);
+	jr_buf_free(&b);
+}
+
+/*
+ * series_bound - with every class and more sources than --top, a CPU has
+ * JR_PROM_SERIES(top) series in the text format, and the run 2 more
+ */
+static void series_bound(void)
+{
+	const struct jr_prom_info info = { "t", "jitmod", "k", 0 };
+	struct jr_rec sum = { .type = JR_SUMMARY, .cpu = 1 };
+	struct jr_buf b = { 0 };
+	const char *l;
+	struct jr_model m;
+	struct jr_prom p;
+	char name[16];
+	int i, n = 0, all = 0;
+
+	jr_model_init(&m, 3, 1000, 16);
+	jr_prom_init(&p, 3, &info);
+	for (i = 0; i < 50; i++) {
+		snprintf(name, sizeof(name), "t%d", i);
+		add(&m, JR_THREAD, 100 + i, name, 1000 + i);
+	}
+	for (i = 0; i < JIT_NOISE_NR; i++)
+		add(&m, JR_GAP, i, "", 2000);
+	sum.v[0] = 1000000;
+	sum.v[1] = 2000 * JIT_NOISE_NR;
+	CHECK(!jr_model_add(&m, &sum));
+	render(&p, &m, false, &b);
+	for (l = b.p; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *brace = strpbrk(l, "{ \n");
+
+		if (*l == '#' || *l == '\n')
+			continue;
+		all++;
+		n += *brace == '{' && !strncmp(brace, "{cpu=\"1\"", 8);
+	}
+	CHECK(n == JR_PROM_SERIES(3));
+	CHECK(all == n + 2);
 	jr_prom_free(&p);
 	jr_model_free(&m);
 	jr_buf_free(&b);
@@ -133,9 +248,11 @@ static void same_text(void)
 	jr_buf_free(&b);
 }
 
-#define BKT(le)                                                                       \
-	"jitread_gap_duration_seconds_bucket{cpu=\"1\",class=\"hw:unknown\",le=\"" le \
-	"\"}"
+#define BKT(le)                                                                 \
+	"jitread_event_duration_seconds_bucket{cpu=\"1\",class=\"hw:unknown\"," \
+	"le=\"" le "\"}"
+#define GAP_BKT(le) \
+	"jitread_gap_duration_seconds_bucket{cpu=\"1\",le=\"" le "\"}"
 #define NOISE(c) "jitread_noise_seconds_total{cpu=\"1\",class=\"" c "\"}"
 
 static void gaps(void)
@@ -161,9 +278,14 @@ static void gaps(void)
 	CHECK(value(&b, BKT("5e-06")) == 5);
 	CHECK(value(&b, BKT("+Inf")) == 5);
 	CHECK(value(&b,
-		    "jitread_gap_duration_seconds_sum{cpu=\"1\",class=\"hw:unknown\"}") *
+		    "jitread_event_duration_seconds_sum{cpu=\"1\",class=\"hw:unknown\"}") *
 		      1e9 >
 	      8099.5);
+	/* every gap once, in a family of its own: the sums do not double */
+	CHECK(value(&b, GAP_BKT("1e-06")) == 3);
+	CHECK(value(&b, GAP_BKT("+Inf")) == 5);
+	CHECK(sum_of(&b, "jitread_gap_duration_seconds_count{") == 5);
+	CHECK(sum_of(&b, "jitread_event_duration_seconds_count{") == 5);
 	/* the gaps count as noise once a summary covers them */
 	CHECK(value(&b, NOISE("hw:unknown")) == 0);
 	sum.v[0] = 1000000;
@@ -311,6 +433,8 @@ int main(void)
 	struct jr_buf b = { .max = 8 };
 
 	sources();
+	follows();
+	series_bound();
 	same_text();
 	gaps();
 	huge_gap();
