@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """make check: host unit tests, then the selftests in QEMU on each kernel.
 
-Prints one TAP line per test and ends with 'N passed, N failed, N skipped'.
-Exits 1 if anything failed.
+Prints one TAP line per test, each with its wall time ('# 1.2 s'), and
+ends with the ten slowest and 'N passed, N failed, N skipped'.  Exits 1
+if anything failed.  A host test's time runs from the previous result,
+so that its class's set-up counts; a guest test's from the line the
+kselftest runner prints as it starts it, as the guest's output streams
+in; a boot's whole time is its 'guest ran the suite' line's.
 """
 
 import os
@@ -33,14 +37,24 @@ def bad_dmesg_pattern():
 BAD_DMESG = bad_dmesg_pattern()
 
 
+SLOWEST = 10
+START_LINE = re.compile(r"^# selftests: jitmod: (\S+)$")
+
+
 class Tally:
-    """Numbered TAP output and the closing counts."""
+    """Numbered TAP output, each test's wall time and the closing
+    counts."""
 
     def __init__(self):
         self.n = self.passed = self.failed = self.skipped = 0
+        self.times = []
 
-    def report(self, ok, name, skip_reason=None, detail=None):
+    def report(self, ok, name, skip_reason=None, detail=None, secs=None):
         self.n += 1
+        took = ""
+        if secs is not None:
+            self.times.append((secs, name))
+            took = f" # {secs:.1f} s"
         if skip_reason is not None:
             self.skipped += 1
             print(f"ok {self.n} {name} # SKIP {skip_reason}", flush=True)
@@ -49,34 +63,50 @@ class Tally:
             self.passed += 1
         else:
             self.failed += 1
-        print(f"{'ok' if ok else 'not ok'} {self.n} {name}", flush=True)
+        print(f"{'ok' if ok else 'not ok'} {self.n} {name}{took}", flush=True)
         if detail and not ok:
             for line in detail.splitlines()[-30:]:
                 print(f"# {line}")
 
+    def slowest(self):
+        """The ten slowest, as comment lines."""
+        print(f"# the {SLOWEST} slowest:")
+        for secs, name in sorted(self.times, reverse=True)[:SLOWEST]:
+            print(f"# {secs:8.1f} s  {name}")
+
 
 class _TapResult(unittest.TextTestResult):
-    """Feed each unittest result into the tally as it finishes."""
+    """Feed each unittest result into the tally as it finishes, timed
+    from the previous one."""
 
     tally = None
+    last = None
+
+    def _secs(self):
+        now = time.monotonic()
+        secs, _TapResult.last = now - (_TapResult.last or now), now
+        return secs
 
     def addSuccess(self, test):
         super().addSuccess(test)
-        self.tally.report(True, f"host: {test.id()}")
+        self.tally.report(True, f"host: {test.id()}", secs=self._secs())
 
     def addFailure(self, test, err):
         super().addFailure(test, err)
         self.tally.report(False, f"host: {test.id()}",
-                          detail=self._exc_info_to_string(err, test))
+                          detail=self._exc_info_to_string(err, test),
+                          secs=self._secs())
 
     def addError(self, test, err):
         super().addError(test, err)
         self.tally.report(False, f"host: {test.id()}",
-                          detail=self._exc_info_to_string(err, test))
+                          detail=self._exc_info_to_string(err, test),
+                          secs=self._secs())
 
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
-        self.tally.report(True, f"host: {test.id()}", skip_reason=reason)
+        self.tally.report(True, f"host: {test.id()}", skip_reason=reason,
+                          secs=self._secs())
 
 
 def run_host_tests(tally):
@@ -84,6 +114,7 @@ def run_host_tests(tally):
     suite = unittest.defaultTestLoader.discover(
         os.path.join(TOP, "tests", "host"), top_level_dir=TOP)
     _TapResult.tally = tally
+    _TapResult.last = time.monotonic()
     with open(os.devnull, "w") as devnull:
         unittest.TextTestRunner(stream=devnull, resultclass=_TapResult,
                                 verbosity=0).run(suite)
@@ -140,6 +171,18 @@ def stale_int3(rc, dmesg):
     return lines[at:at + 12]
 
 
+def boot_lines(cmd):
+    """Run the runner; (exit code, [(arrival, line)]) as its output
+    streams in."""
+    lines = []
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True,
+                          errors="replace", cwd=TOP) as proc:
+        for line in proc.stdout:
+            lines.append((time.monotonic(), line.rstrip("\n")))
+    return proc.returncode, lines
+
+
 def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen="",
                  tcg_thread="multi"):
     """Boot one kernel, run the kselftests there, check its whole dmesg.
@@ -164,26 +207,29 @@ def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen="",
     only = [f"TEST_PROGS={progs}", f"TEST_GEN_PROGS={gen}"] if progs else []
     t0 = time.monotonic()
     for boot in range(1, STALE_INT3_BOOTS + 1):
-        proc = subprocess.run(
+        t_boot = time.monotonic()
+        rc, lines = boot_lines(
             [sys.executable, "-m", "jitpy.vm",
              "-q", "-k", flavour, "-s", str(vcpus), "--tcg-thread",
              tcg_thread, "-t", "35m", "--dmesg",
              dmesg, "-C", TOP, "--", "make", "-s", "-C", KSFT_DIR,
-             f"OUTPUT={KSFT_DIR}", "run_tests"] + only,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            check=False, cwd=TOP)
-        oops = stale_int3(proc.returncode, dmesg)
+             f"OUTPUT={KSFT_DIR}", "run_tests"] + only)
+        oops = stale_int3(rc, dmesg)
         if not oops or boot == STALE_INT3_BOOTS:
             break
         print(f"# vm-{name}: the guest oopsed on an int3 that its text no "
               "longer held, QEMU's stale translation (testing.rst); its "
               "output and oops, then the suite in a boot of its own:")
-        for line in proc.stdout.splitlines() + oops:
+        for line in [ln for _, ln in lines] + oops:
             print(f"#   {line.rstrip()}")
     print(f"# vm-{name}: {time.monotonic() - t0:.0f} s of wall time, "
           f"{boot} boot(s)", flush=True)
     seen = 0
-    for line in proc.stdout.splitlines():
+    began = t_boot
+    for at, line in lines:
+        started = START_LINE.match(line)
+        if started:
+            began = at
         m = TAP_LINE.match(line)
         if not m:
             print(f"# {line}" if not line.startswith("#") else line)
@@ -191,12 +237,14 @@ def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen="",
         seen += 1
         test = f"vm-{name}: {m.group(2)}"
         if "# SKIP" in m.group(3):
-            tally.report(True, test, skip_reason="in guest (see log above)")
+            tally.report(True, test, skip_reason="in guest (see log above)",
+                         secs=at - began)
         else:
-            tally.report(not m.group(1), test)
-    tally.report(proc.returncode == 0 and seen > 0,
-                 f"vm-{name}: guest ran the suite",
-                 detail=f"runner exit {proc.returncode}, {seen} tests seen")
+            tally.report(not m.group(1), test, secs=at - began)
+        began = at
+    tally.report(rc == 0 and seen > 0, f"vm-{name}: guest ran the suite",
+                 detail=f"runner exit {rc}, {seen} tests seen",
+                 secs=time.monotonic() - t_boot)
     bad = []
     if os.path.exists(dmesg):
         with open(dmesg, errors="replace") as f:
@@ -235,6 +283,7 @@ def main():
     for kernel in flips:
         run_vm_suite(tally, kernel, f"{kernel}-flip", progs=FLIP_PROG,
                      tcg_thread="single")
+    tally.slowest()
     print(f"1..{tally.n}")
     print(f"{tally.passed} passed, {tally.failed} failed, "
           f"{tally.skipped} skipped")

@@ -5,7 +5,6 @@ not, and the second boot's results stand alone."""
 
 import os
 import tempfile
-import types
 import unittest
 from unittest import mock
 
@@ -45,15 +44,16 @@ class StaleInt3(unittest.TestCase):
         """run_vm_suite with each boot's (exit code, output, dmesg)."""
         calls = []
 
-        def run(cmd, **_kw):
+        def run(cmd):
             rc, out, dm = boots[len(calls)]
             calls.append(cmd)
             with open(cmd[cmd.index("--dmesg") + 1], "w") as f:
                 f.write(dm)
-            return types.SimpleNamespace(returncode=rc, stdout=out)
+            return rc, [(float(i), ln)
+                        for i, ln in enumerate(out.splitlines())]
 
         tally = check.Tally()
-        with mock.patch.object(check.subprocess, "run", run), \
+        with mock.patch.object(check, "boot_lines", run), \
                 mock.patch.object(check.jitvm, "resolve_kernel",
                                   lambda f: ("vmlinuz", "9.9-test")), \
                 mock.patch.object(check.jitpy, "module_path",
@@ -71,6 +71,21 @@ class StaleInt3(unittest.TestCase):
             (0, "ok 1 selftests: jitmod: a\nok 2 selftests: jitmod: b\n",
              "[ 1.0] clean\n")])
         self.assertEqual((n, tally.passed, tally.failed), (2, 4, 0))
+
+    def test_each_test_timed_from_its_start(self):
+        """A guest test's time runs from the runner's line that starts
+        it; the ten slowest close the run."""
+        _, tally = self.suite([
+            (0, "# selftests: jitmod: a\n# x\n# y\n"
+             "ok 1 selftests: jitmod: a\n# selftests: jitmod: b\n"
+             "ok 2 selftests: jitmod: b\n", "[ 1.0] clean\n")])
+        self.assertEqual(tally.times[:2], [(3.0, "vm-9.9-test: a"),
+                                           (1.0, "vm-9.9-test: b")])
+        with mock.patch("builtins.print") as out:
+            tally.slowest()
+        lines = [c.args[0] for c in out.call_args_list]
+        self.assertEqual(lines[0], "# the 10 slowest:")
+        self.assertIn("vm-9.9-test: a", lines[1])
 
     def test_other_deaths_and_a_second_oops_fail(self):
         n, tally = self.suite([(125, "ok 1 selftests: jitmod: a\n", GPF)])
