@@ -19,10 +19,11 @@
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_live.h"
 #include "cmd/jr_out.h"
-#include "cmd/jr_udoc.h"
+#include "cmd/jr_user_phases.h"
 #include "common/jr_sys.h"
 #include "common/jr_tsc.h"
 #include "kernel/jr_trace.h"
+#include "kernel/jr_sysinfo.h"
 
 /* jr_compare_cpus - -c, or jitmod's own CPUs. */
 static void jr_compare_cpus(struct jr_opts *o)

@@ -20,12 +20,13 @@
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_live.h"
 #include "cmd/jr_out.h"
-#include "cmd/jr_udoc.h"
+#include "cmd/jr_user_phases.h"
 #include "common/jr_sys.h"
 #include "common/jr_tsc.h"
 #include "core/jr_envelope.h"
 #include "fleet/jr_serve.h"
 #include "kernel/jr_kparams.h"
+#include "kernel/jr_sysinfo.h"
 
 static struct jr_serve_opts jr_serve_opts = {
 	.listen = "127.0.0.1:9478",

@@ -24,7 +24,7 @@
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_live.h"
 #include "cmd/jr_out.h"
-#include "cmd/jr_udoc.h"
+#include "cmd/jr_user_phases.h"
 #include "common/jr_safe.h"
 #include "common/jr_sys.h"
 #include "core/jr_envelope.h"
@@ -32,6 +32,7 @@
 #include "fleet/jr_fwq.h"
 #include "fleet/jr_mpi_load.h"
 #include "kernel/jr_kparams.h"
+#include "kernel/jr_sysinfo.h"
 
 #define JR_TAG_REPORT 9002
 #define JR_CLOCK_ROUNDS 8

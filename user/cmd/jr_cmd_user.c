@@ -9,8 +9,9 @@
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_live.h"
 #include "cmd/jr_out.h"
-#include "cmd/jr_udoc.h"
+#include "cmd/jr_user_phases.h"
 #include "kernel/jr_kparams.h"
+#include "kernel/jr_sysinfo.h"
 
 #define JR_DEFAULT_USER_NS (10 * JR_S)
 

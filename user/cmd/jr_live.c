@@ -29,6 +29,7 @@
 #include "common/jr_sys.h"
 #include "core/jr_auto.h"
 #include "kernel/jr_trace.h"
+#include "kernel/jr_sysinfo.h"
 
 #define JR_TAIL 4096 /* records kept for --on-threshold trace */
 #define JR_GONE_CHECK_S 0.1 /* how often to look whether jitmod is there */

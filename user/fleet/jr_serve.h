@@ -39,7 +39,7 @@ struct jr_serve {
 	bool quiet; /* -q: no line when the server starts */
 	struct jr_prom prom;
 	struct jr_http http; /* its loop is the server process's */
-	pid_t child; /* the server process (jr_serve_sep.c), or 0 */
+	pid_t child; /* the server process (jr_serve_server.c), or 0 */
 	int sep_fd; /* serve's end of the pair, or -1 */
 	uint32_t sep_id; /* the server's uid and gid, when serve is root */
 	int restarts; /* server processes started after the first */

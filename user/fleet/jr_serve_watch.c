@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * jr_serve_watch.c - serve's side of its server process (jr_serve_sep.c):
+ * jr_serve_watch.c - serve's side of its server process (jr_serve_server.c):
  * starts it, answers its page requests, starts another when it dies, and
  * ends it within a deadline.
  *
@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "fleet/jr_serve.h"
-#include "fleet/jr_serve_sep.h"
+#include "fleet/jr_serve_server.h"
 
 /*
  * jr_sep_spawn - a server process on s->http's listening socket, and its

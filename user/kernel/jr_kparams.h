@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * jr_kparams.h - jitmod's module parameters, saved and put back, and the
- * machine's description for reports.
+ * jr_kparams.h - jitmod's module parameters, saved and put back.
  */
 #ifndef JR_KPARAMS_H
 #define JR_KPARAMS_H
@@ -44,6 +43,5 @@ int jr_params_claim(struct jr_ksave *s, const char *cmd, struct jr_err *e);
 void jr_params_recover(void);
 int jr_params_saved(const struct jr_ksave *s);
 void jr_params_release(struct jr_ksave *s, bool put_back);
-void jr_sysinfo_fill(struct jr_sysinfo *s, int argc, char **argv);
 
 #endif /* JR_KPARAMS_H */

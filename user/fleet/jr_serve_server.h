@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * jr_serve_sep.h - between serve (jr_serve_watch.c) and its server
- * process (jr_serve_sep.c): the exchange over their socketpair, and the
+ * jr_serve_server.h - between serve (jr_serve_watch.c) and its server
+ * process (jr_serve_server.c): the exchange over their socketpair, and the
  * server process's entry.
  */
-#ifndef JR_SERVE_SEP_H
-#define JR_SERVE_SEP_H
+#ifndef JR_SERVE_SERVER_H
+#define JR_SERVE_SERVER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,4 +34,4 @@ uint32_t jr_sep_id(void);
 __attribute__((noreturn)) void jr_sep_child(struct jr_http *h, pid_t parent,
 					    int pair_fd, uint32_t id);
 
-#endif /* JR_SERVE_SEP_H */
+#endif /* JR_SERVE_SERVER_H */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * jr_udoc.h - the user side's phases and its files, shared by jitread
+ * jr_user_phases.h - the user side's phases and its files, shared by jitread
  * user and jitread compare.
  */
-#ifndef JR_UDOC_H
-#define JR_UDOC_H
+#ifndef JR_USER_PHASES_H
+#define JR_USER_PHASES_H
 
 #include <stdio.h>
 
@@ -30,4 +30,4 @@ void jr_sample_phase(struct jr_udoc *d, struct jr_ubpf *b, uint64_t ns);
 void jr_pipe_phase(struct jr_udoc *d, uint64_t ns);
 int jr_udoc_finish(struct jr_udoc *d, const struct jr_sysinfo *sys);
 
-#endif /* JR_UDOC_H */
+#endif /* JR_USER_PHASES_H */

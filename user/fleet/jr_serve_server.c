@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * jr_serve_sep.c - serve's HTTP server in a process of its own, without
+ * jr_serve_server.c - serve's HTTP server in a process of its own, without
  * privileges: it parses every request from the network, so a bug there
  * must not reach root or the sampler.  This file is the server process;
  * jr_serve_watch.c is serve's side, which starts it and watches it.
@@ -40,7 +40,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fleet/jr_serve_sep.h"
+#include "fleet/jr_serve_server.h"
 
 /*
  * The server's id: JR_SEP_ID_BASE + serve's pid, which no other serve

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * jr_udoc.c - the user side's phases and its report, shared by jitread
+ * jr_user_phases.c - the user side's phases and its report, shared by jitread
  * user and jitread compare.
  */
 #define _GNU_SOURCE
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cmd/jr_out.h"
-#include "cmd/jr_udoc.h"
+#include "cmd/jr_user_phases.h"
 #include "common/jr_safe.h"
 #include "common/jr_sys.h"
 #include "core/jr_envelope.h"
