@@ -134,7 +134,7 @@ static int jr_compare_run(struct jr_opts *o, int argc, char **argv)
 	jr_prepare(&d, &b, &sys);
 	ret = jr_rounds(&d, &b, &s, &saved);
 	jr_stream_close(&s);
-	jr_restore_params(&saved);
+	jr_restore_or_warn(&saved);
 	if (ret == -ENODEV)
 		jr_warn("jitmod was unloaded during the run; the report covers what was read before");
 	else if (ret)

@@ -40,11 +40,11 @@ static struct jr_ksave *jr_to_restore;
 static void jr_restore_at_exit(void)
 {
 	if (jr_to_restore)
-		jr_restore_params(jr_to_restore);
+		jr_restore_or_warn(jr_to_restore);
 }
 
-/* jr_restore_params - put back jitmod's settings; say so if it fails. */
-void jr_restore_params(struct jr_ksave *saved)
+/* jr_restore_or_warn - put back jitmod's settings; say so if it fails. */
+void jr_restore_or_warn(struct jr_ksave *saved)
 {
 	int ret = jr_params_restore(saved);
 
@@ -607,7 +607,7 @@ int jr_live_run(struct jr_live *c, int argc, char **argv)
 	if (!gone && !ret)
 		ret = jr_stream_finish(&s);
 	jr_stream_close(&s);
-	jr_restore_params(&c->saved);
+	jr_restore_or_warn(&c->saved);
 	jr_cgroup_leave(&c->cg);
 	jr_model_finish(&c->model);
 	if (c->frame)

@@ -17,7 +17,8 @@
 
 #define jr_say(k, ...) snprintf((k)->text, sizeof((k)->text), __VA_ARGS__)
 
-static void jr_warn_if(struct jr_check *k, bool warn)
+/* jr_set_warn - the check's status: warn where warn holds, else ok */
+static void jr_set_warn(struct jr_check *k, bool warn)
 {
 	k->status = warn ? JR_CHECK_WARN : JR_CHECK_OK;
 }
@@ -66,7 +67,7 @@ static bool jr_judge_clocksource(const struct jr_audit *a,
 	bool slow = strcmp(a->clocksource, "tsc");
 
 	(void)x;
-	jr_warn_if(k, slow);
+	jr_set_warn(k, slow);
 	jr_say(k, "clocksource %s%s", a->clocksource[0] ? a->clocksource : "?",
 	       slow ? ": reading time is slow" : "");
 	return true;
@@ -90,7 +91,7 @@ static bool jr_judge_irqbalance(const struct jr_audit *a,
 				struct jr_check *k)
 {
 	(void)x;
-	jr_warn_if(k, a->irqbalance_pid);
+	jr_set_warn(k, a->irqbalance_pid);
 	if (a->irqbalance_pid)
 		jr_say(k,
 		       "irqbalance runs (pid %d): it moves IRQs onto CPUs it is not told "
@@ -107,7 +108,7 @@ static bool jr_judge_thp(const struct jr_audit *a, const struct jr_audit_cpu *x,
 	bool always = !strcmp(a->thp, "always");
 
 	(void)x;
-	jr_warn_if(k, always);
+	jr_set_warn(k, always);
 	jr_say(k, "transparent hugepages: %s%s", a->thp[0] ? a->thp : "?",
 	       always ? " (khugepaged and compaction run for every task)" : "");
 	return true;
@@ -118,7 +119,7 @@ static bool jr_judge_stat_interval(const struct jr_audit *a,
 				   struct jr_check *k)
 {
 	(void)x;
-	jr_warn_if(k, a->stat_interval >= 0 && a->stat_interval <= 1);
+	jr_set_warn(k, a->stat_interval >= 0 && a->stat_interval <= 1);
 	jr_say(k,
 	       "vm.stat_interval %ld s: vmstat_update runs that often on CPUs with "
 	       "counters to fold",
@@ -131,7 +132,7 @@ static bool jr_judge_nmi_watchdog(const struct jr_audit *a,
 				  struct jr_check *k)
 {
 	(void)x;
-	jr_warn_if(k, a->nmi_watchdog > 0);
+	jr_set_warn(k, a->nmi_watchdog > 0);
 	jr_say(k, "kernel.nmi_watchdog %ld%s", a->nmi_watchdog,
 	       a->nmi_watchdog > 0 ?
 		       ": a perf NMI on every CPU each watchdog_thresh" :
@@ -144,7 +145,7 @@ static bool jr_judge_rt_runtime(const struct jr_audit *a,
 				struct jr_check *k)
 {
 	(void)x;
-	jr_warn_if(k, a->rt_runtime_us >= 0);
+	jr_set_warn(k, a->rt_runtime_us >= 0);
 	jr_say(k, "RT throttling: sched_rt_runtime_us %ld of %ld%s",
 	       a->rt_runtime_us, a->rt_period_us,
 	       a->rt_runtime_us >= 0 ?
@@ -167,7 +168,7 @@ static bool jr_judge_timer_migration(const struct jr_audit *a,
 static bool jr_judge_nohz_full(const struct jr_audit *a,
 			       const struct jr_audit_cpu *x, struct jr_check *k)
 {
-	jr_warn_if(k, !x->nohz_full);
+	jr_set_warn(k, !x->nohz_full);
 	if (x->nohz_full)
 		jr_say(k, "nohz_full: the tick stops while one task runs");
 	else if (a->kfeat[JR_KF_NO_HZ_FULL] == JR_NO)
@@ -186,7 +187,7 @@ static bool jr_judge_irqs(const struct jr_audit *a,
 	int i;
 
 	(void)a;
-	jr_warn_if(k, x->nr_irq);
+	jr_set_warn(k, x->nr_irq);
 	if (!x->nr_irq) {
 		jr_say(k, "no device IRQ is routed here");
 		return true;
@@ -205,7 +206,7 @@ static bool jr_judge_irqs(const struct jr_audit *a,
 static void jr_judge_list(struct jr_check *k, int n, const char *what,
 			  const char *names)
 {
-	jr_warn_if(k, n);
+	jr_set_warn(k, n);
 	jr_say(k, "%d %s may run here%s%s", n, what, n ? ": " : "", names);
 }
 
@@ -234,7 +235,7 @@ static bool jr_judge_governor(const struct jr_audit *a,
 		jr_say(k, "no cpufreq: the frequency is the firmware's");
 		return true;
 	}
-	jr_warn_if(k, strcmp(x->governor, "performance"));
+	jr_set_warn(k, strcmp(x->governor, "performance"));
 	jr_say(k, "governor %s, %llu kHz", x->governor,
 	       (unsigned long long)x->cur_khz);
 	return true;
@@ -249,7 +250,7 @@ static bool jr_judge_cpuidle(const struct jr_audit *a,
 		jr_say(k, "no cpuidle states listed");
 		return true;
 	}
-	jr_warn_if(k, x->idle_latency_us > JR_AUDIT_IDLE_US);
+	jr_set_warn(k, x->idle_latency_us > JR_AUDIT_IDLE_US);
 	jr_say(k, "idle states enabled: %s (deepest exit %llu us)", x->idle,
 	       (unsigned long long)x->idle_latency_us);
 	return true;
@@ -374,7 +375,7 @@ static void jr_check_one(const struct jr_check_def *d, const struct jr_audit *a,
 			return;
 	} else {
 		set = *(const bool *)((const char *)x + d->flag);
-		jr_warn_if(k, set == d->warn_if);
+		jr_set_warn(k, set == d->warn_if);
 		jr_say(k, "%s", set ? d->set : d->unset);
 	}
 	c->nr++;
