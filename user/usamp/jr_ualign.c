@@ -16,6 +16,7 @@
  * just after.  A gap's class is the class with the most net time among
  * its records, as in jitmod; a gap without records is hw:unknown, because
  * a user thread cannot read the SMI counter or the steal clock per gap.
+ *
  * jitread's own threads.  A thread window of a thread of this process
  * (the reader, or anything -H lets onto the CPU) is not a source: its
  * time is counted in self_ns.  A gap where it has the most net time is
@@ -231,7 +232,6 @@ static int jr_emit_gap(struct jr_ualign *a, const struct jr_ugap *gp,
 	ns = (uint64_t)(gp->cyc * a->map.ns_per_cyc);
 	if (own && (best < 0 || own >= net[best])) {
 		a->self_ns += ns;
-		a->self_gaps++;
 		return 0;
 	}
 	own = own < ns ? own : ns;

@@ -30,7 +30,6 @@ struct jr_ualign {
 	uint64_t q_dropped; /* records past JR_UQ_MAX */
 	uint64_t gaps, classified, records; /* written to the sink */
 	uint64_t self_ns; /* jitread's own threads' time on the CPU */
-	uint64_t self_gaps; /* gaps filed as jitread's own, not written */
 	double err_ns; /* the widest segment's bound */
 };
 
