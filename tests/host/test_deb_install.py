@@ -155,6 +155,9 @@ class Installed:
         return sorted(left)
 
     def test_1_dkms_built_at_install(self):
+        """Over a minute with the class's set-up: mmdebstrap builds a root
+        with the kernel, its headers and the packages, and DKMS compiles
+        jitmod there at install, as a user's apt install does."""
         ko = glob.glob(os.path.join(self.root, "lib", "modules", self.rel,
                                     "updates", "dkms", "jitmod.ko*"))
         self.assertEqual(len(ko), 1, self.install_log[-3000:])
@@ -193,6 +196,9 @@ class Installed:
                     *argv], cwd=TOP, timeout=limit_min * 60 + 300)
 
     def test_2s_serve_under_systemd(self):
+        """Over a minute: a boot under TCG whose PID 1 is the root's
+        systemd, serve started, frozen, thawed and stopped through it on
+        jitmod and on the user sampler, then socket activation."""
         inside = "/root/serve_systemd.sh"
         shutil.copyfile(GUEST_SCRIPT, self.root + inside)
         try:

@@ -83,6 +83,10 @@ class ServeAgrees(unittest.TestCase):
                 if c["cpu"] == CPU][0]["summary"]["avail_pct"]
 
     def test_availability_agrees(self):
+        """Over a minute with the class's set-up: ROUNDS rounds of three
+        runs, then one continuous run more.  A serve is held against the
+        continuous runs either side of its round, because the CPU's
+        availability drifts by points between runs a minute apart."""
         for duty in ("default", "900ms"):
             with self.subTest(duty=duty):
                 around = [r["continuous"] for r in self.rounds[1:]]

@@ -337,6 +337,10 @@ class Memory(unittest.TestCase):
     GROWTH_KIB = 2048
 
     def test_rss_flat_over_a_long_phase_under_a_record_storm(self):
+        """RUN_S (60 s) of one phase beside a thread that sleeps 50 us at a
+        time on the CPU: a phase that kept its records would grow by tens
+        of MB only over such a length, and the two readings must be far
+        apart for the growth to show above the allocator's noise."""
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "rss.json")
             storm = subprocess.Popen([sys.executable, "-c", STORM])
