@@ -175,15 +175,11 @@ static int jr_serve_jitmod(struct jr_opts *o, int argc, char **argv)
 {
 	struct jr_serve_live sl = { .live = { .o = o,
 					      .frame = jr_serve_frame } };
-	unsigned char sampled[JR_MAX_CPUS];
-	char text[512];
 	struct jr_sysinfo sys;
 	struct jr_err e;
 	int ret, files;
 
-	if (!jr_read_cpulist(JR_PARAMS_DIR "/cpus", sampled, text,
-			     sizeof(text)))
-		jr_house_default(o, sampled);
+	jr_house_jitmod(o);
 	/* before the server process is made: it keeps the affinity */
 	jr_pin_house(o);
 	jr_sysinfo_fill(&sys, argc, argv);

@@ -206,9 +206,6 @@ static void jr_check_cpus(const struct jr_opts *o)
  */
 void jr_preflight(struct jr_opts *o)
 {
-	unsigned char sampled[JR_MAX_CPUS];
-	char text[512];
-
 	if (geteuid() != 0)
 		jr_die(JR_EXIT_RUN,
 		       "must run as root to read the trace (or read a recording: jitread report FILE)");
@@ -219,10 +216,20 @@ void jr_preflight(struct jr_opts *o)
 		jr_die(JR_EXIT_RUN,
 		       "jitmod is not loaded; load it first, e.g.: modprobe jitmod cpus=1-3 (in a build tree: insmod module/jitmod.ko cpus=1-3)");
 	jr_check_cpus(o);
-	if (!jr_read_cpulist(JR_PARAMS_DIR "/cpus", sampled, text,
+	jr_house_jitmod(o);
+	jr_pin_house(o);
+}
+
+/* jr_house_jitmod - without -H: the online CPUs jitmod does not sample */
+void jr_house_jitmod(struct jr_opts *o)
+{
+	unsigned char sampled[JR_MAX_CPUS];
+	char text[512];
+
+	if (!o->live.have_house &&
+	    !jr_read_cpulist(JR_PARAMS_DIR "/cpus", sampled, text,
 			     sizeof(text)))
 		jr_house_default(o, sampled);
-	jr_pin_house(o);
 }
 
 /* jr_house_default - without -H: the online CPUs that are not sampled */

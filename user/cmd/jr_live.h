@@ -49,6 +49,7 @@ struct jr_live {
 
 void jr_preflight(struct jr_opts *o);
 void jr_house_default(struct jr_opts *o, const unsigned char *sampled);
+void jr_house_jitmod(struct jr_opts *o);
 void jr_pin_house(const struct jr_opts *o);
 void jr_claim_params(const struct jr_opts *o, struct jr_ksave *saved,
 		     const char *what);
