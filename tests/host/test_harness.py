@@ -8,7 +8,8 @@ import tempfile
 import unittest
 from unittest import mock
 
-from jitpy.harness import check
+from jitpy.harness import guests, tap
+from jitpy.harness import tap
 
 OOPS = ("[ 74.6] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n"
         "[ 74.6] CPU: 1 UID: 0 PID: 745 Comm: jitmod/1\n"
@@ -31,14 +32,14 @@ class StaleInt3(unittest.TestCase):
 
     def test_only_the_int3_in_jitmod_counts(self):
         self.write("[ 1.0] booted\n" + OOPS)
-        self.assertEqual(len(check.stale_int3(125, self.dmesg)), 3)
-        self.assertEqual(check.stale_int3(1, self.dmesg), [])
+        self.assertEqual(len(guests.stale_int3(125, self.dmesg)), 3)
+        self.assertEqual(guests.stale_int3(1, self.dmesg), [])
         self.write(GPF)
-        self.assertEqual(check.stale_int3(125, self.dmesg), [])
+        self.assertEqual(guests.stale_int3(125, self.dmesg), [])
         self.write(OOPS.replace("[jitmod]", "[kernel]"))
-        self.assertEqual(check.stale_int3(125, self.dmesg), [])
+        self.assertEqual(guests.stale_int3(125, self.dmesg), [])
         os.unlink(self.dmesg)
-        self.assertEqual(check.stale_int3(125, self.dmesg), [])
+        self.assertEqual(guests.stale_int3(125, self.dmesg), [])
 
     def suite(self, boots):
         """run_vm_suite with each boot's (exit code, output, dmesg)."""
@@ -52,16 +53,16 @@ class StaleInt3(unittest.TestCase):
             return rc, [(float(i), ln)
                         for i, ln in enumerate(out.splitlines())]
 
-        tally = check.Tally()
-        with mock.patch.object(check, "boot_lines", run), \
-                mock.patch.object(check.jitvm, "resolve_kernel",
+        tally = tap.Tally()
+        with mock.patch.object(guests, "boot_lines", run), \
+                mock.patch.object(guests.jitvm, "resolve_kernel",
                                   lambda f: ("vmlinuz", "9.9-test")), \
-                mock.patch.object(check.jitpy, "module_path",
+                mock.patch.object(guests.jitpy, "module_path",
                                   lambda rel: __file__), \
-                mock.patch.object(check, "TOP", self.tmp.name), \
+                mock.patch.object(guests, "TOP", self.tmp.name), \
                 mock.patch("builtins.print"):
             os.makedirs(os.path.join(self.tmp.name, "build"), exist_ok=True)
-            check.run_vm_suite(tally, "9.9-test")
+            guests.run_vm_suite(tally, "9.9-test")
         return len(calls), tally
 
     def test_the_suite_runs_once_more(self):

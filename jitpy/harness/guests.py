@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make check's guests: boot one kernel in QEMU, run the kselftests there
+and tally each, timed from the line the kselftest runner prints as it
+starts it, as the guest's output streams in; a boot's whole time is its
+'guest ran the suite' line's.  Then the boot's whole dmesg is checked.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+import jitpy
+from jitpy.vm import runner as jitvm
+
+TOP = jitpy.TOP
+KSFT_DIR = os.path.join(TOP, "build", "ksft", "jitmod")
+FLAVOURS = ("generic", "rt")
+TAP_LINE = re.compile(r"^(not )?ok \d+ selftests: jitmod: (\S+)(.*)$")
+START_LINE = re.compile(r"^# selftests: jitmod: (\S+)$")
+
+
+def bad_dmesg_pattern():
+    """The selftests' own pattern (lib.sh), so both judge a log alike."""
+    with open(os.path.join(TOP, "selftests", "jitmod", "lib.sh")) as f:
+        m = re.search(r"^JIT_BAD_DMESG='(.*)'$", f.read(), re.M)
+    if not m:
+        raise SystemExit("check: no JIT_BAD_DMESG in selftests/jitmod/lib.sh")
+    return re.compile(m.group(1))
+
+
+BAD_DMESG = bad_dmesg_pattern()
+
+
+# Extra boots: (name, kernel, vCPUs, the tests that need that many CPUs).
+WIDE_BOOTS = (("generic-4cpu", "generic", 4, "user_pinned.py"),)
+# The smoke suite on every other kernel of the matrix (make kernels):
+# load and unload, bad parameters, a hotplug cycle, trace-cmd decoding,
+# the events' formats, each injector class once, a woken task's latency
+# on a sampled CPU, and two tasks in softirq on one CPU; the harness
+# checks the boot's dmesg after.
+SMOKE_PROGS = ("load_unload.sh params.sh hotplug.sh decode.sh inject_once.py "
+               "wake.sh softnest.py")
+SMOKE_GEN = "jitmod_events"
+# 3 vCPUs (CPUs 1-2 isolated): 6.12 refuses to offline an isolated CPU
+# that is alone in its set, which would leave the hotplug cycle untested
+SMOKE_VCPUS = 3
+# The test that flips jitmod's events while it samples, in a boot of its
+# own on every kernel, under single-threaded TCG: with one host thread per
+# vCPU, QEMU can run a translation made stale by the kernel's text
+# patching, which oopses or hangs the guest (Documentation/testing.rst).
+FLIP_PROG = "flip.sh"
+
+
+def matrix():
+    """(release, None) per fetched kernel, (name, reason) per skipped."""
+    rows = jitvm.kernel_matrix()
+    if rows is None:
+        return [("matrix", "no build/kernels/status.tsv: run make kernels")]
+    return [(rel, None) if state == "ok" else (f"{suite}-{flavour}", what)
+            for suite, flavour, rel, state, what in rows]
+
+
+# A guest that oopses on an int3 inside jitmod's sampling loop met QEMU
+# 7.2's stale translation after the kernel patched that text (testing.rst,
+# "The flip test"): multi-threaded TCG can run a translation made while
+# the int3 was there.  Such a suite is run once more in a boot of its own,
+# its first output and oops logged; a real fault would oops again.
+STALE_INT3 = re.compile(r"Oops: int3\b")
+STALE_INT3_BOOTS = 2
+
+
+def stale_int3(rc, dmesg):
+    """The oops lines of a guest that died of the stale int3, or []."""
+    if rc != 125 or not os.path.exists(dmesg):
+        return []
+    with open(dmesg, errors="replace") as f:
+        lines = f.readlines()
+    at = next((i for i, ln in enumerate(lines) if STALE_INT3.search(ln)),
+              None)
+    if at is None or not any("[jitmod]" in ln for ln in lines[at:at + 12]):
+        return []
+    return lines[at:at + 12]
+
+
+def boot_lines(cmd):
+    """Run the runner; (exit code, [(arrival, line)]) as its output
+    streams in."""
+    lines = []
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True,
+                          errors="replace", cwd=TOP) as proc:
+        for line in proc.stdout:
+            lines.append((time.monotonic(), line.rstrip("\n")))
+    return proc.returncode, lines
+
+
+def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen="",
+                 tcg_thread="multi"):
+    """Boot one kernel, run the kselftests there, check its whole dmesg.
+
+    progs, if given, replaces the suite's TEST_PROGS for this boot, and gen
+    its TEST_GEN_PROGS; tcg_thread is the runner's --tcg-thread.
+    """
+    name = name or flavour
+    try:
+        _vmlinuz, release = jitvm.resolve_kernel(flavour)
+    except jitvm.MissingError as e:
+        tally.report(True, f"vm-{name}", skip_reason=str(e))
+        return
+    ko = jitpy.module_path(release)
+    if not os.path.exists(ko):
+        tally.report(False, f"vm-{name}: module built",
+                     detail=f"{ko} missing: make modules-all failed?")
+        return
+    dmesg = os.path.join(TOP, "build", f"dmesg-{name}.txt")
+    print(f"# booting the {flavour} kernel {release} with {vcpus} vCPUs "
+          f"({tcg_thread}-threaded TCG) for the selftests", flush=True)
+    only = [f"TEST_PROGS={progs}", f"TEST_GEN_PROGS={gen}"] if progs else []
+    t0 = time.monotonic()
+    for boot in range(1, STALE_INT3_BOOTS + 1):
+        t_boot = time.monotonic()
+        rc, lines = boot_lines(
+            [sys.executable, "-m", "jitpy.vm",
+             "-q", "-k", flavour, "-s", str(vcpus), "--tcg-thread",
+             tcg_thread, "-t", "35m", "--dmesg",
+             dmesg, "-C", TOP, "--", "make", "-s", "-C", KSFT_DIR,
+             f"OUTPUT={KSFT_DIR}", "run_tests"] + only)
+        oops = stale_int3(rc, dmesg)
+        if not oops or boot == STALE_INT3_BOOTS:
+            break
+        print(f"# vm-{name}: the guest oopsed on an int3 that its text no "
+              "longer held, QEMU's stale translation (testing.rst); its "
+              "output and oops, then the suite in a boot of its own:")
+        for line in [ln for _, ln in lines] + oops:
+            print(f"#   {line.rstrip()}")
+    print(f"# vm-{name}: {time.monotonic() - t0:.0f} s of wall time, "
+          f"{boot} boot(s)", flush=True)
+    seen = 0
+    began = t_boot
+    for at, line in lines:
+        started = START_LINE.match(line)
+        if started:
+            began = at
+        m = TAP_LINE.match(line)
+        if not m:
+            print(f"# {line}" if not line.startswith("#") else line)
+            continue
+        seen += 1
+        test = f"vm-{name}: {m.group(2)}"
+        if "# SKIP" in m.group(3):
+            tally.report(True, test, skip_reason="in guest (see log above)",
+                         secs=at - began)
+        else:
+            tally.report(not m.group(1), test, secs=at - began)
+        began = at
+    tally.report(rc == 0 and seen > 0, f"vm-{name}: guest ran the suite",
+                 detail=f"runner exit {rc}, {seen} tests seen",
+                 secs=time.monotonic() - t_boot)
+    bad = []
+    if os.path.exists(dmesg):
+        with open(dmesg, errors="replace") as f:
+            bad = [ln for ln in f if BAD_DMESG.search(ln)]
+    tally.report(os.path.exists(dmesg) and not bad,
+                 f"vm-{name}: dmesg clean for the whole boot",
+                 detail="".join(bad[:10]) or f"no dmesg at {dmesg}")
