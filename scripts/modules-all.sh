@@ -7,7 +7,8 @@
 #   - the installed ones, /lib/modules/*/build (Debian 12's 6.1 kernels);
 #   - the kernel matrix fetched by scripts/kernels.sh (build/kernels).
 #
-#   bash scripts/modules-all.sh [BUILD_DIR] [RELEASE_GLOB]
+#   bash scripts/modules-all.sh [--only installed|matrix] [BUILD_DIR]
+#                               [RELEASE_GLOB]
 #
 # Each kernel's modules land in BUILD_DIR/modules/RELEASE/{module,
 # jitinject,jitbench}; RELEASE_GLOB (default *) picks the kernels.  The
@@ -19,18 +20,35 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+ONLY=all
+if [ "${1:-}" = --only ]; then
+	ONLY=${2:-}
+	shift 2 || true
+fi
+case $ONLY in
+all | installed | matrix) ;;
+*)
+	echo "modules-all: --only takes installed or matrix, not '$ONLY'" >&2
+	exit 2
+	;;
+esac
 BUILD=${1:-$TOP/build}
 PICK=${2:-*}
 
 trees=()
-for kd in /lib/modules/*/build; do
-	[ -f "$kd/Makefile" ] && trees+=("$(basename "$(dirname "$kd")")=$kd")
-done
-if [ -f "$BUILD/kernels/status.tsv" ]; then
+if [ "$ONLY" != matrix ]; then
+	for kd in /lib/modules/*/build; do
+		[ -f "$kd/Makefile" ] &&
+			trees+=("$(basename "$(dirname "$kd")")=$kd")
+	done
+fi
+if [ "$ONLY" != installed ] && [ -f "$BUILD/kernels/status.tsv" ]; then
 	while IFS=$'\t' read -r _ _ rel st tree; do
 		[ "$st" = ok ] && trees+=("$rel=$tree")
 	done <"$BUILD/kernels/status.tsv"
 fi
+# the matrix may be empty (no make kernels): make check says so per kernel
+[ "$ONLY" = matrix ] && [ ${#trees[@]} -eq 0 ] && exit 0
 if [ ${#trees[@]} -eq 0 ]; then
 	echo "modules-all: no kernel build trees; run 'make deps'" >&2
 	exit 1

@@ -1,2 +1,2 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make check: the host unit tests, then the selftests in QEMU."""
+"""make check: the selftests in QEMU, and beside them the host tests."""

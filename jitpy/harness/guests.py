@@ -62,6 +62,23 @@ def matrix():
             for suite, flavour, rel, state, what in rows]
 
 
+def chosen():
+    """The kernels make check boots: (the flavours, the matrix's rows), as
+    JIT_CHECK_KERNELS (names, comma-separated) narrows them."""
+    only = os.environ.get("JIT_CHECK_KERNELS")
+    names = only.split(",") if only else None
+    return ([f for f in FLAVOURS if names is None or f in names],
+            [(rel, skip) for rel, skip in matrix()
+             if names is None or rel in names])
+
+
+def run_flips(tally, flavours, rows):
+    """flip.sh in a boot of its own on each chosen kernel."""
+    for kernel in flavours + [rel for rel, skip in rows if not skip]:
+        run_vm_suite(tally, kernel, f"{kernel}-flip", progs=FLIP_PROG,
+                     tcg_thread="single")
+
+
 # A guest that oopses on an int3 inside jitmod's sampling loop met QEMU
 # 7.2's stale translation after the kernel patched that text (testing.rst,
 # "The flip test"): multi-threaded TCG can run a translation made while

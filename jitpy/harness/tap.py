@@ -8,6 +8,8 @@ failed, N skipped'.
 """
 
 import os
+import re
+import sys
 import time
 import unittest
 
@@ -24,6 +26,7 @@ class Tally:
     def __init__(self):
         self.n = self.passed = self.failed = self.skipped = 0
         self.times = []
+        self.beside = set()
 
     def report(self, ok, name, skip_reason=None, detail=None, secs=None):
         self.n += 1
@@ -46,9 +49,20 @@ class Tally:
 
     def slowest(self):
         """The ten slowest, as comment lines."""
-        print(f"# the {SLOWEST} slowest:")
+        print(f"# the {SLOWEST} slowest (+: beside the guests):")
         for secs, name in sorted(self.times, reverse=True)[:SLOWEST]:
-            print(f"# {secs:8.1f} s  {name}")
+            mark = "+" if name in self.beside else " "
+            print(f"# {secs:8.1f} s {mark}{name}")
+
+    def closing(self, slowest=True):
+        """The ten slowest (if slowest), the plan line and the counts;
+        the exit code."""
+        if slowest:
+            self.slowest()
+        print(f"1..{self.n}")
+        print(f"{self.passed} passed, {self.failed} failed, "
+              f"{self.skipped} skipped", flush=True)
+        return 1 if self.failed else 0
 
 
 class _TapResult(unittest.TextTestResult):
@@ -85,12 +99,58 @@ class _TapResult(unittest.TextTestResult):
                           secs=self._secs())
 
 
-def run_host_tests(tally):
-    """Every tests/host/test_*.py, through unittest."""
-    suite = unittest.defaultTestLoader.discover(
+def beside_guests(test):
+    """Whether a host test runs in the lane beside the guests: its class,
+    else its module, sets BESIDE_GUESTS (it times nothing and runs no
+    sampler, so a guest beside it changes none of its results)."""
+    cls = type(test)
+    module = sys.modules.get(cls.__module__)
+    return bool(getattr(cls, "BESIDE_GUESTS",
+                        getattr(module, "BESIDE_GUESTS", False)))
+
+
+def _flat(suite):
+    for test in suite:
+        if isinstance(test, unittest.TestSuite):
+            yield from _flat(test)
+        else:
+            yield test
+
+
+def run_host_tests(tally, beside):
+    """Every tests/host/test_*.py test whose beside_guests() is beside,
+    through unittest."""
+    found = unittest.defaultTestLoader.discover(
         os.path.join(TOP, "tests", "host"), top_level_dir=TOP)
+    suite = unittest.TestSuite(t for t in _flat(found)
+                               if beside_guests(t) == beside)
     _TapResult.tally = tally
     _TapResult.last = time.monotonic()
     with open(os.devnull, "w") as devnull:
         unittest.TextTestRunner(stream=devnull, resultclass=_TapResult,
                                 verbosity=0).run(suite)
+
+
+RESULT = re.compile(r"^(not )?ok \d+ (.*?)(?: # SKIP (.*)| # ([\d.]+) s)?$")
+PLAN = re.compile(r"^1\.\.(\d+)$")
+COUNTS = re.compile(r"^\d+ passed, \d+ failed, \d+ skipped$")
+
+
+def replay(tally, lines):
+    """Number another tally's TAP output (lines) into this one, marked as
+    run beside the guests, its comments as they were; (results, the
+    number its plan line announced, or None)."""
+    got, plan = 0, None
+    for line in lines:
+        m = RESULT.match(line)
+        if m:
+            got += 1
+            tally.beside.add(m.group(2))
+            secs = float(m.group(4)) if m.group(4) else None
+            tally.report(not m.group(1), m.group(2), skip_reason=m.group(3),
+                         secs=secs)
+        elif PLAN.match(line):
+            plan = int(PLAN.match(line).group(1))
+        elif not COUNTS.match(line):
+            print(line if line.startswith("#") else f"# {line}")
+    return got, plan

@@ -8,7 +8,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from jitpy.harness import guests, tap
+from jitpy.harness import check, guests, tap
 from jitpy.harness import tap
 
 OOPS = ("[ 74.6] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n"
@@ -85,7 +85,7 @@ class StaleInt3(unittest.TestCase):
         with mock.patch("builtins.print") as out:
             tally.slowest()
         lines = [c.args[0] for c in out.call_args_list]
-        self.assertEqual(lines[0], "# the 10 slowest:")
+        self.assertEqual(lines[0], "# the 10 slowest (+: beside the guests):")
         self.assertIn("vm-9.9-test: a", lines[1])
 
     def test_other_deaths_and_a_second_oops_fail(self):
@@ -93,6 +93,60 @@ class StaleInt3(unittest.TestCase):
         self.assertEqual((n, tally.failed), (1, 1))
         n, tally = self.suite([(125, "ok 1 selftests: jitmod: a\n", OOPS)] * 2)
         self.assertEqual((n, tally.failed), (2, 1))
+
+
+class Lane(unittest.TestCase):
+    """The lane beside the guests: its TAP numbered into the run's, and
+    which host tests it takes."""
+
+    LANE = ["ok 1 host: a # 2.5 s", "not ok 2 vm-x-flip: flip.sh # 30.0 s",
+            "# why it failed", "ok 3 host: b # SKIP no dkms", "stray",
+            "1..3", "1 passed, 1 failed, 1 skipped"]
+
+    def test_replay_numbers_and_marks(self):
+        tally = tap.Tally()
+        with mock.patch("builtins.print") as out:
+            tally.report(True, "vm-generic: soak.py", secs=120.0)
+            got = tap.replay(tally, self.LANE)
+            tally.slowest()
+        lines = [c.args[0] for c in out.call_args_list]
+        self.assertEqual(got, (3, 3))
+        self.assertEqual((tally.n, tally.passed, tally.failed,
+                          tally.skipped), (4, 2, 1, 1))
+        self.assertEqual(lines[1:6], [
+            "ok 2 host: a # 2.5 s", "not ok 3 vm-x-flip: flip.sh # 30.0 s",
+            "# why it failed", "ok 4 host: b # SKIP no dkms", "# stray"])
+        self.assertIn("#    120.0 s  vm-generic: soak.py", lines)
+        self.assertIn("#     30.0 s +vm-x-flip: flip.sh", lines)
+
+    def test_a_lane_cut_short_fails(self):
+        for rc, lane in ((0, self.LANE[:3]), (-9, self.LANE), (0, [])):
+            tally = tap.Tally()
+            with tempfile.TemporaryDirectory() as d, \
+                    mock.patch.object(check, "LANE_TAP",
+                                      os.path.join(d, "t")), \
+                    mock.patch("builtins.print"):
+                with open(check.LANE_TAP, "w") as f:
+                    f.write("\n".join(lane))
+                check.join_lane(tally, mock.Mock(wait=lambda: rc))
+            self.assertEqual(tally.failed, 1 + (len(lane) > 1), (rc, lane))
+
+    def test_only_marked_tests_go_beside(self):
+        class Marked(unittest.TestCase):
+            BESIDE_GUESTS = True
+
+            def test_x(self):
+                pass
+
+        class Plain(unittest.TestCase):
+            def test_x(self):
+                pass
+
+        self.assertTrue(tap.beside_guests(Marked("test_x")))
+        self.assertFalse(tap.beside_guests(Plain("test_x")))
+        from tests.host import test_deb_install, test_user
+        self.assertTrue(test_deb_install.BESIDE_GUESTS)
+        self.assertFalse(hasattr(test_user, "BESIDE_GUESTS"))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make check's second lane, run at nice 19 beside the guests.
+
+A guest running the suite keeps about one host CPU busy (its sampled
+vCPU spins; the other mostly waits on the tests' durations) and leaves the
+second mostly idle.  This lane takes that idle time, at nice 19 so that
+the guests come first: it builds the modules for the kernel matrix, then
+runs the host tests that set BESIDE_GUESTS (they time nothing and run no
+sampler), then flip.sh in its single-threaded boots, whose checks are
+counts and hold under any load.  It prints TAP, which check.py numbers
+into the whole run's once the guests are done.
+
+    nice -n 19 python3 -m jitpy.harness.beside
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+import jitpy
+from jitpy.harness.guests import chosen, run_flips
+from jitpy.harness.tap import Tally, run_host_tests
+
+LANE_DIR = os.path.join(jitpy.TOP, "build", "check")
+# written once the matrix's modules are built: the smoke boots wait for it
+MODULES_DONE = os.path.join(LANE_DIR, "modules.done")
+
+
+def build_modules(tally):
+    """scripts/modules-all.sh for the matrix's kernels, as one result."""
+    t0 = time.monotonic()
+    p = subprocess.run(["bash", os.path.join("scripts", "modules-all.sh"),
+                        "--only", "matrix",
+                        os.path.join(jitpy.TOP, "build")],
+                       cwd=jitpy.TOP, capture_output=True, text=True,
+                       check=False)
+    tally.report(p.returncode == 0,
+                 "host: the modules for the kernel matrix built",
+                 detail=p.stdout + p.stderr, secs=time.monotonic() - t0)
+    with open(MODULES_DONE, "w") as f:
+        f.write(f"{p.returncode}\n")
+
+
+def main():
+    """The lane's work, in order; exit 1 if anything failed."""
+    tally = Tally()
+    t0 = time.monotonic()
+    os.makedirs(LANE_DIR, exist_ok=True)
+    flavours, rows = chosen()
+    build_modules(tally)
+    run_host_tests(tally, beside=True)
+    run_flips(tally, flavours, rows)
+    print(f"# beside the guests: {time.monotonic() - t0:.0f} s of wall "
+          "time at nice 19", flush=True)
+    return tally.closing(slowest=False)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
