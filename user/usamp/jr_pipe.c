@@ -71,16 +71,9 @@ struct jr_pipe {
 	const uint64_t *input;
 	uint64_t nr_input;
 	double ns_per_cyc;
-	int journal_fd;
-	struct jr_journal_entry *journal;
-	uint64_t journal_cap;
+	struct jr_journal journal;
 	int err[JR_NR_PT];
 };
-
-static uint64_t jr_pipe_mix(uint64_t sum, uint64_t payload)
-{
-	return (sum * 0x100000001b3ULL) ^ payload;
-}
 
 /*
  * jr_wait_parse - --wait: auto, one strategy for every thread, or three,
@@ -242,7 +235,7 @@ static void *jr_producer(void *arg)
 		s->seq = n;
 		s->payload = p->input[n % p->nr_input];
 		s->flags = now < warm_end ? JR_WARM : 0;
-		sum = jr_pipe_mix(sum, s->payload);
+		sum = jr_journal_mix(sum, s->payload);
 		if (s->flags)
 			p->res->warmup++;
 		s->tsc = jr_rdtsc();
@@ -253,13 +246,6 @@ out:
 	p->res->checksum_produced = sum;
 	jr_store(&p->done, 1);
 	return NULL;
-}
-
-/* jr_journal_len - the file's length with room for cap entries. */
-static size_t jr_journal_len(uint64_t cap)
-{
-	return sizeof(struct jr_journal_hdr) +
-	       cap * sizeof(struct jr_journal_entry);
 }
 
 /* jr_consume - one consumer's loop; who says which one. */
@@ -295,9 +281,9 @@ static void jr_consume(struct jr_pipe *p, int who)
 							       p->ns_per_cyc);
 				prev = t;
 			}
-			sum = jr_pipe_mix(sum, s->payload);
+			sum = jr_journal_mix(sum, s->payload);
 			if (who) {
-				e = &p->journal[next & (p->journal_cap - 1)];
+				e = jr_journal_slot(&p->journal, next);
 				e->seq = s->seq;
 				e->payload = s->payload;
 				e->transit_ns = d * p->ns_per_cyc;
@@ -377,160 +363,31 @@ static int jr_input_map(struct jr_pipe *p, struct jr_err *e)
 	return 0;
 }
 
-/*
- * jr_journal_cap - the ring's entries: what the run needs (the expected
- * messages and a quarter more), at most what journal_bytes holds, as a
- * power of two.
- */
-static uint64_t jr_journal_cap(const struct jr_pipe_cfg *cfg)
-{
-	uint64_t ns = cfg->duration_ns + cfg->warmup_ns;
-	uint64_t want =
-		ns / cfg->interval_ns + ns / cfg->interval_ns / 4 + 4096;
-	uint64_t most = (cfg->journal_bytes - sizeof(struct jr_journal_hdr)) /
-			sizeof(struct jr_journal_entry);
-	uint64_t cap = 1;
-
-	while (cap < want && cap * 2 <= most)
-		cap *= 2;
-	return cap;
-}
-
-static int jr_journal_open(struct jr_pipe *p, struct jr_err *e)
+/* jr_pipe_journal_open - the journal, sized for the run. */
+static int jr_pipe_journal_open(struct jr_pipe *p, struct jr_err *e)
 {
 	const struct jr_pipe_cfg *cfg = p->cfg;
-	size_t len;
-	char *m;
+	uint64_t ns = cfg->duration_ns + cfg->warmup_ns;
+
+	return jr_journal_open(
+		&p->journal, cfg->journal,
+		jr_journal_cap(ns / cfg->interval_ns, cfg->journal_bytes), e);
+}
+
+/* jr_pipe_journal_check - the journal read back, against the run. */
+static int jr_pipe_journal_check(struct jr_pipe *p, struct jr_err *e)
+{
+	struct jr_pipe_result *res = p->res;
+	struct jr_journal_read r;
 	int ret;
 
-	p->journal_cap = jr_journal_cap(cfg);
-	len = jr_journal_len(p->journal_cap);
-	/* a new file: never through a link or over a file someone placed */
-	p->journal_fd = open(cfg->journal,
-			     O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
-	if (p->journal_fd < 0)
-		return jr_fail(e, -errno, "%s: %s", cfg->journal,
-			       strerror(errno));
-	/* the blocks now: a full disk is this error, never a SIGBUS later */
-	ret = posix_fallocate(p->journal_fd, 0, len);
-	if (ret) {
-		close(p->journal_fd);
-		unlink(cfg->journal);
-		return jr_fail(e, -ret, "journal %s (%zu bytes): %s",
-			       cfg->journal, len, strerror(ret));
-	}
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, p->journal_fd,
-		 0);
-	if (m == MAP_FAILED) {
-		ret = jr_fail(e, -errno, "mmap %s: %s", cfg->journal,
-			      strerror(errno));
-		close(p->journal_fd);
+	ret = jr_journal_verify(p->cfg->journal, p->input, p->nr_input, &r, e);
+	if (ret)
 		return ret;
-	}
-	memset(m, 0, len); /* prefault: no page fault on the hot path */
-	p->journal = (void *)(m + sizeof(struct jr_journal_hdr));
-	return 0;
-}
-
-/*
- * jr_journal_close - write the header, cut a run that fit to its
- * entries, unmap.
- */
-static int jr_journal_close(struct jr_pipe *p)
-{
-	struct jr_journal_hdr *h = (void *)((char *)p->journal - sizeof(*h));
-	size_t len = jr_journal_len(p->journal_cap);
-	uint64_t n = p->res->consumed[1], s, sum = 0;
-	int ret = 0;
-
-	memcpy(h->magic, JR_JOURNAL_MAGIC, sizeof(h->magic));
-	h->entries = n;
-	h->checksum = p->res->checksum[1];
-	h->tsc_khz = p->cfg->tsc_khz;
-	h->capacity = p->journal_cap;
-	h->first = n > p->journal_cap ? n - p->journal_cap : 0;
-	for (s = h->first; s < n; s++)
-		sum = jr_pipe_mix(sum,
-				  p->journal[s & (p->journal_cap - 1)].payload);
-	h->kept_checksum = sum;
-	if (msync(h, len, MS_SYNC))
-		ret = -errno;
-	munmap(h, len);
-	if (n < p->journal_cap && ftruncate(p->journal_fd, jr_journal_len(n)))
-		ret = -errno;
-	close(p->journal_fd);
-	return ret;
-}
-
-/* jr_journal_bad - a verification failure: e says why; -EINVAL. */
-static int jr_journal_bad(FILE *f, void *buf)
-{
-	if (f)
-		fclose(f);
-	free(buf);
-	return -EINVAL;
-}
-
-/*
- * jr_pipe_verify_journal - read the journal back through read(), not the
- * mapping: the kept entries in sequence, each payload the message that
- * was sent (input[seq % nr_input], when input is given), their checksum
- * the header's, and the whole checksum too when nothing was dropped.
- */
-static int jr_pipe_verify_journal(const char *path, const uint64_t *input,
-				  uint64_t nr_input, struct jr_pipe_result *res,
-				  struct jr_err *e)
-{
-	struct jr_journal_entry *ents = NULL;
-	uint64_t s, sum = 0, held;
-	struct jr_journal_hdr h;
-	FILE *f = fopen(path, "rb");
-
-	if (!f || fread(&h, sizeof(h), 1, f) != 1 ||
-	    memcmp(h.magic, JR_JOURNAL_MAGIC, sizeof(h.magic))) {
-		jr_fail(e, -EINVAL, "%s: not a journal", path);
-		return jr_journal_bad(f, NULL);
-	}
-	if (!h.capacity || (h.capacity & (h.capacity - 1)) ||
-	    h.first != (h.entries > h.capacity ? h.entries - h.capacity : 0)) {
-		jr_fail(e, -EINVAL, "%s: bad ring (capacity %llu, first %llu)",
-			path, (unsigned long long)h.capacity,
-			(unsigned long long)h.first);
-		return jr_journal_bad(f, NULL);
-	}
-	held = h.entries < h.capacity ? h.entries : h.capacity;
-	ents = malloc(held ? held * sizeof(*ents) : 1);
-	if (!ents || fread(ents, sizeof(*ents), held, f) != held) {
-		jr_fail(e, -EINVAL,
-			"%s: header says %llu entries kept, file holds fewer",
-			path, (unsigned long long)held);
-		return jr_journal_bad(f, ents);
-	}
-	for (s = h.first; s < h.entries; s++) {
-		const struct jr_journal_entry *x = &ents[s & (h.capacity - 1)];
-
-		if (x->seq != s ||
-		    (input && x->payload != input[s % nr_input])) {
-			jr_fail(e, -EINVAL,
-				"%s: entry of message %llu holds %llu", path,
-				(unsigned long long)s,
-				(unsigned long long)x->seq);
-			return jr_journal_bad(f, ents);
-		}
-		sum = jr_pipe_mix(sum, x->payload);
-	}
-	fclose(f);
-	free(ents);
-	if (sum != h.kept_checksum || (!h.first && sum != h.checksum)) {
-		jr_fail(e, -EINVAL, "%s: checksum %016llx, header %016llx",
-			path, (unsigned long long)sum,
-			(unsigned long long)h.kept_checksum);
-		return -EINVAL;
-	}
-	res->journal_entries = h.entries;
-	res->journal_kept = h.entries - h.first;
-	res->journal_capacity = h.capacity;
-	res->journal_ok = h.checksum == res->checksum[1];
+	res->journal_entries = r.entries;
+	res->journal_kept = r.kept;
+	res->journal_capacity = r.capacity;
+	res->journal_ok = r.checksum == res->checksum[1];
 	return 0;
 }
 
@@ -555,7 +412,7 @@ static void jr_pipe_verdict(struct jr_pipe_result *r)
 int jr_pipe_run(const struct jr_pipe_cfg *cfg, struct jr_pipe_result *res,
 		struct jr_err *e)
 {
-	struct jr_pipe p = { .cfg = cfg, .res = res, .journal_fd = -1 };
+	struct jr_pipe p = { .cfg = cfg, .res = res, .journal.fd = -1 };
 	void *args[2][2] = { { &p, (void *)0L }, { &p, (void *)1L } };
 	pthread_t th[JR_NR_PT];
 	uint64_t t0;
@@ -576,7 +433,7 @@ int jr_pipe_run(const struct jr_pipe_cfg *cfg, struct jr_pipe_result *res,
 	ret = jr_input_map(&p, e);
 	if (ret)
 		goto out_slots;
-	ret = jr_journal_open(&p, e);
+	ret = jr_pipe_journal_open(&p, e);
 	if (ret)
 		goto out_input;
 	ret = pthread_create(&th[0], NULL, jr_producer, &p);
@@ -594,7 +451,10 @@ int jr_pipe_run(const struct jr_pipe_cfg *cfg, struct jr_pipe_result *res,
 	while (nr-- > 0)
 		pthread_join(th[nr], NULL);
 	res->elapsed_s = (jr_mono_ns() - t0) / 1e9;
-	ret = jr_journal_close(&p) ? -EIO : -ret;
+	ret = -ret;
+	if (jr_journal_close(&p.journal, res->consumed[1], res->checksum[1],
+			     cfg->tsc_khz))
+		ret = -EIO;
 	for (i = 0; !ret && i < JR_NR_PT; i++)
 		if (p.err[i]) {
 			jr_fail(e, -EINVAL, "%s on CPU %d: %s",
@@ -603,8 +463,7 @@ int jr_pipe_run(const struct jr_pipe_cfg *cfg, struct jr_pipe_result *res,
 			ret = p.err[i];
 		}
 	if (!ret)
-		ret = jr_pipe_verify_journal(cfg->journal, p.input, p.nr_input,
-					     res, e);
+		ret = jr_pipe_journal_check(&p, e);
 	jr_pipe_verdict(res);
 out_input:
 	munmap((void *)p.input, p.nr_input * sizeof(uint64_t));

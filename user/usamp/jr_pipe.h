@@ -15,6 +15,8 @@
 
 #include "core/jr_hist.h"
 
+#include "usamp/jr_journal.h"
+
 /*
  * How a pipeline thread waits; JR_WAIT_AUTO, only as asked for: spin on a
  * CPU of its own, yield on one it shares.
@@ -43,36 +45,6 @@ enum jr_pipe_hist {
 };
 
 extern const char *const jr_pipe_hist_names[JR_PH_NR];
-
-#define JR_JOURNAL_MAGIC "JRJRNL02"
-#define JR_JOURNAL_DEFAULT (64ULL << 20)
-#define JR_JOURNAL_MIN (64ULL << 10)
-#define JR_JOURNAL_MAX (64ULL << 30)
-
-/*
- * The journal file: a 64-byte header, then a ring of capacity 32-byte
- * entries, a power of two: message seq is entry seq % capacity.  It keeps
- * the last capacity messages, first to entries - 1; a run that fits is
- * cut to its entries.  Little-endian.  checksum is over every payload in
- * order (jr_pipe_mix()), kept_checksum over the kept ones.
- */
-struct jr_journal_hdr {
-	char magic[8];
-	uint64_t entries;
-	uint64_t checksum;
-	uint64_t tsc_khz;
-	uint64_t capacity;
-	uint64_t first;
-	uint64_t kept_checksum;
-	uint64_t pad;
-};
-
-struct jr_journal_entry {
-	uint64_t seq;
-	uint64_t payload;
-	uint64_t transit_ns;
-	uint64_t publish_tsc;
-};
 
 struct jr_pipe_cfg {
 	int cpu[JR_NR_PT];
