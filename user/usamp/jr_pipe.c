@@ -248,18 +248,59 @@ out:
 	return NULL;
 }
 
-/* jr_consume - one consumer's loop; who says which one. */
-static void jr_consume(struct jr_pipe *p, int who)
+/*
+ * A consumer thread: its index in the pipe's consumed[] and the result's
+ * counts, its thread and name, its histograms, and the journal it writes
+ * (the journaller's; NULL for the accumulator).
+ */
+struct jr_consumer {
+	struct jr_pipe *pipe;
+	int idx;
+	enum jr_pipe_thread thread;
+	const char *comm;
+	struct jr_hist *transit, *inter;
+	struct jr_journal *journal;
+};
+
+/* jr_consumers_init - the accumulator and the journaller of p. */
+static void jr_consumers_init(struct jr_consumer c[2], struct jr_pipe *p)
 {
-	const struct jr_pipe_cfg *cfg = p->cfg;
-	struct jr_hist *transit =
-		&p->res->hist[who ? JR_PH_JRN_TRANSIT : JR_PH_ACC_TRANSIT];
-	struct jr_hist *inter =
-		&p->res->hist[who ? JR_PH_JRN_INTER : JR_PH_ACC_INTER];
-	enum jr_wait wait = cfg->wait[who ? JR_JOURNALLER : JR_ACCUMULATOR];
+	struct jr_hist *h = p->res->hist;
+
+	c[0] = (struct jr_consumer){ .pipe = p,
+				     .idx = 0,
+				     .thread = JR_ACCUMULATOR,
+				     .comm = "jr-acc",
+				     .transit = &h[JR_PH_ACC_TRANSIT],
+				     .inter = &h[JR_PH_ACC_INTER] };
+	c[1] = (struct jr_consumer){ .pipe = p,
+				     .idx = 1,
+				     .thread = JR_JOURNALLER,
+				     .comm = "jr-jrnl",
+				     .transit = &h[JR_PH_JRN_TRANSIT],
+				     .inter = &h[JR_PH_JRN_INTER],
+				     .journal = &p->journal };
+}
+
+/* jr_journal_put - slot s, consumed with transit d cycles, journalled. */
+static void jr_journal_put(const struct jr_consumer *c, const struct jr_slot *s,
+			   uint64_t d)
+{
+	struct jr_journal_entry *e = jr_journal_slot(c->journal, s->seq);
+
+	e->seq = s->seq;
+	e->payload = s->payload;
+	e->transit_ns = d * c->pipe->ns_per_cyc;
+	e->publish_tsc = s->tsc;
+}
+
+/* jr_consume - one consumer's loop. */
+static void jr_consume(const struct jr_consumer *c)
+{
+	struct jr_pipe *p = c->pipe;
+	enum jr_wait wait = p->cfg->wait[c->thread];
 	uint64_t next = 0, avail, sum = 0, t, prev = 0, d;
 	const struct jr_slot *s;
-	struct jr_journal_entry *e;
 
 	for (;;) {
 		avail = jr_load(&p->cursor);
@@ -274,42 +315,36 @@ static void jr_consume(struct jr_pipe *p, int who)
 			t = jr_rdtsc_after_loads();
 			d = t > s->tsc ? t - s->tsc : 0;
 			if (!s->flags) {
-				jr_hist_record(transit, d * p->ns_per_cyc);
+				jr_hist_record(c->transit, d * p->ns_per_cyc);
 				if (prev)
-					jr_hist_record(inter,
+					jr_hist_record(c->inter,
 						       (t - prev) *
 							       p->ns_per_cyc);
 				prev = t;
 			}
 			sum = jr_journal_mix(sum, s->payload);
-			if (who) {
-				e = jr_journal_slot(&p->journal, next);
-				e->seq = s->seq;
-				e->payload = s->payload;
-				e->transit_ns = d * p->ns_per_cyc;
-				e->publish_tsc = s->tsc;
-			}
-			jr_store(&p->consumed[who], next + 1);
+			if (c->journal)
+				jr_journal_put(c, s, d);
+			jr_store(&p->consumed[c->idx], next + 1);
 		}
 	}
-	p->res->consumed[who] = next;
-	p->res->checksum[who] = sum;
+	p->res->consumed[c->idx] = next;
+	p->res->checksum[c->idx] = sum;
 }
 
 static void *jr_consumer(void *arg)
 {
-	struct jr_pipe *p = ((void **)arg)[0];
-	int who = (int)(long)((void **)arg)[1];
-	int pt = who ? JR_JOURNALLER : JR_ACCUMULATOR;
+	const struct jr_consumer *c = arg;
+	struct jr_pipe *p = c->pipe;
+	int pt = c->thread;
 
-	p->err[pt] = jr_pin_self(who ? "jr-jrnl" : "jr-acc", p->cfg->cpu[pt],
-				 p->cfg->fifo_prio);
+	p->err[pt] = jr_pin_self(c->comm, p->cfg->cpu[pt], p->cfg->fifo_prio);
 	while (!jr_load(&p->go))
 		jr_wait_once(p->cfg->wait[pt]);
 	if (!p->err[pt])
-		jr_consume(p, who);
+		jr_consume(c);
 	if (p->err[pt]) /* let the producer's back-pressure loop out */
-		jr_store(&p->consumed[who], UINT64_MAX / 2);
+		jr_store(&p->consumed[c->idx], UINT64_MAX / 2);
 	return NULL;
 }
 
@@ -413,7 +448,7 @@ int jr_pipe_run(const struct jr_pipe_cfg *cfg, struct jr_pipe_result *res,
 		struct jr_err *e)
 {
 	struct jr_pipe p = { .cfg = cfg, .res = res, .journal.fd = -1 };
-	void *args[2][2] = { { &p, (void *)0L }, { &p, (void *)1L } };
+	struct jr_consumer cons[2];
 	pthread_t th[JR_NR_PT];
 	uint64_t t0;
 	int i, nr, ret;
@@ -436,10 +471,11 @@ int jr_pipe_run(const struct jr_pipe_cfg *cfg, struct jr_pipe_result *res,
 	ret = jr_pipe_journal_open(&p, e);
 	if (ret)
 		goto out_input;
+	jr_consumers_init(cons, &p);
 	ret = pthread_create(&th[0], NULL, jr_producer, &p);
 	nr = !ret;
 	for (i = 1; !ret && i < JR_NR_PT; i++) {
-		ret = pthread_create(&th[i], NULL, jr_consumer, args[i - 1]);
+		ret = pthread_create(&th[i], NULL, jr_consumer, &cons[i - 1]);
 		nr += !ret;
 	}
 	if (ret) {
