@@ -8,6 +8,7 @@
 
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_live.h"
+#include "cmd/jr_live_setup.h"
 #include "cmd/jr_out.h"
 #include "cmd/jr_user_phases.h"
 #include "kernel/jr_kparams.h"

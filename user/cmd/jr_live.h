@@ -47,14 +47,6 @@ struct jr_live {
 	jr_frame_fn frame;
 };
 
-void jr_preflight(struct jr_opts *o);
-void jr_house_default(struct jr_opts *o, const unsigned char *sampled);
-void jr_house_jitmod(struct jr_opts *o);
-void jr_pin_house(const struct jr_opts *o);
-void jr_claim_params(const struct jr_opts *o, struct jr_ksave *saved,
-		     const char *what);
-void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved);
-void jr_restore_or_warn(struct jr_ksave *saved);
 void jr_sleep_until(double t);
 int jr_live_run(struct jr_live *c, int argc, char **argv);
 int jr_live_end(struct jr_live *c, int ret);
