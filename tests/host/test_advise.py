@@ -634,8 +634,9 @@ class Paste(AdviseCase):
         with open(os.path.join(jrcli.TOP, "user", "tune",
                                "jr_advise_rules.c")) as f:
             text = f.read()
-        with_cmds = set(re.findall(r'^\t\{ "([a-z-]+)",(?:[^{]|\{[a-z]+\})*`',
-                                   text, re.M))
+        with_cmds = set(re.findall(
+            r'^\t\{ \.id = "([a-z-]+)",(?:[^{]|\{[a-z]+\})*`', text, re.M))
+        self.assertGreater(len(with_cmds), 10, "no rule with a command read")
         printed, refused = set(), 0
         for kf in ({}, {k: False for k in ALL_KF if k != "ftrace_filter"}):
             v = self.advise(out, every_condition(kf))
@@ -661,7 +662,7 @@ class RulesDocumented(unittest.TestCase):
         """advise.rst lists each rule of the table, in its order."""
         with open(os.path.join(jrcli.TOP, "user", "tune",
                                "jr_advise_rules.c")) as f:
-            ids = re.findall(r'^\t\{ "([a-z-]+)",', f.read(), re.M)
+            ids = re.findall(r'^\t\{ \.id = "([a-z-]+)",', f.read(), re.M)
         with open(os.path.join(jrcli.TOP, "Documentation",
                                "advise.rst")) as f:
             doc = re.findall(r"^``([a-z-]+)``", f.read(), re.M)

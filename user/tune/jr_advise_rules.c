@@ -13,264 +13,393 @@
 #include "common/jr_parse.h"
 #include "tune/jr_advise.h"
 
-/* a rule's needs, instead, instead_needs and outside, when it has none */
-#define JR_ANY_KERNEL 0, NULL, 0, false
-#define JR_OUTSIDE_OS 0, NULL, 0, true
-
 const struct jr_rule jr_rules[] = {
-	{ "irqbalance", "irq:[0-9]*", NULL, JR_IF_IRQBALANCE, false, true,
-	  "irqbalance runs and may place device IRQs on CPU {cpu}",
-	  "`systemctl stop irqbalance`; or set IRQBALANCE_BANNED_CPULIST={cpu} in "
-	  "/etc/default/irqbalance and restart it",
-	  "Stopping irqbalance leaves every IRQ where it is: move them (see "
-	  "irq-affinity).",
-	  "`pgrep -x irqbalance` prints nothing, or its banned list holds {cpu}",
-	  "irqbalance(1); Red Hat's low-latency tuning guide", JR_ANY_KERNEL },
-	{ "irq-affinity", "irq:[0-9]*", NULL, JR_IF_ANY, true, false,
-	  "device IRQ {irq} ({comm}) is served on CPU {cpu}",
-	  "`echo {hk} > /proc/irq/{irq}/smp_affinity_list`",
-	  "A managed IRQ (NVMe, multiqueue NICs) refuses a new affinity: boot with "
-	  "isolcpus=managed_irq,domain,{cpu} instead. irqbalance, if it runs, may "
-	  "move it back.",
-	  "`cat /proc/irq/{irq}/effective_affinity_list` shows no {cpu}; a new run "
-	  "has no irq:{irq} row",
-	  "Documentation/core-api/irq/irq-affinity.rst; LMAX, Reducing system "
-	  "jitter",
-	  JR_ANY_KERNEL },
-	{ "vmstat", "thread:*", "work:vmstat_update", JR_IF_STAT_SHORT, false,
-	  false, "the vmstat counters are folded on CPU {cpu} (vmstat_update)",
-	  "`sysctl -w vm.stat_interval=120`",
-	  "/proc/vmstat and per-zone counters are then up to 120 s old. On "
-	  "nohz_full CPUs the kernel also folds them when the tick stops.",
-	  "a new run has no work:vmstat_update row on CPU {cpu}",
-	  "Documentation/admin-guide/sysctl/vm.rst (stat_interval); IBM, OS jitter "
-	  "mitigation",
-	  JR_ANY_KERNEL },
-	{ "tick-hrtimer", "irq:local_timer", "hrtimer:tick_sched_timer",
-	  JR_IF_NEVER, false, false, "", "", "", "", "", JR_ANY_KERNEL },
-	{ "tick-rcu", "irq:local_timer", "tick:*RCU*", JR_IF_ANY, false, false,
-	  "RCU keeps the tick on CPU {cpu}",
-	  "boot with rcu_nocbs={cpu} (with nohz_full={cpu}), and rcu_nocb_poll if "
-	  "the wake-ups of the offload threads matter",
-	  "Judge tick findings from jitread user too: nohz_full stops the tick only "
-	  "while one task runs, and jitmod's sampler is a kernel thread.",
-	  "a new run has no tick:...RCU row under irq:local_timer",
-	  "Documentation/timers/no_hz.rst; "
-	  "Documentation/admin-guide/kernel-per-CPU-kthreads.rst",
-	  JR_KF(JR_KF_RCU_NOCB),
-	  "boot a kernel built with CONFIG_RCU_NOCB_CPU=y, then offload CPU {cpu}'s "
-	  "callbacks with its rcu_nocbs boot parameter",
-	  0, false },
-	{ "tick-posix-timer", "irq:local_timer", "tick:*POSIX_TIMER*",
-	  JR_IF_ANY, false, false,
-	  "a POSIX CPU-time timer keeps the tick on CPU {cpu}",
-	  "remove the CPU-clock timer of the task on CPU {cpu} (setitimer "
-	  "ITIMER_PROF/VIRTUAL, timer_create on a CPU clock, RLIMIT_CPU)",
-	  "Judge tick findings from jitread user too: nohz_full stops the tick only "
-	  "while one task runs.",
-	  "a new run has no tick:...POSIX_TIMER row",
-	  "Documentation/timers/no_hz.rst", JR_ANY_KERNEL },
-	{ "tick-perf", "irq:local_timer", "tick:*PERF_EVENTS*", JR_IF_ANY,
-	  false, false, "perf events keep the tick on CPU {cpu}",
-	  "stop the perf session or monitoring agent that counts on CPU {cpu} (perf "
-	  "stat/record, PMU exporters)",
-	  "Judge tick findings from jitread user too.",
-	  "a new run has no tick:...PERF_EVENTS row",
-	  "Documentation/timers/no_hz.rst", JR_ANY_KERNEL },
-	{ "nohz-full", "irq:local_timer", NULL, JR_IF_NOT_NOHZ, false, false,
-	  "the scheduler tick interrupts CPU {cpu}, which is not nohz_full",
-	  "boot with nohz_full={cpu} rcu_nocbs={cpu} (and "
-	  "isolcpus=domain,managed_irq,{cpu} to keep tasks and managed IRQs away)",
-	  "nohz_full stops the tick only while one task runs on the CPU, and adds "
-	  "cost to system calls and context switches: judge it from jitread user, "
-	  "with the application's own thread.",
-	  "`cat /sys/devices/system/cpu/nohz_full` holds {cpu}; irq:local_timer's "
-	  "rate falls in a new run",
-	  "Documentation/timers/no_hz.rst", JR_KF(JR_KF_NO_HZ_FULL),
-	  "boot a kernel built with CONFIG_NO_HZ_FULL=y (most distributions' are), "
-	  "then give it CPU {cpu} in its nohz_full and rcu_nocbs boot parameters; "
-	  "this kernel has no way to stop the tick",
-	  0, false },
-	{ "rcu-nocbs", "thread:rcuc/*", NULL, JR_IF_NOT_NOCB, false, false,
-	  "RCU callbacks run on CPU {cpu} (rcuc)", "boot with rcu_nocbs={cpu}",
-	  "The offloaded callbacks then run in rcuo threads: keep those on "
-	  "housekeeping CPUs.",
-	  "a new run has no thread:rcuc row on CPU {cpu}",
-	  "Documentation/admin-guide/kernel-per-CPU-kthreads.rst",
-	  JR_KF(JR_KF_RCU_NOCB),
-	  "boot a kernel built with CONFIG_RCU_NOCB_CPU=y, then offload CPU {cpu}'s "
-	  "callbacks with its rcu_nocbs boot parameter",
-	  0, false },
-	{ "unbound-workqueue", "thread:kworker/u*", NULL, JR_IF_IN_WQ_MASK,
-	  false, false, "unbound work items run on CPU {cpu}",
-	  "`echo {hkmask} > /sys/devices/virtual/workqueue/cpumask`",
-	  "Per-CPU work (kworker/{cpu}:N) is not moved by this mask.",
-	  "`cat /sys/devices/virtual/workqueue/cpumask`; a new run has no kworker/u "
-	  "row",
-	  "Documentation/admin-guide/kernel-per-CPU-kthreads.rst",
-	  JR_ANY_KERNEL },
-	{ "timer-migration", "softirq:TIMER", "timer:*", JR_IF_TIMER_MIG_OFF,
-	  false, true, "timers expire on CPU {cpu} with timer migration off",
-	  "`sysctl -w kernel.timer_migration=1`",
-	  "Pinned timers stay where they were armed.",
-	  "`sysctl kernel.timer_migration` reads 1; fewer timer rows in a new run",
-	  "Documentation/admin-guide/sysctl/kernel.rst (timer_migration)",
-	  JR_ANY_KERNEL },
-	{ "nmi-watchdog", "nmi:perf_event_nmi_handler", NULL,
-	  JR_IF_NMI_WATCHDOG, false, false,
-	  "the hard-lockup watchdog's NMIs hit CPU {cpu}",
-	  "`sysctl -w kernel.nmi_watchdog=0` (or boot with nmi_watchdog=0)",
-	  "Hard lockups are then no longer detected on this machine.",
-	  "a new run has no nmi:perf_event_nmi_handler row",
-	  "Documentation/admin-guide/lockup-watchdogs.rst", JR_ANY_KERNEL },
-	{ "khugepaged", "thread:khugepaged*", NULL, JR_IF_ANY, true, false,
-	  "khugepaged ran on CPU {cpu}",
-	  "`taskset -pc {hk} {pid}`; and `echo madvise > "
-	  "/sys/kernel/mm/transparent_hugepage/enabled`",
-	  "With THP on madvise, only mappings that ask get huge pages.",
-	  "a new run has no thread:khugepaged row",
-	  "Documentation/admin-guide/mm/transhuge.rst", JR_KF(JR_KF_THP),
-	  "`taskset -pc {hk} {pid}`", 0, false },
-	{ "rt-throttling", "thread:*", NULL, JR_IF_RT_THROTTLE_FIFO, false,
-	  true,
-	  "RT throttling can take CPU {cpu} from its FIFO task for other tasks",
-	  "`sysctl -w kernel.sched_rt_runtime_us=-1`",
-	  "A runaway FIFO task can then hang its CPU: keep housekeeping CPUs for "
-	  "everything else.",
-	  "`sysctl kernel.sched_rt_runtime_us` reads -1",
-	  "Documentation/scheduler/sched-rt-group.rst", JR_ANY_KERNEL },
-	{ "kthread-affinity", "thread:*", NULL, JR_IF_MOVABLE_KTHREAD, true,
-	  false, "kernel thread {comm} (pid {pid}) ran on CPU {cpu}",
-	  "`taskset -pc {hk} {pid}`",
-	  "Per-CPU kernel threads cannot move; this one may run elsewhere.",
-	  "`taskset -pc {pid}` shows {hk}; a new run has no row for it",
-	  "Documentation/admin-guide/kernel-per-CPU-kthreads.rst",
-	  JR_ANY_KERNEL },
-	{ "task-affinity", "thread:*", NULL, JR_IF_USER_TASK, true, false,
-	  "task {comm} (pid {pid}) ran on CPU {cpu}",
-	  "`taskset -pc {hk} {pid}`; start it outside {cpu} (taskset, a cpuset, "
-	  "systemd CPUAffinity=)",
-	  "isolcpus=domain,{cpu} keeps new tasks off the CPU unless asked.",
-	  "`taskset -pc {pid}` shows {hk}; a new run has no row for it",
-	  "taskset(1); systemd.exec(5) CPUAffinity=", JR_ANY_KERNEL },
-	{ "work-item", "thread:kworker/*", "work:*", JR_IF_ANY, true, false,
-	  "work item {fn} runs on CPU {cpu}",
-	  "find who queues it: `trace-cmd record -e workqueue:workqueue_queue_work "
-	  "-f 'function == {fn}'`, then stop or move that queuer",
-	  "Per-CPU work follows the CPU it is queued on; unbound work follows the "
-	  "workqueue cpumask.",
-	  "a new run has no work:{fn} row",
-	  "Documentation/core-api/workqueue.rst", JR_KF(JR_KF_TRACE_EVENTS),
-	  "find who queues it with the function tracer: `trace-cmd record -p "
-	  "function -l __queue_work --func-stack`, then stop or move that queuer",
-	  JR_KF(JR_KF_FTRACE_FILTER), false },
-	{ "timer-callback", "softirq:*", "*timer:*", JR_IF_ANY, true, false,
-	  "timer callback {fn} fires on CPU {cpu}",
-	  "find who arms it: `trace-cmd record -e timer:timer_start -e "
-	  "timer:hrtimer_start -f 'function == {fn}'`, then stop or move that user",
-	  "A pinned timer fires where it was armed, whatever timer_migration says.",
-	  "a new run has no timer row for {fn}",
-	  "Documentation/timers/timers-howto.rst", JR_KF(JR_KF_TRACE_EVENTS),
-	  "find who arms it with the function tracer: `trace-cmd record -p function "
-	  "-l add_timer -l mod_timer -l hrtimer_start_range_ns --func-stack`, then "
-	  "stop or move that user",
-	  JR_KF(JR_KF_FTRACE_FILTER), false },
-	{ "ipi-function", "irq:call_function*", "ipi:*", JR_IF_ANY, true, false,
-	  "{from} makes CPU {cpu} run {fn} by IPI",
-	  "find what asks for it: `trace-cmd record -e csd:csd_queue_cpu -f 'cpu == "
-	  "{cpu}' -T` (the stack of each request), then stop that task or keep it "
-	  "off the memory and CPUs of CPU {cpu}'s task",
-	  "perf and monitoring agents counting on CPU {cpu} send remote_function; a "
-	  "process whose threads share memory with CPU {cpu}'s task sends TLB "
-	  "flushes (flush_tlb_func) when it unmaps or changes protection.",
-	  "a new run has no ipi:{fn} row",
-	  "include/trace/events/csd.h; "
-	  "Documentation/admin-guide/kernel-per-CPU-kthreads.rst",
-	  JR_KF(JR_KF_CSD_EVENTS),
-	  "find what asks for it with the function tracer (this kernel has no csd "
-	  "events): `trace-cmd record -p function -l smp_call_function_single -l "
-	  "smp_call_function_many_cond --func-stack`, then stop that task or keep it "
-	  "off the memory and CPUs of CPU {cpu}'s task",
-	  JR_KF(JR_KF_FTRACE_FILTER), false },
-	{ "governor", "hw:unknown", NULL, JR_IF_GOVERNOR, false, true,
-	  "CPU {cpu} scales its frequency",
-	  "`cpupower -c {cpu} frequency-set -g performance`",
-	  "More power and heat; turbo changes still happen.",
-	  "`cat /sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor` reads "
-	  "performance",
-	  "Documentation/admin-guide/pm/cpufreq.rst", JR_NEED_PERF_GOVERNOR,
-	  "this CPU's cpufreq driver offers no performance governor: keep it at its "
-	  "top speed instead, `cat "
-	  "/sys/devices/system/cpu/cpu{cpu}/cpufreq/cpuinfo_max_freq > "
-	  "/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_min_freq`",
-	  0, false },
-	{ "c-states", "hw:unknown", NULL, JR_IF_DEEP_IDLE, false, true,
-	  "CPU {cpu} may enter deep idle states",
-	  "`cpupower -c {cpu} idle-set -D 10` (or boot with processor.max_cstate=1 "
-	  "intel_idle.max_cstate=0)",
-	  "A busy-polling thread never idles: this matters for threads that sleep "
-	  "and wake. More power.",
-	  "`cpupower -c {cpu} idle-info` lists the deep states as disabled",
-	  "Documentation/admin-guide/pm/cpuidle.rst", JR_ANY_KERNEL },
-	{ "smt-sibling", "hw:unknown", NULL, JR_IF_SIBLING_BUSY, false, true,
-	  "CPU {cpu}'s SMT sibling {sib} is busy and shares its core",
-	  "keep CPU {sib} idle, or `echo 0 > /sys/devices/system/cpu/cpu{sib}/online` "
-	  "(or boot with nosmt)",
-	  "Offlining a sibling halves that core's threads.",
-	  "`cat /sys/devices/system/cpu/cpu{sib}/online` reads 0, or the sibling is "
-	  "idle in a new run",
-	  "Documentation/admin-guide/hw-vuln/core-scheduling.rst",
-	  JR_ANY_KERNEL },
-	{ "smi", "hw:smi", NULL, JR_IF_ANY, false, false,
-	  "System Management Interrupts stole CPU {cpu} from the OS",
-	  "in the firmware setup, turn off what runs in SMM: OS-visible power "
-	  "management left to firmware, USB legacy emulation, memory error "
-	  "scrubbing by firmware",
-	  "SMIs cannot be masked by the OS; some are needed for thermal protection.",
-	  "hw:smi falls in a new run (MSR 0x34 counts SMIs on Intel)",
-	  "IBM, OS jitter mitigation; rtla hwnoise", JR_OUTSIDE_OS },
-	{ "steal", "hw:steal", NULL, JR_IF_ANY, false, false,
-	  "the hypervisor ran something else on CPU {cpu}'s host core",
-	  "pin this vCPU to a dedicated, isolated host core (libvirt vcpupin, KVM "
-	  "with isolated host CPUs), or use a dedicated-core instance",
-	  "Steal is invisible inside the guest but for the steal clock.",
-	  "hw:steal falls in a new run",
-	  "KVM steal time; Red Hat real-time virtualization tuning",
-	  JR_OUTSIDE_OS },
-	{ "hw-hypervisor", "hw:unknown", NULL, JR_IF_VIRTUAL, false, false,
-	  "no kernel code ran in these gaps of CPU {cpu}, and this is a virtual "
-	  "machine ({hv}): the hypervisor took them (vCPU preemption, exits, host "
-	  "interrupts)",
-	  "give each measured vCPU a host core of its own that nothing else runs "
-	  "on: pin it (libvirt vcpupin and emulatorpin, or the VMM's own CPU "
-	  "affinity), isolate that core on the host and keep the host's IRQs and "
-	  "threads off it; in a cloud, a dedicated-host or bare-metal instance",
-	  "{tell}",
-	  "hw:unknown's share falls in a new run; on the host, the vCPU thread's "
-	  "nonvoluntary_ctxt_switches in /proc/PID/status stop rising",
-	  "Red Hat, real-time virtualization tuning; KVM steal time",
-	  JR_OUTSIDE_OS },
-	{ "hw-firmware", "hw:unknown", NULL, JR_IF_BARE_METAL, false, false,
-	  "no kernel code ran in these gaps of CPU {cpu} on bare metal: SMIs, "
-	  "firmware and power management took them",
-	  "measure them with hwlatdetect (rt-tests) while the CPUs are idle; in the "
-	  "firmware setup, turn off what runs in SMM and the power saving left to "
-	  "firmware (package C-states, P-state control, USB legacy emulation); keep "
-	  "the performance governor and shallow idle states (jitread audit)",
-	  "{tell}",
-	  "hwlatdetect finds fewer or shorter gaps; hw:unknown's share falls in a "
-	  "new run",
-	  "IBM, OS jitter mitigation; rtla hwnoise; hwlatdetect(8)",
-	  JR_OUTSIDE_OS },
-	{ "hw-unknown", "hw:unknown", NULL, JR_IF_PLATFORM_UNKNOWN, false,
-	  false,
-	  "no kernel code ran in these gaps of CPU {cpu}: a hypervisor took them, "
-	  "or on bare metal SMIs and firmware",
-	  "run jitread audit on the machine measured and advise with it (--audit): "
-	  "it tells a virtual machine from bare metal, and the advice then names "
-	  "what to change",
-	  "{tell}", "the advice names the hypervisor or the firmware",
-	  "rtla hwnoise; hwlatdetect(8)", JR_OUTSIDE_OS },
+	{ .id = "irqbalance",
+	  .source = "irq:[0-9]*",
+	  .cond = JR_IF_IRQBALANCE,
+	  .shares = true,
+	  .what = "irqbalance runs and may place device IRQs on CPU {cpu}",
+	  .fix = "`systemctl stop irqbalance`; or set "
+		 "IRQBALANCE_BANNED_CPULIST={cpu} in /etc/default/irqbalance "
+		 "and restart it",
+	  .caveat =
+		  "Stopping irqbalance leaves every IRQ where it is: move them "
+		  "(see irq-affinity).",
+	  .verify = "`pgrep -x irqbalance` prints nothing, or its banned list "
+		    "holds {cpu}",
+	  .ref = "irqbalance(1); Red Hat's low-latency tuning guide" },
+	{ .id = "irq-affinity",
+	  .source = "irq:[0-9]*",
+	  .cond = JR_IF_ANY,
+	  .per_row = true,
+	  .what = "device IRQ {irq} ({comm}) is served on CPU {cpu}",
+	  .fix = "`echo {hk} > /proc/irq/{irq}/smp_affinity_list`",
+	  .caveat =
+		  "A managed IRQ (NVMe, multiqueue NICs) refuses a new affinity: "
+		  "boot with isolcpus=managed_irq,domain,{cpu} instead. "
+		  "irqbalance, if it runs, may move it back.",
+	  .verify =
+		  "`cat /proc/irq/{irq}/effective_affinity_list` shows no {cpu}; "
+		  "a new run has no irq:{irq} row",
+	  .ref = "Documentation/core-api/irq/irq-affinity.rst; LMAX, Reducing "
+		 "system jitter" },
+	{ .id = "vmstat",
+	  .source = "thread:*",
+	  .detail = "work:vmstat_update",
+	  .cond = JR_IF_STAT_SHORT,
+	  .what = "the vmstat counters are folded on CPU {cpu} (vmstat_update)",
+	  .fix = "`sysctl -w vm.stat_interval=120`",
+	  .caveat =
+		  "/proc/vmstat and per-zone counters are then up to 120 s old. "
+		  "On nohz_full CPUs the kernel also folds them when the tick "
+		  "stops.",
+	  .verify = "a new run has no work:vmstat_update row on CPU {cpu}",
+	  .ref = "Documentation/admin-guide/sysctl/vm.rst (stat_interval); IBM, "
+		 "OS jitter mitigation" },
+	{ .id = "tick-hrtimer",
+	  .source = "irq:local_timer",
+	  .detail = "hrtimer:tick_sched_timer",
+	  .cond = JR_IF_NEVER,
+	  .what = "",
+	  .fix = "",
+	  .caveat = "",
+	  .verify = "",
+	  .ref = "" },
+	{ .id = "tick-rcu",
+	  .source = "irq:local_timer",
+	  .detail = "tick:*RCU*",
+	  .cond = JR_IF_ANY,
+	  .what = "RCU keeps the tick on CPU {cpu}",
+	  .fix = "boot with rcu_nocbs={cpu} (with nohz_full={cpu}), and "
+		 "rcu_nocb_poll if the wake-ups of the offload threads matter",
+	  .caveat =
+		  "Judge tick findings from jitread user too: nohz_full stops "
+		  "the tick only while one task runs, and jitmod's sampler is a "
+		  "kernel thread.",
+	  .verify = "a new run has no tick:...RCU row under irq:local_timer",
+	  .ref = "Documentation/timers/no_hz.rst; "
+		 "Documentation/admin-guide/kernel-per-CPU-kthreads.rst",
+	  .needs = JR_KF(JR_KF_RCU_NOCB),
+	  .instead =
+		  "boot a kernel built with CONFIG_RCU_NOCB_CPU=y, then offload "
+		  "CPU {cpu}'s callbacks with its rcu_nocbs boot parameter" },
+	{ .id = "tick-posix-timer",
+	  .source = "irq:local_timer",
+	  .detail = "tick:*POSIX_TIMER*",
+	  .cond = JR_IF_ANY,
+	  .what = "a POSIX CPU-time timer keeps the tick on CPU {cpu}",
+	  .fix = "remove the CPU-clock timer of the task on CPU {cpu} "
+		 "(setitimer ITIMER_PROF/VIRTUAL, timer_create on a CPU clock, "
+		 "RLIMIT_CPU)",
+	  .caveat =
+		  "Judge tick findings from jitread user too: nohz_full stops "
+		  "the tick only while one task runs.",
+	  .verify = "a new run has no tick:...POSIX_TIMER row",
+	  .ref = "Documentation/timers/no_hz.rst" },
+	{ .id = "tick-perf",
+	  .source = "irq:local_timer",
+	  .detail = "tick:*PERF_EVENTS*",
+	  .cond = JR_IF_ANY,
+	  .what = "perf events keep the tick on CPU {cpu}",
+	  .fix = "stop the perf session or monitoring agent that counts on CPU "
+		 "{cpu} (perf stat/record, PMU exporters)",
+	  .caveat = "Judge tick findings from jitread user too.",
+	  .verify = "a new run has no tick:...PERF_EVENTS row",
+	  .ref = "Documentation/timers/no_hz.rst" },
+	{ .id = "nohz-full",
+	  .source = "irq:local_timer",
+	  .cond = JR_IF_NOT_NOHZ,
+	  .what = "the scheduler tick interrupts CPU {cpu}, which is not "
+		  "nohz_full",
+	  .fix = "boot with nohz_full={cpu} rcu_nocbs={cpu} (and "
+		 "isolcpus=domain,managed_irq,{cpu} to keep tasks and managed "
+		 "IRQs away)",
+	  .caveat =
+		  "nohz_full stops the tick only while one task runs on the CPU, "
+		  "and adds cost to system calls and context switches: judge it "
+		  "from jitread user, with the application's own thread.",
+	  .verify = "`cat /sys/devices/system/cpu/nohz_full` holds {cpu}; "
+		    "irq:local_timer's rate falls in a new run",
+	  .ref = "Documentation/timers/no_hz.rst",
+	  .needs = JR_KF(JR_KF_NO_HZ_FULL),
+	  .instead =
+		  "boot a kernel built with CONFIG_NO_HZ_FULL=y (most "
+		  "distributions' are), then give it CPU {cpu} in its nohz_full "
+		  "and rcu_nocbs boot parameters; this kernel has no way to stop "
+		  "the tick" },
+	{ .id = "rcu-nocbs",
+	  .source = "thread:rcuc/*",
+	  .cond = JR_IF_NOT_NOCB,
+	  .what = "RCU callbacks run on CPU {cpu} (rcuc)",
+	  .fix = "boot with rcu_nocbs={cpu}",
+	  .caveat =
+		  "The offloaded callbacks then run in rcuo threads: keep those "
+		  "on housekeeping CPUs.",
+	  .verify = "a new run has no thread:rcuc row on CPU {cpu}",
+	  .ref = "Documentation/admin-guide/kernel-per-CPU-kthreads.rst",
+	  .needs = JR_KF(JR_KF_RCU_NOCB),
+	  .instead =
+		  "boot a kernel built with CONFIG_RCU_NOCB_CPU=y, then offload "
+		  "CPU {cpu}'s callbacks with its rcu_nocbs boot parameter" },
+	{ .id = "unbound-workqueue",
+	  .source = "thread:kworker/u*",
+	  .cond = JR_IF_IN_WQ_MASK,
+	  .what = "unbound work items run on CPU {cpu}",
+	  .fix = "`echo {hkmask} > /sys/devices/virtual/workqueue/cpumask`",
+	  .caveat = "Per-CPU work (kworker/{cpu}:N) is not moved by this mask.",
+	  .verify =
+		  "`cat /sys/devices/virtual/workqueue/cpumask`; a new run has "
+		  "no kworker/u row",
+	  .ref = "Documentation/admin-guide/kernel-per-CPU-kthreads.rst" },
+	{ .id = "timer-migration",
+	  .source = "softirq:TIMER",
+	  .detail = "timer:*",
+	  .cond = JR_IF_TIMER_MIG_OFF,
+	  .shares = true,
+	  .what = "timers expire on CPU {cpu} with timer migration off",
+	  .fix = "`sysctl -w kernel.timer_migration=1`",
+	  .caveat = "Pinned timers stay where they were armed.",
+	  .verify =
+		  "`sysctl kernel.timer_migration` reads 1; fewer timer rows in "
+		  "a new run",
+	  .ref = "Documentation/admin-guide/sysctl/kernel.rst (timer_migration)" },
+	{ .id = "nmi-watchdog",
+	  .source = "nmi:perf_event_nmi_handler",
+	  .cond = JR_IF_NMI_WATCHDOG,
+	  .what = "the hard-lockup watchdog's NMIs hit CPU {cpu}",
+	  .fix = "`sysctl -w kernel.nmi_watchdog=0` (or boot with "
+		 "nmi_watchdog=0)",
+	  .caveat = "Hard lockups are then no longer detected on this machine.",
+	  .verify = "a new run has no nmi:perf_event_nmi_handler row",
+	  .ref = "Documentation/admin-guide/lockup-watchdogs.rst" },
+	{ .id = "khugepaged",
+	  .source = "thread:khugepaged*",
+	  .cond = JR_IF_ANY,
+	  .per_row = true,
+	  .what = "khugepaged ran on CPU {cpu}",
+	  .fix = "`taskset -pc {hk} {pid}`; and `echo madvise > "
+		 "/sys/kernel/mm/transparent_hugepage/enabled`",
+	  .caveat =
+		  "With THP on madvise, only mappings that ask get huge pages.",
+	  .verify = "a new run has no thread:khugepaged row",
+	  .ref = "Documentation/admin-guide/mm/transhuge.rst",
+	  .needs = JR_KF(JR_KF_THP),
+	  .instead = "`taskset -pc {hk} {pid}`" },
+	{ .id = "rt-throttling",
+	  .source = "thread:*",
+	  .cond = JR_IF_RT_THROTTLE_FIFO,
+	  .shares = true,
+	  .what = "RT throttling can take CPU {cpu} from its FIFO task for other "
+		  "tasks",
+	  .fix = "`sysctl -w kernel.sched_rt_runtime_us=-1`",
+	  .caveat =
+		  "A runaway FIFO task can then hang its CPU: keep housekeeping "
+		  "CPUs for everything else.",
+	  .verify = "`sysctl kernel.sched_rt_runtime_us` reads -1",
+	  .ref = "Documentation/scheduler/sched-rt-group.rst" },
+	{ .id = "kthread-affinity",
+	  .source = "thread:*",
+	  .cond = JR_IF_MOVABLE_KTHREAD,
+	  .per_row = true,
+	  .what = "kernel thread {comm} (pid {pid}) ran on CPU {cpu}",
+	  .fix = "`taskset -pc {hk} {pid}`",
+	  .caveat = "Per-CPU kernel threads cannot move; this one may run "
+		    "elsewhere.",
+	  .verify =
+		  "`taskset -pc {pid}` shows {hk}; a new run has no row for it",
+	  .ref = "Documentation/admin-guide/kernel-per-CPU-kthreads.rst" },
+	{ .id = "task-affinity",
+	  .source = "thread:*",
+	  .cond = JR_IF_USER_TASK,
+	  .per_row = true,
+	  .what = "task {comm} (pid {pid}) ran on CPU {cpu}",
+	  .fix = "`taskset -pc {hk} {pid}`; start it outside {cpu} (taskset, a "
+		 "cpuset, systemd CPUAffinity=)",
+	  .caveat = "isolcpus=domain,{cpu} keeps new tasks off the CPU unless "
+		    "asked.",
+	  .verify =
+		  "`taskset -pc {pid}` shows {hk}; a new run has no row for it",
+	  .ref = "taskset(1); systemd.exec(5) CPUAffinity=" },
+	{ .id = "work-item",
+	  .source = "thread:kworker/*",
+	  .detail = "work:*",
+	  .cond = JR_IF_ANY,
+	  .per_row = true,
+	  .what = "work item {fn} runs on CPU {cpu}",
+	  .fix = "find who queues it: `trace-cmd record -e "
+		 "workqueue:workqueue_queue_work -f 'function == {fn}'`, then "
+		 "stop or move that queuer",
+	  .caveat =
+		  "Per-CPU work follows the CPU it is queued on; unbound work "
+		  "follows the workqueue cpumask.",
+	  .verify = "a new run has no work:{fn} row",
+	  .ref = "Documentation/core-api/workqueue.rst",
+	  .needs = JR_KF(JR_KF_TRACE_EVENTS),
+	  .instead =
+		  "find who queues it with the function tracer: `trace-cmd "
+		  "record -p function -l __queue_work --func-stack`, then stop "
+		  "or move that queuer",
+	  .instead_needs = JR_KF(JR_KF_FTRACE_FILTER) },
+	{ .id = "timer-callback",
+	  .source = "softirq:*",
+	  .detail = "*timer:*",
+	  .cond = JR_IF_ANY,
+	  .per_row = true,
+	  .what = "timer callback {fn} fires on CPU {cpu}",
+	  .fix = "find who arms it: `trace-cmd record -e timer:timer_start -e "
+		 "timer:hrtimer_start -f 'function == {fn}'`, then stop or move "
+		 "that user",
+	  .caveat = "A pinned timer fires where it was armed, whatever "
+		    "timer_migration says.",
+	  .verify = "a new run has no timer row for {fn}",
+	  .ref = "Documentation/timers/timers-howto.rst",
+	  .needs = JR_KF(JR_KF_TRACE_EVENTS),
+	  .instead =
+		  "find who arms it with the function tracer: `trace-cmd record "
+		  "-p function -l add_timer -l mod_timer -l "
+		  "hrtimer_start_range_ns --func-stack`, then stop or move that "
+		  "user",
+	  .instead_needs = JR_KF(JR_KF_FTRACE_FILTER) },
+	{ .id = "ipi-function",
+	  .source = "irq:call_function*",
+	  .detail = "ipi:*",
+	  .cond = JR_IF_ANY,
+	  .per_row = true,
+	  .what = "{from} makes CPU {cpu} run {fn} by IPI",
+	  .fix = "find what asks for it: `trace-cmd record -e csd:csd_queue_cpu "
+		 "-f 'cpu == {cpu}' -T` (the stack of each request), then stop "
+		 "that task or keep it off the memory and CPUs of CPU {cpu}'s "
+		 "task",
+	  .caveat =
+		  "perf and monitoring agents counting on CPU {cpu} send "
+		  "remote_function; a process whose threads share memory with "
+		  "CPU {cpu}'s task sends TLB flushes (flush_tlb_func) when it "
+		  "unmaps or changes protection.",
+	  .verify = "a new run has no ipi:{fn} row",
+	  .ref = "include/trace/events/csd.h; "
+		 "Documentation/admin-guide/kernel-per-CPU-kthreads.rst",
+	  .needs = JR_KF(JR_KF_CSD_EVENTS),
+	  .instead =
+		  "find what asks for it with the function tracer (this kernel "
+		  "has no csd events): `trace-cmd record -p function -l "
+		  "smp_call_function_single -l smp_call_function_many_cond "
+		  "--func-stack`, then stop that task or keep it off the memory "
+		  "and CPUs of CPU {cpu}'s task",
+	  .instead_needs = JR_KF(JR_KF_FTRACE_FILTER) },
+	{ .id = "governor",
+	  .source = "hw:unknown",
+	  .cond = JR_IF_GOVERNOR,
+	  .shares = true,
+	  .what = "CPU {cpu} scales its frequency",
+	  .fix = "`cpupower -c {cpu} frequency-set -g performance`",
+	  .caveat = "More power and heat; turbo changes still happen.",
+	  .verify =
+		  "`cat "
+		  "/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor` "
+		  "reads performance",
+	  .ref = "Documentation/admin-guide/pm/cpufreq.rst",
+	  .needs = JR_NEED_PERF_GOVERNOR,
+	  .instead =
+		  "this CPU's cpufreq driver offers no performance governor: "
+		  "keep it at its top speed instead, `cat "
+		  "/sys/devices/system/cpu/cpu{cpu}/cpufreq/cpuinfo_max_freq > "
+		  "/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_min_freq`" },
+	{ .id = "c-states",
+	  .source = "hw:unknown",
+	  .cond = JR_IF_DEEP_IDLE,
+	  .shares = true,
+	  .what = "CPU {cpu} may enter deep idle states",
+	  .fix = "`cpupower -c {cpu} idle-set -D 10` (or boot with "
+		 "processor.max_cstate=1 intel_idle.max_cstate=0)",
+	  .caveat =
+		  "A busy-polling thread never idles: this matters for threads "
+		  "that sleep and wake. More power.",
+	  .verify = "`cpupower -c {cpu} idle-info` lists the deep states as "
+		    "disabled",
+	  .ref = "Documentation/admin-guide/pm/cpuidle.rst" },
+	{ .id = "smt-sibling",
+	  .source = "hw:unknown",
+	  .cond = JR_IF_SIBLING_BUSY,
+	  .shares = true,
+	  .what = "CPU {cpu}'s SMT sibling {sib} is busy and shares its core",
+	  .fix = "keep CPU {sib} idle, or `echo 0 > "
+		 "/sys/devices/system/cpu/cpu{sib}/online` (or boot with nosmt)",
+	  .caveat = "Offlining a sibling halves that core's threads.",
+	  .verify =
+		  "`cat /sys/devices/system/cpu/cpu{sib}/online` reads 0, or the "
+		  "sibling is idle in a new run",
+	  .ref = "Documentation/admin-guide/hw-vuln/core-scheduling.rst" },
+	{ .id = "smi",
+	  .source = "hw:smi",
+	  .cond = JR_IF_ANY,
+	  .what = "System Management Interrupts stole CPU {cpu} from the OS",
+	  .fix = "in the firmware setup, turn off what runs in SMM: OS-visible "
+		 "power management left to firmware, USB legacy emulation, "
+		 "memory error scrubbing by firmware",
+	  .caveat =
+		  "SMIs cannot be masked by the OS; some are needed for thermal "
+		  "protection.",
+	  .verify = "hw:smi falls in a new run (MSR 0x34 counts SMIs on Intel)",
+	  .ref = "IBM, OS jitter mitigation; rtla hwnoise",
+	  .outside = true },
+	{ .id = "steal",
+	  .source = "hw:steal",
+	  .cond = JR_IF_ANY,
+	  .what = "the hypervisor ran something else on CPU {cpu}'s host core",
+	  .fix = "pin this vCPU to a dedicated, isolated host core (libvirt "
+		 "vcpupin, KVM with isolated host CPUs), or use a "
+		 "dedicated-core instance",
+	  .caveat =
+		  "Steal is invisible inside the guest but for the steal clock.",
+	  .verify = "hw:steal falls in a new run",
+	  .ref = "KVM steal time; Red Hat real-time virtualization tuning",
+	  .outside = true },
+	{ .id = "hw-hypervisor",
+	  .source = "hw:unknown",
+	  .cond = JR_IF_VIRTUAL,
+	  .what = "no kernel code ran in these gaps of CPU {cpu}, and this is a "
+		  "virtual machine ({hv}): the hypervisor took them (vCPU "
+		  "preemption, exits, host interrupts)",
+	  .fix = "give each measured vCPU a host core of its own that nothing "
+		 "else runs on: pin it (libvirt vcpupin and emulatorpin, or the "
+		 "VMM's own CPU affinity), isolate that core on the host and "
+		 "keep the host's IRQs and threads off it; in a cloud, a "
+		 "dedicated-host or bare-metal instance",
+	  .caveat = "{tell}",
+	  .verify =
+		  "hw:unknown's share falls in a new run; on the host, the vCPU "
+		  "thread's nonvoluntary_ctxt_switches in /proc/PID/status stop "
+		  "rising",
+	  .ref = "Red Hat, real-time virtualization tuning; KVM steal time",
+	  .outside = true },
+	{ .id = "hw-firmware",
+	  .source = "hw:unknown",
+	  .cond = JR_IF_BARE_METAL,
+	  .what = "no kernel code ran in these gaps of CPU {cpu} on bare metal: "
+		  "SMIs, firmware and power management took them",
+	  .fix = "measure them with hwlatdetect (rt-tests) while the CPUs are "
+		 "idle; in the firmware setup, turn off what runs in SMM and "
+		 "the power saving left to firmware (package C-states, P-state "
+		 "control, USB legacy emulation); keep the performance governor "
+		 "and shallow idle states (jitread audit)",
+	  .caveat = "{tell}",
+	  .verify =
+		  "hwlatdetect finds fewer or shorter gaps; hw:unknown's share "
+		  "falls in a new run",
+	  .ref = "IBM, OS jitter mitigation; rtla hwnoise; hwlatdetect(8)",
+	  .outside = true },
+	{ .id = "hw-unknown",
+	  .source = "hw:unknown",
+	  .cond = JR_IF_PLATFORM_UNKNOWN,
+	  .what = "no kernel code ran in these gaps of CPU {cpu}: a hypervisor "
+		  "took them, or on bare metal SMIs and firmware",
+	  .fix = "run jitread audit on the machine measured and advise with it "
+		 "(--audit): it tells a virtual machine from bare metal, and "
+		 "the advice then names what to change",
+	  .caveat = "{tell}",
+	  .verify = "the advice names the hypervisor or the firmware",
+	  .ref = "rtla hwnoise; hwlatdetect(8)",
+	  .outside = true },
 };
 
 const int jr_nr_rules = sizeof(jr_rules) / sizeof(jr_rules[0]);
