@@ -12,6 +12,7 @@
 
 #include "common/jr_parse.h"
 #include "tune/jr_advise.h"
+#include "tune/jr_tune_limits.h"
 
 const struct jr_rule jr_rules[] = {
 	{ .id = "irqbalance",
@@ -443,9 +444,9 @@ bool jr_adv_cond_holds(enum jr_adv_cond c, const struct jr_audit *a,
 		return x && x->governor[0] &&
 		       strcmp(x->governor, "performance");
 	case JR_IF_DEEP_IDLE:
-		return x && x->idle_latency_us > 10;
+		return x && x->idle_latency_us > JR_DEEP_IDLE_US;
 	case JR_IF_SIBLING_BUSY:
-		return x && x->sibling_busy_pct > 5;
+		return x && x->sibling_busy_pct > JR_SIBLING_BUSY_PCT;
 	case JR_IF_MOVABLE_KTHREAD:
 		return x && comm && jr_audit_has_word(x->kthreads, comm);
 	case JR_IF_USER_TASK:

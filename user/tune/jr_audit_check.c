@@ -11,9 +11,7 @@
 #include <string.h>
 
 #include "tune/jr_audit_check.h"
-
-#define JR_AUDIT_IDLE_US 10 /* an exit latency above this is a deep state */
-#define JR_AUDIT_SMT_BUSY 5 /* a sibling busier than this, in % */
+#include "tune/jr_tune_limits.h"
 
 #define jr_say(k, ...) snprintf((k)->text, sizeof((k)->text), __VA_ARGS__)
 
@@ -250,7 +248,7 @@ static bool jr_judge_cpuidle(const struct jr_audit *a,
 		jr_say(k, "no cpuidle states listed");
 		return true;
 	}
-	jr_set_warn(k, x->idle_latency_us > JR_AUDIT_IDLE_US);
+	jr_set_warn(k, x->idle_latency_us > JR_DEEP_IDLE_US);
 	jr_say(k, "idle states enabled: %s (deepest exit %llu us)", x->idle,
 	       (unsigned long long)x->idle_latency_us);
 	return true;
@@ -283,10 +281,12 @@ static bool jr_judge_smt(const struct jr_audit *a, const struct jr_audit_cpu *x,
 			 struct jr_check *k)
 {
 	(void)a;
-	k->status = x->sibling_busy_pct > JR_AUDIT_SMT_BUSY ? JR_CHECK_WARN :
-		    strchr(x->siblings, ',') || strchr(x->siblings, '-') ?
-							      JR_CHECK_INFO :
-							      JR_CHECK_OK;
+	if (x->sibling_busy_pct > JR_SIBLING_BUSY_PCT)
+		k->status = JR_CHECK_WARN;
+	else if (strchr(x->siblings, ',') || strchr(x->siblings, '-'))
+		k->status = JR_CHECK_INFO;
+	else
+		k->status = JR_CHECK_OK;
 	if (x->sibling_busy_pct >= 0)
 		jr_say(k, "SMT siblings %s, the busiest other %d%% busy",
 		       x->siblings, x->sibling_busy_pct);
