@@ -15,6 +15,12 @@
 
 #define jr_say(k, ...) snprintf((k)->text, sizeof((k)->text), __VA_ARGS__)
 
+/* What a judge reads: the machine's audit, and for a CPU's row, the CPU's. */
+struct jr_judged {
+	const struct jr_audit *a;
+	const struct jr_audit_cpu *x; /* NULL for the machine's rows */
+};
+
 /* jr_set_warn - the check's status: warn where warn holds, else ok */
 static void jr_set_warn(struct jr_check *k, bool warn)
 {
@@ -22,154 +28,129 @@ static void jr_set_warn(struct jr_check *k, bool warn)
 }
 
 /* kernel_features: the options fixes need, as this kernel has them */
-static bool jr_judge_kfeat(const struct jr_audit *a,
-			   const struct jr_audit_cpu *x, struct jr_check *k)
+static bool jr_judge_kfeat(const struct jr_judged *j, struct jr_check *k)
 {
 	static const char *const tri[] = { "?", "no", "yes" };
 	size_t n = snprintf(k->text, sizeof(k->text), "kernel has:");
 	int f;
 
-	(void)x;
 	k->status = JR_CHECK_INFO;
 	for (f = 0; f < JR_KF_NR && n < sizeof(k->text); f++)
 		n += snprintf(k->text + n, sizeof(k->text) - n, "%s %s %s",
 			      f ? "," : "", jr_kfeat_name(f),
-			      tri[a->kfeat[f] + 1]);
+			      tri[j->a->kfeat[f] + 1]);
 	return true;
 }
 
 /* platform: what it runs on, and what can tell hardware noise apart */
-static bool jr_judge_platform(const struct jr_audit *a,
-			      const struct jr_audit_cpu *x, struct jr_check *k)
+static bool jr_judge_platform(const struct jr_judged *j, struct jr_check *k)
 {
-	(void)x;
 	k->status = JR_CHECK_INFO;
 	jr_say(k, "%s%s%s%s, CPU vendor %s%s",
-	       a->virt == JR_YES ? "virtual machine" :
-	       a->virt == JR_NO	 ? "bare metal" :
-				   "virtual or not: unknown",
-	       a->hypervisor[0] ? " (" : "", a->hypervisor,
-	       a->hypervisor[0] ? ")" : "",
-	       a->cpu_vendor[0] ? a->cpu_vendor : "?",
-	       !a->cpu_vendor[0] ? "" :
-	       !strcmp(a->cpu_vendor, "GenuineIntel") ?
-				   ": MSR 0x34 counts SMIs" :
-				   ": no SMI counter the OS can read");
+	       j->a->virt == JR_YES ? "virtual machine" :
+	       j->a->virt == JR_NO  ? "bare metal" :
+				      "virtual or not: unknown",
+	       j->a->hypervisor[0] ? " (" : "", j->a->hypervisor,
+	       j->a->hypervisor[0] ? ")" : "",
+	       j->a->cpu_vendor[0] ? j->a->cpu_vendor : "?",
+	       !j->a->cpu_vendor[0] ? "" :
+	       !strcmp(j->a->cpu_vendor, "GenuineIntel") ?
+				      ": MSR 0x34 counts SMIs" :
+				      ": no SMI counter the OS can read");
 	return true;
 }
 
-static bool jr_judge_clocksource(const struct jr_audit *a,
-				 const struct jr_audit_cpu *x,
-				 struct jr_check *k)
+static bool jr_judge_clocksource(const struct jr_judged *j, struct jr_check *k)
 {
-	bool slow = strcmp(a->clocksource, "tsc");
+	bool slow = strcmp(j->a->clocksource, "tsc");
 
-	(void)x;
 	jr_set_warn(k, slow);
-	jr_say(k, "clocksource %s%s", a->clocksource[0] ? a->clocksource : "?",
+	jr_say(k, "clocksource %s%s",
+	       j->a->clocksource[0] ? j->a->clocksource : "?",
 	       slow ? ": reading time is slow" : "");
 	return true;
 }
 
-static bool jr_judge_tsc_reliable(const struct jr_audit *a,
-				  const struct jr_audit_cpu *x,
-				  struct jr_check *k)
+static bool jr_judge_tsc_reliable(const struct jr_judged *j, struct jr_check *k)
 {
-	(void)x;
 	k->status = JR_CHECK_INFO;
 	jr_say(k, "tsc=reliable %s: %s",
-	       a->tsc_reliable ? "given" : "not given",
-	       a->tsc_reliable ? "no clocksource watchdog" :
-				 "the clocksource watchdog checks the TSC");
+	       j->a->tsc_reliable ? "given" : "not given",
+	       j->a->tsc_reliable ? "no clocksource watchdog" :
+				    "the clocksource watchdog checks the TSC");
 	return true;
 }
 
-static bool jr_judge_irqbalance(const struct jr_audit *a,
-				const struct jr_audit_cpu *x,
-				struct jr_check *k)
+static bool jr_judge_irqbalance(const struct jr_judged *j, struct jr_check *k)
 {
-	(void)x;
-	jr_set_warn(k, a->irqbalance_pid);
-	if (a->irqbalance_pid)
+	jr_set_warn(k, j->a->irqbalance_pid);
+	if (j->a->irqbalance_pid)
 		jr_say(k,
 		       "irqbalance runs (pid %d): it moves IRQs onto CPUs it is not told "
 		       "to leave alone",
-		       a->irqbalance_pid);
+		       j->a->irqbalance_pid);
 	else
 		jr_say(k, "irqbalance does not run");
 	return true;
 }
 
-static bool jr_judge_thp(const struct jr_audit *a, const struct jr_audit_cpu *x,
-			 struct jr_check *k)
+static bool jr_judge_thp(const struct jr_judged *j, struct jr_check *k)
 {
-	bool always = !strcmp(a->thp, "always");
+	bool always = !strcmp(j->a->thp, "always");
 
-	(void)x;
 	jr_set_warn(k, always);
-	jr_say(k, "transparent hugepages: %s%s", a->thp[0] ? a->thp : "?",
+	jr_say(k, "transparent hugepages: %s%s", j->a->thp[0] ? j->a->thp : "?",
 	       always ? " (khugepaged and compaction run for every task)" : "");
 	return true;
 }
 
-static bool jr_judge_stat_interval(const struct jr_audit *a,
-				   const struct jr_audit_cpu *x,
+static bool jr_judge_stat_interval(const struct jr_judged *j,
 				   struct jr_check *k)
 {
-	(void)x;
-	jr_set_warn(k, a->stat_interval >= 0 && a->stat_interval <= 1);
+	jr_set_warn(k, j->a->stat_interval >= 0 && j->a->stat_interval <= 1);
 	jr_say(k,
 	       "vm.stat_interval %ld s: vmstat_update runs that often on CPUs with "
 	       "counters to fold",
-	       a->stat_interval);
+	       j->a->stat_interval);
 	return true;
 }
 
-static bool jr_judge_nmi_watchdog(const struct jr_audit *a,
-				  const struct jr_audit_cpu *x,
-				  struct jr_check *k)
+static bool jr_judge_nmi_watchdog(const struct jr_judged *j, struct jr_check *k)
 {
-	(void)x;
-	jr_set_warn(k, a->nmi_watchdog > 0);
-	jr_say(k, "kernel.nmi_watchdog %ld%s", a->nmi_watchdog,
-	       a->nmi_watchdog > 0 ?
+	jr_set_warn(k, j->a->nmi_watchdog > 0);
+	jr_say(k, "kernel.nmi_watchdog %ld%s", j->a->nmi_watchdog,
+	       j->a->nmi_watchdog > 0 ?
 		       ": a perf NMI on every CPU each watchdog_thresh" :
 		       "");
 	return true;
 }
 
-static bool jr_judge_rt_runtime(const struct jr_audit *a,
-				const struct jr_audit_cpu *x,
-				struct jr_check *k)
+static bool jr_judge_rt_runtime(const struct jr_judged *j, struct jr_check *k)
 {
-	(void)x;
-	jr_set_warn(k, a->rt_runtime_us >= 0);
+	jr_set_warn(k, j->a->rt_runtime_us >= 0);
 	jr_say(k, "RT throttling: sched_rt_runtime_us %ld of %ld%s",
-	       a->rt_runtime_us, a->rt_period_us,
-	       a->rt_runtime_us >= 0 ?
+	       j->a->rt_runtime_us, j->a->rt_period_us,
+	       j->a->rt_runtime_us >= 0 ?
 		       ": a SCHED_FIFO task that never sleeps is "
 		       "stopped for the rest of each period" :
 		       "");
 	return true;
 }
 
-static bool jr_judge_timer_migration(const struct jr_audit *a,
-				     const struct jr_audit_cpu *x,
+static bool jr_judge_timer_migration(const struct jr_judged *j,
 				     struct jr_check *k)
 {
-	(void)x;
 	k->status = JR_CHECK_INFO;
-	jr_say(k, "kernel.timer_migration %ld", a->timer_migration);
+	jr_say(k, "kernel.timer_migration %ld", j->a->timer_migration);
 	return true;
 }
 
-static bool jr_judge_nohz_full(const struct jr_audit *a,
-			       const struct jr_audit_cpu *x, struct jr_check *k)
+static bool jr_judge_nohz_full(const struct jr_judged *j, struct jr_check *k)
 {
-	jr_set_warn(k, !x->nohz_full);
-	if (x->nohz_full)
+	jr_set_warn(k, !j->x->nohz_full);
+	if (j->x->nohz_full)
 		jr_say(k, "nohz_full: the tick stops while one task runs");
-	else if (a->kfeat[JR_KF_NO_HZ_FULL] == JR_NO)
+	else if (j->a->kfeat[JR_KF_NO_HZ_FULL] == JR_NO)
 		jr_say(k,
 		       "not nohz_full: this kernel is built without NO_HZ_FULL, so "
 		       "nohz_full= does nothing; the tick runs every jiffy");
@@ -178,26 +159,24 @@ static bool jr_judge_nohz_full(const struct jr_audit *a,
 	return true;
 }
 
-static bool jr_judge_irqs(const struct jr_audit *a,
-			  const struct jr_audit_cpu *x, struct jr_check *k)
+static bool jr_judge_irqs(const struct jr_judged *j, struct jr_check *k)
 {
 	size_t n;
 	int i;
 
-	(void)a;
-	jr_set_warn(k, x->nr_irq);
-	if (!x->nr_irq) {
+	jr_set_warn(k, j->x->nr_irq);
+	if (!j->x->nr_irq) {
 		jr_say(k, "no device IRQ is routed here");
 		return true;
 	}
 	n = snprintf(k->text, sizeof(k->text),
-		     "%d device IRQ(s) routed here:", x->nr_irq);
-	for (i = 0; i < x->nr_irq && i < JR_AUDIT_IRQS && n < sizeof(k->text);
-	     i++)
+		     "%d device IRQ(s) routed here:", j->x->nr_irq);
+	for (i = 0;
+	     i < j->x->nr_irq && i < JR_AUDIT_IRQS && n < sizeof(k->text); i++)
 		n += snprintf(k->text + n, sizeof(k->text) - n,
-			      " %d %s (%llu here)", x->irq[i].irq,
-			      x->irq[i].name,
-			      (unsigned long long)x->irq[i].count);
+			      " %d %s (%llu here)", j->x->irq[i].irq,
+			      j->x->irq[i].name,
+			      (unsigned long long)j->x->irq[i].count);
 	return true;
 }
 
@@ -208,91 +187,79 @@ static void jr_judge_list(struct jr_check *k, int n, const char *what,
 	jr_say(k, "%d %s may run here%s%s", n, what, n ? ": " : "", names);
 }
 
-static bool jr_judge_kthreads(const struct jr_audit *a,
-			      const struct jr_audit_cpu *x, struct jr_check *k)
+static bool jr_judge_kthreads(const struct jr_judged *j, struct jr_check *k)
 {
-	(void)a;
-	jr_judge_list(k, x->nr_kthreads, "unbound kthread(s)", x->kthreads);
+	jr_judge_list(k, j->x->nr_kthreads, "unbound kthread(s)",
+		      j->x->kthreads);
 	return true;
 }
 
-static bool jr_judge_tasks(const struct jr_audit *a,
-			   const struct jr_audit_cpu *x, struct jr_check *k)
+static bool jr_judge_tasks(const struct jr_judged *j, struct jr_check *k)
 {
-	(void)a;
-	jr_judge_list(k, x->nr_tasks, "user task(s)", x->tasks);
+	jr_judge_list(k, j->x->nr_tasks, "user task(s)", j->x->tasks);
 	return true;
 }
 
-static bool jr_judge_governor(const struct jr_audit *a,
-			      const struct jr_audit_cpu *x, struct jr_check *k)
+static bool jr_judge_governor(const struct jr_judged *j, struct jr_check *k)
 {
-	(void)a;
-	if (!x->governor[0]) {
+	if (!j->x->governor[0]) {
 		k->status = JR_CHECK_INFO;
 		jr_say(k, "no cpufreq: the frequency is the firmware's");
 		return true;
 	}
-	jr_set_warn(k, strcmp(x->governor, "performance"));
-	jr_say(k, "governor %s, %llu kHz", x->governor,
-	       (unsigned long long)x->cur_khz);
+	jr_set_warn(k, strcmp(j->x->governor, "performance"));
+	jr_say(k, "governor %s, %llu kHz", j->x->governor,
+	       (unsigned long long)j->x->cur_khz);
 	return true;
 }
 
-static bool jr_judge_cpuidle(const struct jr_audit *a,
-			     const struct jr_audit_cpu *x, struct jr_check *k)
+static bool jr_judge_cpuidle(const struct jr_judged *j, struct jr_check *k)
 {
-	(void)a;
-	if (!x->idle[0]) {
+	if (!j->x->idle[0]) {
 		k->status = JR_CHECK_INFO;
 		jr_say(k, "no cpuidle states listed");
 		return true;
 	}
-	jr_set_warn(k, x->idle_latency_us > JR_DEEP_IDLE_US);
-	jr_say(k, "idle states enabled: %s (deepest exit %llu us)", x->idle,
-	       (unsigned long long)x->idle_latency_us);
+	jr_set_warn(k, j->x->idle_latency_us > JR_DEEP_IDLE_US);
+	jr_say(k, "idle states enabled: %s (deepest exit %llu us)", j->x->idle,
+	       (unsigned long long)j->x->idle_latency_us);
 	return true;
 }
 
 /* steal: left out where /proc/stat cannot tell it */
-static bool jr_judge_steal(const struct jr_audit *a,
-			   const struct jr_audit_cpu *x, struct jr_check *k)
+static bool jr_judge_steal(const struct jr_judged *j, struct jr_check *k)
 {
-	(void)a;
-	if (x->steal_ms < 0)
+	if (j->x->steal_ms < 0)
 		return false;
 	k->status = JR_CHECK_INFO;
-	jr_say(k, "steal %lld ms since boot%s", x->steal_ms,
-	       x->steal_ms ? ": the hypervisor ran something else here" : "");
+	jr_say(k, "steal %lld ms since boot%s", j->x->steal_ms,
+	       j->x->steal_ms ? ": the hypervisor ran something else here" :
+				"");
 	return true;
 }
 
-static bool jr_judge_pm_qos(const struct jr_audit *a,
-			    const struct jr_audit_cpu *x, struct jr_check *k)
+static bool jr_judge_pm_qos(const struct jr_judged *j, struct jr_check *k)
 {
-	(void)a;
 	k->status = JR_CHECK_INFO;
 	jr_say(k, "PM QoS resume latency: %s",
-	       x->resume_latency[0] ? x->resume_latency : "?");
+	       j->x->resume_latency[0] ? j->x->resume_latency : "?");
 	return true;
 }
 
-static bool jr_judge_smt(const struct jr_audit *a, const struct jr_audit_cpu *x,
-			 struct jr_check *k)
+static bool jr_judge_smt(const struct jr_judged *j, struct jr_check *k)
 {
-	(void)a;
-	if (x->sibling_busy_pct > JR_SIBLING_BUSY_PCT)
+	if (j->x->sibling_busy_pct > JR_SIBLING_BUSY_PCT)
 		k->status = JR_CHECK_WARN;
-	else if (strchr(x->siblings, ',') || strchr(x->siblings, '-'))
+	else if (strchr(j->x->siblings, ',') || strchr(j->x->siblings, '-'))
 		k->status = JR_CHECK_INFO;
 	else
 		k->status = JR_CHECK_OK;
-	if (x->sibling_busy_pct >= 0)
+	if (j->x->sibling_busy_pct >= 0)
 		jr_say(k, "SMT siblings %s, the busiest other %d%% busy",
-		       x->siblings, x->sibling_busy_pct);
+		       j->x->siblings, j->x->sibling_busy_pct);
 	else
 		jr_say(k, "SMT siblings: %s",
-		       x->siblings[0] ? x->siblings : "?");
+		       j->x->siblings[0] ? j->x->siblings : "?");
 	return true;
 }
 
@@ -322,8 +289,7 @@ static bool jr_judge_smt(const struct jr_audit *a, const struct jr_audit_cpu *x,
 static const struct jr_check_def {
 	const char *id;
 	bool per_cpu;
-	bool (*judge)(const struct jr_audit *a, const struct jr_audit_cpu *x,
-		      struct jr_check *k);
+	bool (*judge)(const struct jr_judged *j, struct jr_check *k);
 	size_t flag;
 	bool warn_if;
 	const char *set, *unset;
@@ -371,7 +337,7 @@ static void jr_check_one(const struct jr_check_def *d, const struct jr_audit *a,
 	k->cpu = x ? x->cpu : -1;
 	k->id = d->id;
 	if (d->judge) {
-		if (!d->judge(a, x, k))
+		if (!d->judge(&(const struct jr_judged){ .a = a, .x = x }, k))
 			return;
 	} else {
 		set = *(const bool *)((const char *)x + d->flag);
