@@ -30,12 +30,9 @@
 #include "core/jr_envelope.h"
 #include "core/jr_survey.h"
 #include "fleet/jr_fwq.h"
-#include "fleet/jr_mpi_load.h"
+#include "fleet/jr_rank.h"
 #include "kernel/jr_kparams.h"
 #include "kernel/jr_sysinfo.h"
-
-#define JR_TAG_REPORT 9002
-#define JR_CLOCK_ROUNDS 8
 
 /* jitread survey's own options */
 enum jr_survey_mode { JR_SURVEY_GAPS, JR_SURVEY_FWQ };
@@ -123,18 +120,21 @@ static int jr_survey_apply(int key, const char *arg, struct jr_opts *o,
 }
 
 struct jr_rank_run {
-	const struct jr_mpi_ops *mpi;
+	struct jr_rank rk;
 	struct jr_opts *o;
 	int argc;
 	char **argv;
-	int rank, size, cpu;
-	char host[64];
+	int cpu;
 	struct jr_fwq fwq;
 	double barrier_s;
 	bool jitmod; /* sampled by jitmod, not the user sampler */
 	uint64_t t0_ns; /* the timeline's origin, on the rank's clock */
 	bool quiet; /* rank 0: no text report */
 	const char *json; /* rank 0's --json */
+	FILE *json_f; /* opened before the run */
+	struct jr_model m;
+	struct jr_sysinfo sys;
+	struct jr_survey s; /* rank 0: the fleet */
 };
 
 /* jr_local_rank - the rank among this node's, as the launcher says */
@@ -177,10 +177,9 @@ static int jr_survey_extra(FILE *out, void *ctx)
 	struct jr_rank_run *rr = ctx;
 	uint64_t i;
 
-	fprintf(out,
-		",\"survey\":{\"rank\":%d,\"t0_ns\":%llu,\"host\":", rr->rank,
-		(unsigned long long)rr->t0_ns);
-	jr_json_str(out, rr->host);
+	fprintf(out, ",\"survey\":{\"rank\":%d,\"t0_ns\":%llu,\"host\":",
+		rr->rk.rank, (unsigned long long)rr->t0_ns);
+	jr_json_str(out, rr->rk.host);
 	fprintf(out, ",\"cpu\":%d,\"mode\":\"%s\",\"backend\":\"%s\"", rr->cpu,
 		jr_survey_opts.mode == JR_SURVEY_FWQ ? "fwq" : "gaps",
 		rr->jitmod ? "jitmod" : "user");
@@ -202,7 +201,7 @@ static int jr_fwq_barrier(void *ctx)
 {
 	struct jr_rank_run *rr = ctx;
 
-	return rr->mpi->barrier(rr->barrier_s);
+	return rr->rk.mpi->barrier(rr->barrier_s);
 }
 
 /* jr_jitmod_samples - jitmod is loaded and samples cpu */
@@ -233,7 +232,7 @@ static void jr_measure_jitmod(struct jr_rank_run *rr, struct jr_model *m,
 	ret = jr_live_run(&c, rr->argc, rr->argv);
 	ret = jr_live_end(&c, ret);
 	if (ret)
-		jr_die(ret, "rank %d: reading jitmod failed", rr->rank);
+		jr_die(ret, "rank %d: reading jitmod failed", rr->rk.rank);
 	jr_model_free(m);
 	*m = c.model;
 	memset(&c.model, 0, sizeof(c.model));
@@ -262,7 +261,7 @@ static void jr_measure(struct jr_rank_run *rr, struct jr_model *m,
 				 jr_fwq_barrier, rr, o->live.threshold_ns, m);
 		if (ret)
 			jr_die(JR_EXIT_RUN, "rank %d: fixed work quanta: %s",
-			       rr->rank, strerror(-ret));
+			       rr->rk.rank, strerror(-ret));
 		return;
 	}
 	jr_udoc_init(&d, o);
@@ -271,7 +270,7 @@ static void jr_measure(struct jr_rank_run *rr, struct jr_model *m,
 	jr_sample_phase(&d, &b, o->live.duration_ns);
 	jr_ubpf_close(&b);
 	if (d.fail)
-		jr_die(JR_EXIT_RUN, "rank %d: %s", rr->rank, d.why.msg);
+		jr_die(JR_EXIT_RUN, "rank %d: %s", rr->rk.rank, d.why.msg);
 }
 
 /* jr_rank_report - this rank's report as JSON in memory */
@@ -290,103 +289,74 @@ static char *jr_rank_report(struct jr_rank_run *rr, struct jr_model *m,
 			       jr_survey_extra, rr) ||
 	    fclose(f))
 		jr_die(JR_EXIT_RUN, "rank %d: cannot write its report",
-		       rr->rank);
+		       rr->rk.rank);
 	return buf;
 }
 
-/* struct jr_fleet_take - rank 0 taking the ranks' reports as they come */
-struct jr_fleet_take {
-	struct jr_survey *s;
-	bool *got; /* by rank: a message came */
-	int unread; /* messages left unread: no clean MPI_Finalize */
-};
-
-/* jr_take_report - a rank's report, merged as it comes (jr_mpi.h) */
-static void jr_take_report(void *ctx, int rank, const void *buf, size_t len)
+/* jr_survey_measure - this rank's CPU measured; its report (jr_rank.h) */
+static char *jr_survey_measure(void *ctx, size_t *len)
 {
-	struct jr_fleet_take *t = ctx;
-	char why[128];
+	struct jr_rank_run *rr = ctx;
+
+	jr_measure(rr, &rr->m, &rr->sys);
+	rr->t0_ns = rr->m.t0_ns;
+	return jr_rank_report(rr, &rr->m, &rr->sys, len);
+}
+
+/* jr_survey_take - rank 0: a rank's report, merged as it comes */
+static void jr_survey_take(void *ctx, int rank, const void *buf, size_t len)
+{
+	struct jr_rank_run *rr = ctx;
 	struct jr_err e;
 
-	if (!buf) {
-		t->unread++;
-		if (t->got[rank]) {
-			jr_warn("rank %d sent a second report; not read", rank);
-			return;
-		}
-		snprintf(why, sizeof(why),
-			 "a report of %zu bytes, above the %lu a rank writes",
-			 len, JR_RDOC_MAX_BYTES);
-		t->got[rank] = true;
-		jr_survey_missing(t->s, rank, why);
-		jr_warn("rank %d: %s; not read", rank, why);
-		return;
-	}
-	t->got[rank] = true;
-	if (jr_survey_add(t->s, rank, buf, len, &e)) {
-		jr_survey_missing(t->s, rank, e.msg);
+	if (jr_survey_add(&rr->s, rank, buf, len, &e)) {
+		jr_survey_missing(&rr->s, rank, e.msg);
 		jr_warn("rank %d's report: %s", rank, e.msg);
 	}
 }
 
-/*
- * jr_fleet - rank 0: its own report (mine, freed here) and then every
- * other rank's, merged as each comes; the fleet said and written.
- * *unread: messages left unread, which MPI_Finalize could wait for.
- */
-static int jr_fleet(struct jr_rank_run *rr, char *mine, size_t mine_len,
-		    const int64_t *off, const int64_t *rtt, FILE *json,
-		    int *unread)
+static void jr_survey_gone(void *ctx, int rank, const char *why)
 {
-	struct jr_fleet_take t = { 0 };
-	int r, missing = 0, ret;
-	struct jr_survey s;
+	struct jr_rank_run *rr = ctx;
+
+	jr_survey_missing(&rr->s, rank, why);
+}
+
+/* jr_survey_end - rank 0: the fleet analysed, said and written */
+static int jr_survey_end(void *ctx, const struct jr_rank *rk)
+{
+	struct jr_rank_run *rr = ctx;
+	struct jr_survey *s = &rr->s;
+	int r, missing = 0, ret = 0;
 	struct jr_err e;
 
-	t.s = &s;
-	t.got = calloc(rr->size, sizeof(*t.got));
-	if (!t.got ||
-	    jr_survey_init(&s, rr->size,
-			   jr_survey_opts.mode == JR_SURVEY_FWQ ? "fwq" :
-								  "gaps",
-			   rr->o->out.precision))
-		jr_die(JR_EXIT_RUN, "out of memory, or no temporary file");
-	for (r = 0; r < rr->size; r++) {
-		s.r[r].offset_ns = off[r];
-		s.r[r].rtt_ns = rtt[r];
+	for (r = 0; r < rk->size; r++) {
+		s->r[r].offset_ns = rk->off_ns[r];
+		s->r[r].rtt_ns = rk->rtt_ns[r];
+		missing += !s->r[r].ok;
 	}
-	t.got[0] = true;
-	jr_take_report(&t, 0, mine, mine_len);
-	free(mine);
-	ret = rr->mpi->collect(JR_TAG_REPORT, jr_survey_opts.timeout_ns / 1e9,
-			       JR_RDOC_MAX_BYTES, jr_take_report, &t);
-	if (ret)
-		jr_warn("collecting the reports: %s", strerror(-ret));
-	for (r = 0; r < rr->size; r++) {
-		if (!t.got[r]) {
-			jr_survey_missing(&s, r, "no report within --timeout");
-			jr_warn("rank %d sent no report within %.0f s of the run's end",
-				r, jr_survey_opts.timeout_ns / 1e9);
-		}
-		missing += !s.r[r].ok;
-	}
-	if (jr_survey_analyse(&s))
+	if (jr_survey_analyse(s))
 		jr_die(JR_EXIT_RUN,
 		       "the fleet's analysis failed: out of memory, or its temporary file");
 	if (!rr->quiet)
-		jr_survey_text(stdout, &s, jr_survey_opts.worst);
-	ret = 0;
+		jr_survey_text(stdout, s, jr_survey_opts.worst);
 	jr_envelope_rc(missing ? JR_EXIT_RUN : 0);
-	if (json &&
-	    (jr_survey_json(json, &s, jr_survey_opts.worst) || fclose(json)))
+	if (rr->json_f &&
+	    (jr_survey_json(rr->json_f, s, jr_survey_opts.worst) ||
+	     fclose(rr->json_f)))
 		ret = jr_fail(&e, JR_EXIT_RUN, "%s: write failed", rr->json);
 	if (ret)
 		jr_warn("%s", e.msg);
-	jr_survey_free(&s);
-	free(t.got);
-	*unread = t.unread;
+	jr_survey_free(s);
 	return ret ? ret : missing ? JR_EXIT_RUN : 0;
 }
+
+static const struct jr_rank_ops jr_survey_rank_ops = {
+	.measure = jr_survey_measure,
+	.take = jr_survey_take,
+	.missing = jr_survey_gone,
+	.end = jr_survey_end,
+};
 
 /* jr_pin_off - the reader's threads off the sampled CPU, where it can */
 static void jr_pin_off(int cpu)
@@ -400,92 +370,60 @@ static void jr_pin_off(int cpu)
 		sched_setaffinity(0, sizeof(set), &set);
 }
 
-static int jr_survey_run(struct jr_opts *o, int argc, char **argv)
+/*
+ * jr_survey_setup - this rank's CPU and options; rank 0's --json opened
+ * and its fleet made ready
+ */
+static void jr_survey_setup(struct jr_rank_run *rr)
 {
-	struct jr_rank_run rr = { .o = o, .argc = argc, .argv = argv };
-	const struct jr_mpi_ops *mpi;
-	int64_t *off, *rtt;
-	struct jr_sysinfo sys;
-	struct jr_model m;
-	FILE *json = NULL;
+	struct jr_opts *o = rr->o;
 	struct jr_err e;
-	size_t len;
-	char *mine;
-	int ret, unread = 0;
 
-	mpi = jr_mpi_load(&e);
-	if (!mpi)
-		jr_die(JR_EXIT_RUN, "%s", e.msg);
-	rr.mpi = mpi;
-	if (mpi->init(&rr.rank, &rr.size, rr.host, sizeof(rr.host)))
-		jr_die(JR_EXIT_RUN, "MPI_Init failed (run under mpirun)");
-	rr.cpu = jr_rank_cpu(rr.rank);
-	if (rr.cpu < 0)
-		jr_die(JR_EXIT_RUN, "rank %d: no CPU to take", rr.rank);
+	rr->cpu = jr_rank_cpu(rr->rk.rank);
+	if (rr->cpu < 0)
+		jr_die(JR_EXIT_RUN, "rank %d: no CPU to take", rr->rk.rank);
 	memset(o->cpus, 0, sizeof(o->cpus));
-	o->cpus[rr.cpu] = 1;
+	o->cpus[rr->cpu] = 1;
 	o->have_cpus = true;
 	o->user.no_pipeline = true;
 	if (!o->live.threshold_ns)
 		o->live.threshold_ns = 1000;
-	if (rr.rank == 0 && o->out.json) {
-		json = jr_safe_fopen(o->out.json, &e);
-		if (!json)
+	if (rr->rk.rank == 0 && o->out.json) {
+		rr->json_f = jr_safe_fopen(o->out.json, &e);
+		if (!rr->json_f)
 			jr_die(JR_EXIT_RUN, "%s", e.msg);
 	}
-	rr.quiet = o->out.quiet;
-	rr.json = o->out.json;
+	if (rr->rk.rank == 0 &&
+	    jr_survey_init(&rr->s, rr->rk.size,
+			   jr_survey_opts.mode == JR_SURVEY_FWQ ? "fwq" :
+								  "gaps",
+			   o->out.precision))
+		jr_die(JR_EXIT_RUN, "out of memory, or no temporary file");
+	rr->quiet = o->out.quiet;
+	rr->json = o->out.json;
 	o->out.json = NULL; /* each rank's report goes to rank 0 */
 	o->out.quiet = true;
-	off = calloc(rr.size, sizeof(*off));
-	rtt = calloc(rr.size, sizeof(*rtt));
-	if (!off || !rtt)
-		jr_die(JR_EXIT_RUN, "out of memory");
-	jr_sysinfo_fill(&sys, argc, argv);
-	jr_model_of(&m, o);
+}
+
+static int jr_survey_run(struct jr_opts *o, int argc, char **argv)
+{
+	struct jr_rank_run rr = { .o = o, .argc = argc, .argv = argv };
+	struct jr_err e;
+	int ret;
+
+	if (jr_rank_init(&rr.rk, jr_survey_opts.timeout_ns / 1e9, &e))
+		jr_die(JR_EXIT_RUN, "%s", e.msg);
+	jr_survey_setup(&rr);
+	jr_sysinfo_fill(&rr.sys, argc, argv);
+	jr_model_of(&rr.m, o);
 	rr.jitmod = jr_survey_opts.mode == JR_SURVEY_GAPS &&
 		    jr_jitmod_samples(rr.cpu);
 	if (jr_survey_opts.mode == JR_SURVEY_GAPS)
 		jr_pin_off(rr.cpu);
-	if (mpi->barrier(jr_survey_opts.timeout_ns / 1e9))
-		jr_warn("rank %d: not every rank came to the start", rr.rank);
-	if (mpi->clocks(JR_CLOCK_ROUNDS, jr_survey_opts.timeout_ns / 1e9, off,
-			rtt))
-		jr_warn("rank %d: the clocks were not compared", rr.rank);
-	/* every rank's clock is compared before any rank samples */
-	if (mpi->barrier(jr_survey_opts.timeout_ns / 1e9))
-		jr_warn("rank %d: not every rank came back from the clocks",
-			rr.rank);
-	jr_measure(&rr, &m, &sys);
-	/* from here the launcher's SIGTERM must end the rank, as it expects */
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	rr.t0_ns = m.t0_ns;
-	mine = jr_rank_report(&rr, &m, &sys, &len);
-	/*
-	 * With a rank gone or stopped, MPI_Finalize would wait for it
-	 * forever: rank 0 says whether all is well, and only then does every
-	 * rank finalize.
-	 */
-	if (rr.rank) {
-		/* rank 0 collects for --timeout from its own run's end */
-		ret = mpi->send(JR_TAG_REPORT, mine, len,
-				2 * jr_survey_opts.timeout_ns / 1e9);
-		if (ret)
-			jr_warn("rank %d: its report was not taken by rank 0 within %.0f s: %s",
-				rr.rank, 2 * jr_survey_opts.timeout_ns / 1e9,
-				strerror(-ret));
-		ret = ret ? JR_EXIT_RUN : 0;
-		mpi->finalize(
-			mpi->verdict(0, 2 * jr_survey_opts.timeout_ns / 1e9));
-	} else {
-		ret = jr_fleet(&rr, mine, len, off, rtt, json, &unread);
-		mpi->finalize(mpi->verdict(ret == 0 && !unread, 0));
-	}
-	free(off);
-	free(rtt);
+	ret = jr_rank_run(&rr.rk, &jr_survey_rank_ops, &rr);
+	jr_rank_free(&rr.rk);
 	jr_fwq_free(&rr.fwq);
-	jr_model_free(&m);
+	jr_model_free(&rr.m);
 	return ret;
 }
 
