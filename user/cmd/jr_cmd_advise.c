@@ -15,13 +15,13 @@
 #include "core/jr_envelope.h"
 #include "tune/jr_advise.h"
 
-/* jitread advise's own options */
-static struct {
+/* jitread advise's own options (o->own) */
+struct jr_advise_own {
 	const char *audit; /* an audit's JSON instead of the report's */
 	double min_ppm; /* evidence below this share of a CPU's time */
 	uint64_t min_count; /* or below this many events */
 	bool fail_advice; /* exit 4 when there is advice */
-} jr_advise_opts = { .min_ppm = 1, .min_count = 2 };
+};
 
 enum {
 	JR_K_AUDIT_FILE = JR_K_OWN,
@@ -61,25 +61,33 @@ static int jr_advise_ppm(const char *arg, double *ppm)
 	return 0;
 }
 
-static int jr_advise_apply(int key, const char *arg, struct jr_opts *o,
-			   struct jr_err *e)
+static void jr_advise_defaults(struct jr_opts *o)
 {
-	(void)o;
-	(void)e;
+	struct jr_advise_own *an = o->own;
+
+	an->min_ppm = 1;
+	an->min_count = 2;
+}
+
+static enum jr_optres jr_advise_apply(int key, const char *arg,
+				      const struct jr_optenv *env)
+{
+	struct jr_advise_own *an = env->own;
+
 	switch (key) {
 	case JR_K_AUDIT_FILE:
-		jr_advise_opts.audit = arg;
-		return 0;
+		an->audit = arg;
+		return JR_OPT_TAKEN;
 	case JR_K_MIN_PPM:
-		return jr_advise_ppm(arg, &jr_advise_opts.min_ppm);
+		return jr_taken(jr_advise_ppm(arg, &an->min_ppm));
 	case JR_K_MIN_COUNT:
-		return jr_parse_u64(arg, 1, UINT32_MAX,
-				    &jr_advise_opts.min_count);
+		return jr_taken(
+			jr_parse_u64(arg, 1, UINT32_MAX, &an->min_count));
 	case JR_K_FAIL_ADVICE:
-		jr_advise_opts.fail_advice = true;
-		return 0;
+		an->fail_advice = true;
+		return JR_OPT_TAKEN;
 	}
-	return -ENOENT;
+	return JR_OPT_NOT_MINE;
 }
 
 static int jr_advise_check(struct jr_opts *o, const char *name,
@@ -99,19 +107,18 @@ static int jr_advise_check(struct jr_opts *o, const char *name,
 static const char *jr_advise_audit(const struct jr_opts *o,
 				   const struct jr_rdoc *d, struct jr_audit *a)
 {
+	const struct jr_advise_own *an = o->own;
 	unsigned char cpus[JR_MAX_CPUS] = { 0 };
 	struct jr_err e;
 	size_t i, len;
 	char *text;
 
-	if (jr_advise_opts.audit) {
-		text = jr_read_file(jr_advise_opts.audit, 64UL << 20, &len, &e);
+	if (an->audit) {
+		text = jr_read_file(an->audit, 64UL << 20, &len, &e);
 		if (!text)
-			jr_die(JR_EXIT_RUN, "--audit %s: %s",
-			       jr_advise_opts.audit, e.msg);
+			jr_die(JR_EXIT_RUN, "--audit %s: %s", an->audit, e.msg);
 		if (jr_audit_parse(a, text, &e))
-			jr_die(JR_EXIT_RUN, "--audit %s: %s",
-			       jr_advise_opts.audit, e.msg);
+			jr_die(JR_EXIT_RUN, "--audit %s: %s", an->audit, e.msg);
 		free(text);
 		return "from --audit";
 	}
@@ -129,8 +136,9 @@ static const char *jr_advise_audit(const struct jr_opts *o,
 
 static int jr_advise_main(struct jr_opts *o, int argc, char **argv)
 {
-	struct jr_advise v = { .min_ppm = jr_advise_opts.min_ppm,
-			       .min_count = jr_advise_opts.min_count };
+	const struct jr_advise_own *an = o->own;
+	struct jr_advise v = { .min_ppm = an->min_ppm,
+			       .min_count = an->min_count };
 	struct jr_outputs outs;
 	struct jr_audit a;
 	struct jr_rdoc d;
@@ -149,15 +157,12 @@ static int jr_advise_main(struct jr_opts *o, int argc, char **argv)
 		jr_die(JR_EXIT_RUN, "%s", e.msg);
 	if (!o->out.quiet && jr_advise_text(stdout, &v))
 		ret = JR_EXIT_RUN;
-	jr_envelope_rc(ret ?:
-			       jr_advise_opts.fail_advice && v.nr ?
-			       JR_EXIT_VERDICT :
-			       0);
+	jr_envelope_rc(ret ?: an->fail_advice && v.nr ? JR_EXIT_VERDICT : 0);
 	if (outs.json)
 		ret |= jr_json_close(&outs, o->out.json,
 				     jr_advise_json(outs.json, &v));
 	jr_outputs_close(&outs);
-	if (!ret && jr_advise_opts.fail_advice && v.nr) {
+	if (!ret && an->fail_advice && v.nr) {
 		fprintf(stderr, "jitread: advise: %d piece(s) of advice\n",
 			v.nr);
 		ret = JR_EXIT_VERDICT;
@@ -179,6 +184,8 @@ const struct jr_cmd_def jr_cmd_advise = {
 	JR_OPTS(jr_advise_optdefs),
 	.helps = jr_advise_helps,
 	.nr_args = 1,
+	.own_size = sizeof(struct jr_advise_own),
+	.defaults = jr_advise_defaults,
 	.apply = jr_advise_apply,
 	.check = jr_advise_check,
 	.synopsis = "REPORT.json [options]",

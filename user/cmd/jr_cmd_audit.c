@@ -14,11 +14,11 @@
 #include "core/jr_envelope.h"
 #include "tune/jr_audit_check.h"
 
-/* jitread audit's own options */
-static struct {
+/* jitread audit's own options (o->own) */
+struct jr_audit_own {
 	const char *sysroot; /* read /proc and /sys under this directory */
 	bool fail_warn; /* exit 4 when an item warns */
-} jr_audit_opts;
+};
 
 enum { JR_K_SYSROOT = JR_K_OWN, JR_K_FAIL_WARN };
 
@@ -32,25 +32,26 @@ static const struct jr_optdef jr_audit_optdefs[] = {
 	JR_OPT_HELP,
 };
 
-static int jr_audit_apply(int key, const char *arg, struct jr_opts *o,
-			  struct jr_err *e)
+static enum jr_optres jr_audit_apply(int key, const char *arg,
+				     const struct jr_optenv *env)
 {
-	(void)o;
-	(void)e;
+	struct jr_audit_own *ao = env->own;
+
 	switch (key) {
 	case JR_K_SYSROOT:
-		jr_audit_opts.sysroot = arg;
-		return 0;
+		ao->sysroot = arg;
+		return JR_OPT_TAKEN;
 	case JR_K_FAIL_WARN:
-		jr_audit_opts.fail_warn = true;
-		return 0;
+		ao->fail_warn = true;
+		return JR_OPT_TAKEN;
 	}
-	return -ENOENT;
+	return JR_OPT_NOT_MINE;
 }
 
 static int jr_audit_main(struct jr_opts *o, int argc, char **argv)
 {
-	const char *root = jr_audit_opts.sysroot ? jr_audit_opts.sysroot : "";
+	const struct jr_audit_own *ao = o->own;
+	const char *root = ao->sysroot ? ao->sysroot : "";
 	unsigned char cpus[JR_MAX_CPUS];
 	struct jr_outputs outs;
 	struct jr_checks checks;
@@ -76,7 +77,7 @@ static int jr_audit_main(struct jr_opts *o, int argc, char **argv)
 	if (!o->out.quiet && jr_audit_text(stdout, &a, &checks))
 		ret = JR_EXIT_RUN;
 	jr_envelope_rc(ret ?:
-			       jr_audit_opts.fail_warn && checks.warnings ?
+			       ao->fail_warn && checks.warnings ?
 			       JR_EXIT_VERDICT :
 			       0);
 	if (outs.json)
@@ -84,7 +85,7 @@ static int jr_audit_main(struct jr_opts *o, int argc, char **argv)
 				     jr_audit_json(outs.json, &a, &checks,
 						   true));
 	jr_outputs_close(&outs);
-	if (!ret && jr_audit_opts.fail_warn && checks.warnings) {
+	if (!ret && ao->fail_warn && checks.warnings) {
 		fprintf(stderr, "jitread: audit: %d warning(s)\n",
 			checks.warnings);
 		ret = JR_EXIT_VERDICT;
@@ -104,6 +105,7 @@ const struct jr_cmd_def jr_cmd_audit = {
 	.summary = "how the machine is set up for quiet CPUs: a checklist",
 	JR_OPTS(jr_audit_optdefs),
 	.helps = jr_audit_helps,
+	.own_size = sizeof(struct jr_audit_own),
 	.apply = jr_audit_apply,
 	.synopsis = "[-c CPUS] [options]",
 	.about =

@@ -177,18 +177,19 @@ static void jr_compare_defaults(struct jr_opts *o)
 	o->two_sides = true;
 }
 
-static int jr_compare_apply(int key, const char *arg, struct jr_opts *o,
-			    struct jr_err *e)
+static enum jr_optres jr_compare_apply(int key, const char *arg,
+				       const struct jr_optenv *env)
 {
-	(void)e;
+	struct jr_user_opts *u = &env->o->user;
+
 	switch (key) {
 	case JR_K_ROUNDS:
-		return jr_parse_u64(arg, 1, 1000, &o->user.rounds);
+		return jr_taken(jr_parse_u64(arg, 1, 1000, &u->rounds));
 	case JR_K_PHASE:
-		return jr_parse_time(arg, JR_S, JR_S, 86400 * JR_S,
-				     &o->user.phase_ns);
+		return jr_taken(jr_parse_time(arg, JR_S, JR_S, 86400 * JR_S,
+					      &u->phase_ns));
 	}
-	return -ENOENT;
+	return JR_OPT_NOT_MINE;
 }
 
 static const struct jr_opthelp jr_compare_helps[] = {

@@ -14,11 +14,11 @@
 #include "core/jr_diff_out.h"
 #include "core/jr_envelope.h"
 
-/* jitread diff's own options */
-static struct {
+/* jitread diff's own options (o->own) */
+struct jr_diff_own {
 	double min_change; /* a fraction of the first report's value */
 	bool fail_worse; /* exit 4 when the verdict is worse */
-} jr_diff_opts = { .min_change = 0.1 };
+};
 
 enum { JR_K_MIN_CHANGE = JR_K_OWN, JR_K_FAIL_WORSE };
 
@@ -50,19 +50,26 @@ static int jr_diff_pct(const char *arg, double *frac)
 	return 0;
 }
 
-static int jr_diff_apply(int key, const char *arg, struct jr_opts *o,
-			 struct jr_err *e)
+static void jr_diff_defaults(struct jr_opts *o)
 {
-	(void)o;
-	(void)e;
+	struct jr_diff_own *dn = o->own;
+
+	dn->min_change = 0.1;
+}
+
+static enum jr_optres jr_diff_apply(int key, const char *arg,
+				    const struct jr_optenv *env)
+{
+	struct jr_diff_own *dn = env->own;
+
 	switch (key) {
 	case JR_K_MIN_CHANGE:
-		return jr_diff_pct(arg, &jr_diff_opts.min_change);
+		return jr_taken(jr_diff_pct(arg, &dn->min_change));
 	case JR_K_FAIL_WORSE:
-		jr_diff_opts.fail_worse = true;
-		return 0;
+		dn->fail_worse = true;
+		return JR_OPT_TAKEN;
 	}
-	return -ENOENT;
+	return JR_OPT_NOT_MINE;
 }
 
 static int jr_diff_check(struct jr_opts *o, const char *name, struct jr_err *e)
@@ -87,6 +94,7 @@ static void jr_diff_load(struct jr_rdoc *d, const char *path)
 
 static int jr_diff_main(struct jr_opts *o, int argc, char **argv)
 {
+	const struct jr_diff_own *dn = o->own;
 	struct jr_diff_view v = {
 		.label_a = o->file,
 		.label_b = o->file_b,
@@ -107,20 +115,19 @@ static int jr_diff_main(struct jr_opts *o, int argc, char **argv)
 		       o->file, a.side, o->file_b, b.side);
 	jr_outputs_open(&outs, o, 0);
 	if (jr_diff_run(&d, &a, &b, o->have_cpus ? o->cpus : NULL,
-			jr_diff_opts.min_change))
+			dn->min_change))
 		jr_die(JR_EXIT_RUN, "out of memory");
 	if (!o->out.quiet && jr_diff_text(stdout, &d, &v))
 		ret = JR_EXIT_RUN;
 	jr_envelope_rc(ret ?:
-			       jr_diff_opts.fail_worse &&
-				       d.verdict == JR_DV_WORSE ?
+			       dn->fail_worse && d.verdict == JR_DV_WORSE ?
 			       JR_EXIT_VERDICT :
 			       0);
 	if (outs.json)
 		ret |= jr_json_close(&outs, o->out.json,
 				     jr_diff_json(outs.json, &d, &v));
 	jr_outputs_close(&outs);
-	if (!ret && jr_diff_opts.fail_worse && d.verdict == JR_DV_WORSE) {
+	if (!ret && dn->fail_worse && d.verdict == JR_DV_WORSE) {
 		fprintf(stderr, "jitread: diff: worse\n");
 		ret = JR_EXIT_VERDICT;
 	}
@@ -141,6 +148,8 @@ const struct jr_cmd_def jr_cmd_diff = {
 	JR_OPTS(jr_diff_optdefs),
 	.helps = jr_diff_helps,
 	.nr_args = 2,
+	.own_size = sizeof(struct jr_diff_own),
+	.defaults = jr_diff_defaults,
 	.apply = jr_diff_apply,
 	.check = jr_diff_check,
 	.synopsis = "BEFORE.json AFTER.json [options]",

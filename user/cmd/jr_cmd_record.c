@@ -35,13 +35,13 @@ static const struct jr_optdef jr_record_opts[] = {
 	JR_OPT_HELP,
 };
 
-static int jr_record_apply(int key, const char *arg, struct jr_opts *o,
-			   struct jr_err *e)
+static enum jr_optres jr_record_apply(int key, const char *arg,
+				      const struct jr_optenv *env)
 {
 	if (key != JR_K_OUTPUT)
-		return jr_apply_rtla(key, arg, o, e);
-	o->live.record = arg;
-	return 0;
+		return jr_apply_rtla(key, arg, env);
+	env->o->live.record = arg;
+	return JR_OPT_TAKEN;
 }
 
 static int jr_record_check(struct jr_opts *o, const char *name,

@@ -57,14 +57,13 @@ static const struct jr_optdef jr_report_opts[] = {
 };
 
 /* jr_report_apply - --replay FILE, the old form's way to name FILE */
-static int jr_report_apply(int key, const char *arg, struct jr_opts *o,
-			   struct jr_err *e)
+static enum jr_optres jr_report_apply(int key, const char *arg,
+				      const struct jr_optenv *env)
 {
-	(void)e;
 	if (key != JR_K_REPLAY)
-		return -ENOENT;
-	o->file = arg;
-	return 0;
+		return JR_OPT_NOT_MINE;
+	env->o->file = arg;
+	return JR_OPT_TAKEN;
 }
 
 static int jr_report_check(struct jr_opts *o, const char *name,

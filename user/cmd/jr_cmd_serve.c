@@ -29,13 +29,6 @@
 #include "kernel/jr_kparams.h"
 #include "kernel/jr_sysinfo.h"
 
-static struct jr_serve_opts jr_serve_opts = {
-	.listen = "127.0.0.1:9478",
-	.listen_fd = -1,
-	.interval_ns = JR_S,
-	.top = 10,
-};
-
 enum {
 	JR_K_LISTEN = JR_K_OWN,
 	JR_K_TEXTFILE,
@@ -79,6 +72,12 @@ static const struct jr_optdef jr_serve_optdefs[] = {
 /* jr_serve_defaults - a low duty cycle: 100 ms of every 1 s */
 static void jr_serve_defaults(struct jr_opts *o)
 {
+	struct jr_serve_opts *so = o->own;
+
+	so->listen = "127.0.0.1:9478";
+	so->listen_fd = -1;
+	so->interval_ns = JR_S;
+	so->top = 10;
 	o->live.runtime_us = 100000;
 	o->live.period_us = 1000000;
 }
@@ -97,36 +96,34 @@ static void jr_serve_warmup(struct jr_live_opts *l)
 	l->warmup_us = l->runtime_us < l->period_us ? JR_SERVE_WARMUP_US : 0;
 }
 
-static int jr_serve_apply(int key, const char *arg, struct jr_opts *o,
-			  struct jr_err *e)
+static enum jr_optres jr_serve_apply(int key, const char *arg,
+				     const struct jr_optenv *env)
 {
 	static const char *const samplers[] = { "auto", "jitmod", "user" };
-	struct jr_serve_opts *so = &jr_serve_opts;
+	struct jr_serve_opts *so = env->own;
 
-	(void)o;
-	(void)e;
 	switch (key) {
 	case JR_K_LISTEN:
 		so->listen = strcmp(arg, "none") ? arg : NULL;
 		so->listen_given = true;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_TEXTFILE:
 		so->textfile = arg;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_REFRESH:
-		return jr_parse_time(arg, JR_S, 100 * JR_MS, 3600 * JR_S,
-				     &so->interval_ns);
+		return jr_taken(jr_parse_time(arg, JR_S, 100 * JR_MS,
+					      3600 * JR_S, &so->interval_ns));
 	case JR_K_TOP_N:
-		return jr_opt_int(arg, 0, JR_PROM_MAX_TOP, &so->top);
+		return jr_taken(jr_opt_int(arg, 0, JR_PROM_MAX_TOP, &so->top));
 	case JR_K_SAMPLER:
-		return jr_opt_name(arg, samplers, 3, &so->sampler);
+		return jr_taken(jr_opt_name(arg, samplers, 3, &so->sampler));
 	}
-	return -ENOENT;
+	return JR_OPT_NOT_MINE;
 }
 
 static int jr_serve_check(struct jr_opts *o, const char *name, struct jr_err *e)
 {
-	struct jr_serve_opts *so = &jr_serve_opts;
+	struct jr_serve_opts *so = o->own;
 	int ret = jr_http_passed(&so->listen_fd, e);
 
 	(void)name;
@@ -155,6 +152,7 @@ static void jr_serve_frame(struct jr_live *c, double elapsed, bool last)
 {
 	struct jr_serve_live *sl =
 		(void *)((char *)c - offsetof(struct jr_serve_live, live));
+	const struct jr_serve_opts *so = c->o->own;
 	struct jr_err e;
 
 	if (!sl->started) {
@@ -162,13 +160,13 @@ static void jr_serve_frame(struct jr_live *c, double elapsed, bool last)
 		if (jr_serve_start(&sl->serve, &c->model, &e))
 			jr_die(JR_EXIT_RUN, "%s", e.msg);
 		sl->started = true;
-		sl->next = jr_serve_opts.interval_ns / 1e9;
+		sl->next = so->interval_ns / 1e9;
 		return;
 	}
 	if (!last && elapsed < sl->next)
 		return;
 	while (sl->next <= elapsed)
-		sl->next += jr_serve_opts.interval_ns / 1e9;
+		sl->next += so->interval_ns / 1e9;
 	jr_serve_refresh(&sl->serve, &c->model);
 }
 
@@ -184,7 +182,7 @@ static int jr_serve_jitmod(struct jr_opts *o, int argc, char **argv)
 	/* before the server process is made: it keeps the affinity */
 	jr_pin_house(o);
 	jr_sysinfo_fill(&sys, argc, argv);
-	if (jr_serve_open(&sl.serve, &jr_serve_opts, "jitmod", sys.kernel, &e))
+	if (jr_serve_open(&sl.serve, o->own, "jitmod", sys.kernel, &e))
 		jr_die(JR_EXIT_RUN, "%s", e.msg);
 	sl.serve.quiet = o->out.quiet;
 	ret = jr_live_run(&sl.live, argc, argv);
@@ -220,6 +218,7 @@ static double jr_mono(void)
  */
 static int jr_serve_user(struct jr_opts *o, int argc, char **argv)
 {
+	const struct jr_serve_opts *so = o->own;
 	double start, next_refresh, period = o->live.period_us / 1e6;
 	uint64_t k;
 	struct jr_sysinfo sys;
@@ -243,14 +242,14 @@ static int jr_serve_user(struct jr_opts *o, int argc, char **argv)
 	jr_model_of(&user, o);
 	d.r.user = &user;
 	jr_sysinfo_fill(&sys, argc, argv);
-	if (jr_serve_open(&s, &jr_serve_opts, "user", sys.kernel, &e))
+	if (jr_serve_open(&s, so, "user", sys.kernel, &e))
 		jr_die(JR_EXIT_RUN, "%s", e.msg);
 	s.quiet = o->out.quiet;
 	jr_prepare(&d, &b, &sys);
 	if (jr_serve_start(&s, &user, &e))
 		jr_die(JR_EXIT_RUN, "%s", e.msg);
 	start = jr_mono();
-	next_refresh = jr_serve_opts.interval_ns / 1e9;
+	next_refresh = so->interval_ns / 1e9;
 	for (k = 0; !jr_run_stop.sig && !d.fail; k++) {
 		if (o->live.duration_ns &&
 		    (jr_mono() - start) * 1e9 >= (double)o->live.duration_ns)
@@ -260,7 +259,7 @@ static int jr_serve_user(struct jr_opts *o, int argc, char **argv)
 		if (jr_mono() - start >= next_refresh) {
 			jr_serve_refresh(&s, &user);
 			while (next_refresh <= jr_mono() - start)
-				next_refresh += jr_serve_opts.interval_ns / 1e9;
+				next_refresh += so->interval_ns / 1e9;
 		}
 	}
 	jr_serve_refresh(&s, &user);
@@ -278,10 +277,11 @@ static int jr_serve_user(struct jr_opts *o, int argc, char **argv)
 
 static int jr_serve_run(struct jr_opts *o, int argc, char **argv)
 {
-	jr_serve_opts.warmup_ns = o->live.warmup_us * JR_US;
-	bool jitmod = jr_serve_opts.sampler == JR_SAMPLER_JITMOD ||
-		      (jr_serve_opts.sampler == JR_SAMPLER_AUTO &&
-		       jr_module_loaded());
+	struct jr_serve_opts *so = o->own;
+	bool jitmod = so->sampler == JR_SAMPLER_JITMOD ||
+		      (so->sampler == JR_SAMPLER_AUTO && jr_module_loaded());
+
+	so->warmup_ns = o->live.warmup_us * JR_US;
 
 	if (jitmod)
 		return jr_serve_jitmod(o, argc, argv);
@@ -307,6 +307,7 @@ const struct jr_cmd_def jr_cmd_serve = {
 	.summary = "Prometheus metrics of a long, low-duty run (/metrics)",
 	JR_OPTS(jr_serve_optdefs),
 	.helps = jr_serve_helps,
+	.own_size = sizeof(struct jr_serve_opts),
 	.defaults = jr_serve_defaults,
 	.apply = jr_serve_apply,
 	.check = jr_serve_check,

@@ -34,10 +34,11 @@
 #include "kernel/jr_kparams.h"
 #include "kernel/jr_sysinfo.h"
 
-/* jitread survey's own options */
+/* --mode: the gap sampler, or fixed work quanta */
 enum jr_survey_mode { JR_SURVEY_GAPS, JR_SURVEY_FWQ };
 
-static struct {
+/* jitread survey's own options (o->own) */
+struct jr_survey_own {
 	unsigned char cpus[JR_MAX_CPUS]; /* --rank-cpus */
 	bool have_cpus;
 	int mode; /* enum jr_survey_mode */
@@ -45,11 +46,6 @@ static struct {
 	uint64_t every; /* quanta between barriers */
 	uint64_t timeout_ns;
 	int worst;
-} jr_survey_opts = {
-	.quantum_ns = 100 * JR_US,
-	.every = 100,
-	.timeout_ns = 30 * JR_S,
-	.worst = 5,
 };
 
 enum {
@@ -88,40 +84,47 @@ static const struct jr_optdef jr_survey_optdefs[] = {
 /* jr_survey_defaults - a survey is short unless -d says otherwise */
 static void jr_survey_defaults(struct jr_opts *o)
 {
+	struct jr_survey_own *so = o->own;
+
+	so->quantum_ns = 100 * JR_US;
+	so->every = 100;
+	so->timeout_ns = 30 * JR_S;
+	so->worst = 5;
 	o->live.duration_ns = 10 * JR_S;
 }
 
-static int jr_survey_apply(int key, const char *arg, struct jr_opts *o,
-			   struct jr_err *e)
+static enum jr_optres jr_survey_apply(int key, const char *arg,
+				      const struct jr_optenv *env)
 {
 	static const char *const modes[] = { "gaps", "fwq" };
+	struct jr_survey_own *so = env->own;
 
-	(void)o;
 	switch (key) {
 	case JR_K_RANK_CPUS:
-		if (jr_parse_cpus(arg, jr_survey_opts.cpus, e))
-			return -EBADMSG;
-		jr_survey_opts.have_cpus = true;
-		return 0;
+		if (jr_parse_cpus(arg, so->cpus, env->e))
+			return JR_OPT_SAID;
+		so->have_cpus = true;
+		return JR_OPT_TAKEN;
 	case JR_K_MODE:
-		return jr_opt_name(arg, modes, 2, &jr_survey_opts.mode);
+		return jr_taken(jr_opt_name(arg, modes, 2, &so->mode));
 	case JR_K_QUANTUM:
-		return jr_parse_time(arg, JR_US, JR_US, JR_S,
-				     &jr_survey_opts.quantum_ns);
+		return jr_taken(jr_parse_time(arg, JR_US, JR_US, JR_S,
+					      &so->quantum_ns));
 	case JR_K_EVERY:
-		return jr_parse_u64(arg, 1, 1000000, &jr_survey_opts.every);
+		return jr_taken(jr_parse_u64(arg, 1, 1000000, &so->every));
 	case JR_K_TIMEOUT:
-		return jr_parse_time(arg, JR_S, JR_S, 3600 * JR_S,
-				     &jr_survey_opts.timeout_ns);
+		return jr_taken(jr_parse_time(arg, JR_S, JR_S, 3600 * JR_S,
+					      &so->timeout_ns));
 	case JR_K_WORST:
-		return jr_opt_int(arg, 1, 100000, &jr_survey_opts.worst);
+		return jr_taken(jr_opt_int(arg, 1, 100000, &so->worst));
 	}
-	return -ENOENT;
+	return JR_OPT_NOT_MINE;
 }
 
 struct jr_rank_run {
 	struct jr_rank rk;
 	struct jr_opts *o;
+	const struct jr_survey_own *so; /* o->own */
 	int argc;
 	char **argv;
 	int cpu;
@@ -150,16 +153,16 @@ static int jr_local_rank(int rank)
 }
 
 /* jr_rank_cpu - --rank-cpus' CPU for this local rank, else the binding's */
-static int jr_rank_cpu(int rank)
+static int jr_rank_cpu(const struct jr_survey_own *so, int rank)
 {
 	int cpu, n = 0, want = jr_local_rank(rank), i;
 	cpu_set_t set;
 
-	if (jr_survey_opts.have_cpus) {
+	if (so->have_cpus) {
 		for (cpu = 0; cpu < JR_MAX_CPUS; cpu++)
-			n += jr_survey_opts.cpus[cpu];
+			n += so->cpus[cpu];
 		for (cpu = 0, i = 0; cpu < JR_MAX_CPUS; cpu++)
-			if (jr_survey_opts.cpus[cpu] && i++ == want % n)
+			if (so->cpus[cpu] && i++ == want % n)
 				return cpu;
 	}
 	if (sched_getaffinity(0, sizeof(set), &set))
@@ -181,9 +184,9 @@ static int jr_survey_extra(FILE *out, void *ctx)
 		rr->rk.rank, (unsigned long long)rr->t0_ns);
 	jr_json_str(out, rr->rk.host);
 	fprintf(out, ",\"cpu\":%d,\"mode\":\"%s\",\"backend\":\"%s\"", rr->cpu,
-		jr_survey_opts.mode == JR_SURVEY_FWQ ? "fwq" : "gaps",
+		rr->so->mode == JR_SURVEY_FWQ ? "fwq" : "gaps",
 		rr->jitmod ? "jitmod" : "user");
-	if (jr_survey_opts.mode == JR_SURVEY_FWQ) {
+	if (rr->so->mode == JR_SURVEY_FWQ) {
 		fprintf(out,
 			",\"quantum_ns\":%llu,\"quanta\":%llu,\"windows_ns\":[",
 			(unsigned long long)rr->fwq.min_ns,
@@ -253,10 +256,10 @@ static void jr_measure(struct jr_rank_run *rr, struct jr_model *m,
 		jr_measure_jitmod(rr, m, sys);
 		return;
 	}
-	if (jr_survey_opts.mode == JR_SURVEY_FWQ) {
-		rr->fwq.quantum_ns = jr_survey_opts.quantum_ns;
-		rr->fwq.every = jr_survey_opts.every;
-		rr->barrier_s = jr_survey_opts.timeout_ns / 1e9;
+	if (rr->so->mode == JR_SURVEY_FWQ) {
+		rr->fwq.quantum_ns = rr->so->quantum_ns;
+		rr->fwq.every = rr->so->every;
+		rr->barrier_s = rr->so->timeout_ns / 1e9;
 		ret = jr_fwq_run(&rr->fwq, o->live.duration_ns, rr->cpu,
 				 jr_fwq_barrier, rr, o->live.threshold_ns, m);
 		if (ret)
@@ -339,11 +342,10 @@ static int jr_survey_end(void *ctx, const struct jr_rank *rk)
 		jr_die(JR_EXIT_RUN,
 		       "the fleet's analysis failed: out of memory, or its temporary file");
 	if (!rr->quiet)
-		jr_survey_text(stdout, s, jr_survey_opts.worst);
+		jr_survey_text(stdout, s, rr->so->worst);
 	jr_envelope_rc(missing ? JR_EXIT_RUN : 0);
-	if (rr->json_f &&
-	    (jr_survey_json(rr->json_f, s, jr_survey_opts.worst) ||
-	     fclose(rr->json_f)))
+	if (rr->json_f && (jr_survey_json(rr->json_f, s, rr->so->worst) ||
+			   fclose(rr->json_f)))
 		ret = jr_fail(&e, JR_EXIT_RUN, "%s: write failed", rr->json);
 	if (ret)
 		jr_warn("%s", e.msg);
@@ -379,7 +381,7 @@ static void jr_survey_setup(struct jr_rank_run *rr)
 	struct jr_opts *o = rr->o;
 	struct jr_err e;
 
-	rr->cpu = jr_rank_cpu(rr->rk.rank);
+	rr->cpu = jr_rank_cpu(rr->so, rr->rk.rank);
 	if (rr->cpu < 0)
 		jr_die(JR_EXIT_RUN, "rank %d: no CPU to take", rr->rk.rank);
 	memset(o->cpus, 0, sizeof(o->cpus));
@@ -395,8 +397,7 @@ static void jr_survey_setup(struct jr_rank_run *rr)
 	}
 	if (rr->rk.rank == 0 &&
 	    jr_survey_init(&rr->s, rr->rk.size,
-			   jr_survey_opts.mode == JR_SURVEY_FWQ ? "fwq" :
-								  "gaps",
+			   rr->so->mode == JR_SURVEY_FWQ ? "fwq" : "gaps",
 			   o->out.precision))
 		jr_die(JR_EXIT_RUN, "out of memory, or no temporary file");
 	rr->quiet = o->out.quiet;
@@ -407,18 +408,19 @@ static void jr_survey_setup(struct jr_rank_run *rr)
 
 static int jr_survey_run(struct jr_opts *o, int argc, char **argv)
 {
-	struct jr_rank_run rr = { .o = o, .argc = argc, .argv = argv };
+	struct jr_rank_run rr = {
+		.o = o, .so = o->own, .argc = argc, .argv = argv
+	};
 	struct jr_err e;
 	int ret;
 
-	if (jr_rank_init(&rr.rk, jr_survey_opts.timeout_ns / 1e9, &e))
+	if (jr_rank_init(&rr.rk, rr.so->timeout_ns / 1e9, &e))
 		jr_die(JR_EXIT_RUN, "%s", e.msg);
 	jr_survey_setup(&rr);
 	jr_sysinfo_fill(&rr.sys, argc, argv);
 	jr_model_of(&rr.m, o);
-	rr.jitmod = jr_survey_opts.mode == JR_SURVEY_GAPS &&
-		    jr_jitmod_samples(rr.cpu);
-	if (jr_survey_opts.mode == JR_SURVEY_GAPS)
+	rr.jitmod = rr.so->mode == JR_SURVEY_GAPS && jr_jitmod_samples(rr.cpu);
+	if (rr.so->mode == JR_SURVEY_GAPS)
 		jr_pin_off(rr.cpu);
 	ret = jr_rank_run(&rr.rk, &jr_survey_rank_ops, &rr);
 	jr_rank_free(&rr.rk);
@@ -439,6 +441,7 @@ const struct jr_cmd_def jr_cmd_survey = {
 	.summary = "noise across MPI ranks: run under mpirun or srun",
 	JR_OPTS(jr_survey_optdefs),
 	.helps = jr_survey_helps,
+	.own_size = sizeof(struct jr_survey_own),
 	.defaults = jr_survey_defaults,
 	.apply = jr_survey_apply,
 	.synopsis = "[options]   (mpirun -n N jitread survey ...)",

@@ -80,91 +80,96 @@ static int jr_set_unit(const char *arg, struct jr_out_opts *out)
 	return 0;
 }
 
-/* jr_apply_user - the user side's options; -ENOENT: not one. */
-static int jr_apply_user(int key, const char *arg, struct jr_user_opts *u)
+/* jr_apply_user - the user side's options. */
+static enum jr_optres jr_apply_user(int key, const char *arg,
+				    struct jr_user_opts *u)
 {
 	switch (key) {
 	case JR_K_WORK:
-		return jr_opt_name(arg, jr_work_names, JR_WORK_NR, &u->work);
+		return jr_taken(
+			jr_opt_name(arg, jr_work_names, JR_WORK_NR, &u->work));
 	case JR_K_FIFO:
-		return jr_opt_int(arg, 1, 99, &u->fifo_prio);
+		return jr_taken(jr_opt_int(arg, 1, 99, &u->fifo_prio));
 	case JR_K_MAXGAPS:
-		return jr_parse_u64(arg, 1, 100000000, &u->max_gaps);
+		return jr_taken(jr_parse_u64(arg, 1, 100000000, &u->max_gaps));
 	case JR_K_NOPIPE:
 		u->no_pipeline = true;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_WAIT:
-		return jr_wait_parse(arg, u->wait);
+		return jr_taken(jr_wait_parse(arg, u->wait));
 	case JR_K_INTERVAL:
-		return jr_parse_time(arg, JR_US, JR_US, JR_S, &u->interval_ns);
+		return jr_taken(jr_parse_time(arg, JR_US, JR_US, JR_S,
+					      &u->interval_ns));
 	case JR_K_RING:
 		if (jr_parse_u64(arg, 2, 1 << 24, &u->ring_size) ||
 		    (u->ring_size & (u->ring_size - 1)))
-			return -EINVAL;
-		return 0;
+			return JR_OPT_BAD;
+		return JR_OPT_TAKEN;
 	case JR_K_WARMUP:
-		return jr_parse_time(arg, JR_MS, 0, 3600 * JR_S, &u->warmup_ns);
+		return jr_taken(jr_parse_time(arg, JR_MS, 0, 3600 * JR_S,
+					      &u->warmup_ns));
 	case JR_K_INPUT:
 		u->input = arg;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_JOURNAL:
 		u->journal = arg;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_JOURNAL_SIZE:
-		return jr_parse_size(arg, JR_JOURNAL_MIN, JR_JOURNAL_MAX,
-				     &u->journal_bytes);
+		return jr_taken(jr_parse_size(arg, JR_JOURNAL_MIN,
+					      JR_JOURNAL_MAX,
+					      &u->journal_bytes));
 	}
-	return -ENOENT;
+	return JR_OPT_NOT_MINE;
 }
 
-/* jr_apply_out - how the report looks and where it goes; -ENOENT: not
- * one of these */
-static int jr_apply_out(int key, const char *arg, bool legacy,
-			struct jr_out_opts *out)
+/* jr_apply_out - how the report looks and where it goes. */
+static enum jr_optres jr_apply_out(int key, const char *arg, bool legacy,
+				   struct jr_out_opts *out)
 {
 	switch (key) {
 	case JR_K_QUIET:
 		out->quiet = true;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_UNIT:
-		return jr_set_unit(arg, out);
+		return jr_taken(jr_set_unit(arg, out));
 	case JR_K_PRECISION:
-		return jr_opt_int(arg, JR_HIST_MIN_PRECISION,
-				  JR_HIST_MAX_PRECISION, &out->precision);
+		return jr_taken(jr_opt_int(arg, JR_HIST_MIN_PRECISION,
+					   JR_HIST_MAX_PRECISION,
+					   &out->precision));
 	case JR_K_BUCKET:
-		return jr_parse_time(arg, legacy ? JR_NS : JR_US, 1, JR_S,
-				     &out->bucket_ns);
+		return jr_taken(jr_parse_time(arg, legacy ? JR_NS : JR_US, 1,
+					      JR_S, &out->bucket_ns));
 	case JR_K_ENTRIES:
-		return jr_opt_int(arg, 1, 1000000, &out->entries);
+		return jr_taken(jr_opt_int(arg, 1, 1000000, &out->entries));
 	case JR_K_NOHDR:
 		out->no_header = true;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_ZEROS:
 		out->with_zeros = true;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_NOSUMMARY:
 		out->no_summary = true;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_NOINDEX:
 		out->no_index = true;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_JSON:
 		out->json = arg;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_CSV:
 		out->csv = arg;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_HGRM:
 		out->hgrm = arg;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_HLOG:
 		out->hlog = arg;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_HLOG_INT:
-		return jr_parse_time(arg, JR_S, JR_MS, 86400 * JR_S,
-				     &out->hlog_interval_ns);
+		return jr_taken(jr_parse_time(arg, JR_S, JR_MS, 86400 * JR_S,
+					      &out->hlog_interval_ns));
 	}
-	return -ENOENT;
+	return JR_OPT_NOT_MINE;
 }
 
 /* jr_set_us - a time of whole us, from lo_ns to 60 s; bare: us */
@@ -179,112 +184,116 @@ static int jr_set_us(const char *arg, uint64_t lo_ns, uint64_t *us)
 }
 
 /* jr_apply_live - what a live run does to jitmod and to itself. */
-static int jr_apply_live(int key, const char *arg, bool legacy,
-			 struct jr_live_opts *l, struct jr_err *e)
+static enum jr_optres jr_apply_live(int key, const char *arg, bool legacy,
+				    struct jr_live_opts *l, struct jr_err *e)
 {
 	char *t;
 
 	switch (key) {
 	case JR_K_DURATION:
-		return jr_parse_time(arg, JR_S, JR_S, 3650 * 86400 * JR_S,
-				     &l->duration_ns);
+		return jr_taken(jr_parse_time(
+			arg, JR_S, JR_S, 3650 * 86400 * JR_S, &l->duration_ns));
 	case JR_K_THRESHOLD:
-		return jr_parse_time(arg, legacy ? JR_NS : JR_US, 1, JR_S,
-				     &l->threshold_ns);
+		return jr_taken(jr_parse_time(arg, legacy ? JR_NS : JR_US, 1,
+					      JR_S, &l->threshold_ns));
 	case JR_K_STOP:
-		return jr_set_us(arg, JR_US, &l->stop_us);
+		return jr_taken(jr_set_us(arg, JR_US, &l->stop_us));
 	case JR_K_STOP_TOTAL:
-		return jr_set_us(arg, JR_US, &l->stop_total_us);
+		return jr_taken(jr_set_us(arg, JR_US, &l->stop_total_us));
 	case JR_K_HOUSE:
 		if (jr_parse_cpus(arg, l->house, e))
-			return -EBADMSG;
+			return JR_OPT_SAID;
 		l->have_house = true;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_BUFKB:
-		return jr_parse_u64(arg, 64, 4194304, &l->buffer_kb);
+		return jr_taken(jr_parse_u64(arg, 64, 4194304, &l->buffer_kb));
 	case JR_K_RECORD:
 		l->record = arg;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_READY:
 		l->ready_file = arg;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_ONTHR:
 		if (jr_parse_action(arg, false, &l->on_thr, e) ||
 		    jr_check_actions(&l->on_thr, e))
-			return -EBADMSG;
-		return 0;
+			return JR_OPT_SAID;
+		return JR_OPT_TAKEN;
 	case JR_K_ONEND:
-		return jr_parse_action(arg, true, &l->on_end, e) ? -EBADMSG : 0;
+		return jr_parse_action(arg, true, &l->on_end, e) ? JR_OPT_SAID :
+								   JR_OPT_TAKEN;
 	case JR_K_TRACE:
 		/* kept for the run: the action points into it */
 		if (asprintf(&t, "trace%s%s", arg ? "=" : "", arg ? arg : "") <
-		    0)
-			return jr_fail(e, -ENOMEM, "out of memory");
-		return jr_parse_action(t, false, &l->on_thr, e) ? -EBADMSG : 0;
+		    0) {
+			jr_fail(e, -ENOMEM, "out of memory");
+			return JR_OPT_SAID;
+		}
+		return jr_parse_action(t, false, &l->on_thr, e) ? JR_OPT_SAID :
+								  JR_OPT_TAKEN;
 	case JR_K_RUNTIME:
-		return jr_set_us(arg, JR_US, &l->runtime_us);
+		return jr_taken(jr_set_us(arg, JR_US, &l->runtime_us));
 	case JR_K_PERIOD:
-		return jr_set_us(arg, JR_US, &l->period_us);
+		return jr_taken(jr_set_us(arg, JR_US, &l->period_us));
 	case JR_K_WAKE_SPIN:
 		l->have_warmup = true;
-		return jr_set_us(arg, 0, &l->warmup_us);
+		return jr_taken(jr_set_us(arg, 0, &l->warmup_us));
 	case JR_K_OLD_WARMUP:
 		jr_fail(e, -EINVAL,
 			"--warmup is now --wake-spin (jitmod's spin after each wake-up); rtla's --warm-up S samples S seconds before collecting");
-		return -EBADMSG;
+		return JR_OPT_SAID;
 	}
-	return -ENOENT;
+	return JR_OPT_NOT_MINE;
 }
 
 /* jr_add_cond - one --fail-if; side= only where there are two sides. */
-static int jr_add_cond(const char *arg, struct jr_opts *o, struct jr_err *e)
+static enum jr_optres jr_add_cond(const char *arg, struct jr_opts *o,
+				  struct jr_err *e)
 {
 	struct jr_cond *c = &o->out.conds[o->out.nr_conds];
 
 	if (o->out.nr_conds == JR_MAX_CONDS) {
 		jr_fail(e, -EINVAL, "at most %d --fail-if conditions",
 			JR_MAX_CONDS);
-		return -EBADMSG;
+		return JR_OPT_SAID;
 	}
 	if (jr_cond_parse(arg, c, e))
-		return -EBADMSG;
+		return JR_OPT_SAID;
 	if (c->side != JR_SIDE_ANY && !o->two_sides) {
 		jr_fail(e, -EINVAL,
 			"--fail-if '%s': side= is for jitread compare", arg);
-		return -EBADMSG;
+		return JR_OPT_SAID;
 	}
 	o->out.nr_conds++;
-	return 0;
+	return JR_OPT_TAKEN;
 }
 
-/*
- * jr_apply - one option: the shared ones here, the rest by the
- * subcommand's handler.  0, -EINVAL for a bad value, -EBADMSG when e
- * already says what is wrong.
- */
-static int jr_apply(const struct jr_cmd_def *d, int key, const char *arg,
-		    struct jr_opts *o, struct jr_err *e)
+/* jr_apply - one option: the shared ones here, the rest by d's handler. */
+static enum jr_optres jr_apply(const struct jr_cmd_def *d, int key,
+			       const char *arg, struct jr_opts *o,
+			       struct jr_err *e)
 {
-	int ret;
+	struct jr_optenv env = { .o = o, .own = o->own, .e = e };
+	enum jr_optres ret;
 
 	switch (key) {
 	case JR_K_CPUS:
 		if (jr_parse_cpus(arg, o->cpus, e))
-			return -EBADMSG;
+			return JR_OPT_SAID;
 		o->have_cpus = true;
 		o->cpus_text = arg;
-		return 0;
+		return JR_OPT_TAKEN;
 	case JR_K_FAIL_IF:
 		return jr_add_cond(arg, o, e);
 	}
 	ret = jr_apply_live(key, arg, o->legacy, &o->live, e);
-	if (ret == -ENOENT)
+	if (ret == JR_OPT_NOT_MINE)
 		ret = jr_apply_user(key, arg, &o->user);
-	if (ret == -ENOENT)
+	if (ret == JR_OPT_NOT_MINE)
 		ret = jr_apply_out(key, arg, o->legacy, &o->out);
-	if (ret == -ENOENT)
-		ret = d->apply ? d->apply(key, arg, o, e) : -EINVAL;
-	return ret == -ENOENT ? -EINVAL : ret;
+	if (ret == JR_OPT_NOT_MINE && d->apply)
+		ret = d->apply(key, arg, &env);
+	/* an option of d's table that no handler takes: a bad table */
+	return ret == JR_OPT_NOT_MINE ? JR_OPT_BAD : ret;
 }
 
 /* jr_optdef_of - the option of d that arg ("-x", "--name[=v]") names */
@@ -406,7 +415,8 @@ int jr_parse_opts(const struct jr_cmd_def *d,
 {
 	struct option lo[JR_MAX_OPTS + 1];
 	char so[2 * JR_MAX_OPTS + 2] = "";
-	int c, li, ret;
+	enum jr_optres res;
+	int c, li;
 
 	if (d->nr_opts > JR_MAX_OPTS)
 		return jr_fail(e, -EINVAL,
@@ -414,6 +424,9 @@ int jr_parse_opts(const struct jr_cmd_def *d,
 			       d->nr_opts, JR_MAX_OPTS);
 	jr_opts_defaults(o, legacy);
 	o->cmd = d->name;
+	/* for the run: freed at exit */
+	if (d->own_size && !(o->own = calloc(1, d->own_size)))
+		return jr_fail(e, -ENOMEM, "out of memory");
 	if (d->defaults)
 		d->defaults(o);
 	jr_getopt_tables(d, lo, so);
@@ -432,17 +445,18 @@ int jr_parse_opts(const struct jr_cmd_def *d,
 		if (c == '?')
 			return jr_unknown(d, all, nr_all, argv[optind - 1], e);
 		optarg = (char *)jr_optional_arg(d, c, optarg, argc, argv);
-		ret = jr_apply(d, c, optarg, o, e);
-		if (ret == -EBADMSG)
+		res = jr_apply(d, c, optarg, o, e);
+		if (res == JR_OPT_SAID)
 			return -EINVAL;
-		if (ret && li >= 0)
+		if (res == JR_OPT_TAKEN)
+			continue;
+		if (li >= 0)
 			return jr_fail(e, -EINVAL,
 				       "bad value '%s' for --%s (see --help)",
 				       optarg, lo[li].name);
-		if (ret)
-			return jr_fail(e, -EINVAL,
-				       "bad value '%s' for -%c (see --help)",
-				       optarg, c);
+		return jr_fail(e, -EINVAL,
+			       "bad value '%s' for -%c (see --help)", optarg,
+			       c);
 	}
 	if (d->nr_args > 0 && optind < argc && !o->file)
 		o->file = argv[optind++];

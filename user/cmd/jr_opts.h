@@ -104,6 +104,7 @@ struct jr_opts {
 	struct jr_live_opts live;
 	struct jr_out_opts out;
 	struct jr_user_opts user;
+	void *own; /* the subcommand's own values: its own_size bytes */
 };
 
 /*
@@ -179,10 +180,35 @@ struct jr_opthelp {
 	const char *help;
 };
 
+/* what an option's handler made of an option */
+enum jr_optres {
+	JR_OPT_TAKEN, /* applied */
+	JR_OPT_BAD, /* a bad value: the parser says for which option */
+	JR_OPT_SAID, /* refused, and the handler's e says why */
+	JR_OPT_NOT_MINE, /* not one of the handler's options */
+};
+
+/* jr_taken - a value parser's 0 or error as a handler's result */
+static inline enum jr_optres jr_taken(int ret)
+{
+	return ret ? JR_OPT_BAD : JR_OPT_TAKEN;
+}
+
 /*
- * struct jr_cmd_def - a subcommand: its options, the defaults it changes,
- * the handler of its own options (0, -EINVAL for a bad value, -EBADMSG
- * when e says why), what it checks once all are read, and its run.
+ * What an option's handler is given: the run's options, the subcommand's
+ * own values (o->own, there for convenience) and where to say why.
+ */
+struct jr_optenv {
+	struct jr_opts *o;
+	void *own;
+	struct jr_err *e;
+};
+
+/*
+ * struct jr_cmd_def - a subcommand: its options, the size of its own
+ * values (o->own, zeroed before its defaults), the defaults it changes,
+ * the handler of its own options, what it checks once all are read, and
+ * its run.
  */
 struct jr_cmd_def {
 	const char *name;
@@ -193,9 +219,10 @@ struct jr_cmd_def {
 	size_t nr_opts;
 	const struct jr_opthelp *helps; /* its own help for shared options */
 	int nr_args; /* FILE arguments it takes after its options */
+	size_t own_size;
 	void (*defaults)(struct jr_opts *o);
-	int (*apply)(int key, const char *arg, struct jr_opts *o,
-		     struct jr_err *e);
+	enum jr_optres (*apply)(int key, const char *arg,
+				const struct jr_optenv *env);
 	int (*check)(struct jr_opts *o, const char *name, struct jr_err *e);
 	int (*run)(struct jr_opts *o, int argc, char **argv);
 };

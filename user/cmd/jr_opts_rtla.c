@@ -130,9 +130,12 @@ static int jr_apply_auto(const char *arg, struct jr_opts *o, struct jr_err *e)
 	return 0;
 }
 
-int jr_apply_rtla(int key, const char *arg, struct jr_opts *o, struct jr_err *e)
+enum jr_optres jr_apply_rtla(int key, const char *arg,
+			     const struct jr_optenv *env)
 {
+	struct jr_opts *o = env->o;
 	struct jr_live_opts *l = &o->live;
+	struct jr_err *e = env->e;
 	int ret = 0;
 
 	switch (key) {
@@ -154,7 +157,7 @@ int jr_apply_rtla(int key, const char *arg, struct jr_opts *o, struct jr_err *e)
 		break;
 	case JR_K_WARM_UP:
 		if (jr_parse_time(arg, JR_S, 0, 3600 * JR_S, &l->warm_up_ns))
-			return -EINVAL;
+			return JR_OPT_BAD;
 		break;
 	case JR_K_AUTO:
 		ret = jr_apply_auto(arg, o, e);
@@ -166,9 +169,9 @@ int jr_apply_rtla(int key, const char *arg, struct jr_opts *o, struct jr_err *e)
 		l->period_us = 0;
 		break;
 	default:
-		return -ENOENT;
+		return JR_OPT_NOT_MINE;
 	}
-	return ret ? -EBADMSG : 0;
+	return ret ? JR_OPT_SAID : JR_OPT_TAKEN;
 }
 
 /* jr_debug_actions - one line per action of l */

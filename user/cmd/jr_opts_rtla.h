@@ -8,9 +8,9 @@
 
 #include "cmd/jr_opts.h"
 
-/* one of them into o: 0, -EINVAL, -EBADMSG (e says why), -ENOENT: not one */
-int jr_apply_rtla(int key, const char *arg, struct jr_opts *o,
-		  struct jr_err *e);
+/* one of them into env->o */
+enum jr_optres jr_apply_rtla(int key, const char *arg,
+			     const struct jr_optenv *env);
 /* -D: what the command line set, on stderr */
 void jr_opts_debug(const struct jr_opts *o);
 
