@@ -31,20 +31,28 @@ enum {
 };
 
 static const struct jr_optdef jr_advise_optdefs[] = {
-	JR_OPT_CPUS,
-	JR_OPT_QUIET,
-	JR_OPT_JSON,
-	{ "audit", JR_K_AUDIT_FILE, "FILE",
-	  "the audit to judge by (jitread audit --json); default:\n"
-	  "the report's, else this machine's now" },
-	{ "min-ppm", JR_K_MIN_PPM, "PPM",
-	  "least evidence for advice, in ppm of a CPU's sampled\n"
-	  "time (default 1)" },
-	{ "min-count", JR_K_MIN_COUNT, "N",
-	  "least events of evidence for advice (default 2)" },
-	{ "fail-advice", JR_K_FAIL_ADVICE, NULL,
-	  "exit 4 when there is advice" },
-	JR_OPT_HELP,
+	{ .group = jr_opt_cpus },
+	{ .group = jr_opt_quiet },
+	{ .group = jr_opt_json },
+	{ .name = "audit",
+	  .key = JR_K_AUDIT_FILE,
+	  .arg = "FILE",
+	  .help = "the audit to judge by (jitread audit --json); default:\n"
+		  "the report's, else this machine's now" },
+	{ .name = "min-ppm",
+	  .key = JR_K_MIN_PPM,
+	  .arg = "PPM",
+	  .help = "least evidence for advice, in ppm of a CPU's sampled\n"
+		  "time (default 1)" },
+	{ .name = "min-count",
+	  .key = JR_K_MIN_COUNT,
+	  .arg = "N",
+	  .help = "least events of evidence for advice (default 2)" },
+	{ .name = "fail-advice",
+	  .key = JR_K_FAIL_ADVICE,
+	  .help = "exit 4 when there is advice" },
+	{ .group = jr_opt_help },
+	{ 0 },
 };
 
 /* jr_advise_ppm - a number of ppm, 0 to 1000000. */
@@ -181,7 +189,7 @@ static const struct jr_opthelp jr_advise_helps[] = {
 const struct jr_cmd_def jr_cmd_advise = {
 	.name = "advise",
 	.summary = "what to change, ranked by the noise it would remove",
-	JR_OPTS(jr_advise_optdefs),
+	.opts = jr_advise_optdefs,
 	.helps = jr_advise_helps,
 	.nr_args = 1,
 	.own_size = sizeof(struct jr_advise_own),

@@ -23,13 +23,18 @@ struct jr_audit_own {
 enum { JR_K_SYSROOT = JR_K_OWN, JR_K_FAIL_WARN };
 
 static const struct jr_optdef jr_audit_optdefs[] = {
-	JR_OPT_CPUS,
-	JR_OPT_QUIET,
-	JR_OPT_JSON,
-	{ "sysroot", JR_K_SYSROOT, "DIR",
-	  "read /proc and /sys under DIR (a copy of a machine's)" },
-	{ "fail-warn", JR_K_FAIL_WARN, NULL, "exit 4 when an item warns" },
-	JR_OPT_HELP,
+	{ .group = jr_opt_cpus },
+	{ .group = jr_opt_quiet },
+	{ .group = jr_opt_json },
+	{ .name = "sysroot",
+	  .key = JR_K_SYSROOT,
+	  .arg = "DIR",
+	  .help = "read /proc and /sys under DIR (a copy of a machine's)" },
+	{ .name = "fail-warn",
+	  .key = JR_K_FAIL_WARN,
+	  .help = "exit 4 when an item warns" },
+	{ .group = jr_opt_help },
+	{ 0 },
 };
 
 static enum jr_optres jr_audit_apply(int key, const char *arg,
@@ -103,7 +108,7 @@ static const struct jr_opthelp jr_audit_helps[] = {
 const struct jr_cmd_def jr_cmd_audit = {
 	.name = "audit",
 	.summary = "how the machine is set up for quiet CPUs: a checklist",
-	JR_OPTS(jr_audit_optdefs),
+	.opts = jr_audit_optdefs,
 	.helps = jr_audit_helps,
 	.own_size = sizeof(struct jr_audit_own),
 	.apply = jr_audit_apply,

@@ -153,20 +153,25 @@ static int jr_compare_run(struct jr_opts *o, int argc, char **argv)
 enum { JR_K_ROUNDS = JR_K_OWN, JR_K_PHASE };
 
 static const struct jr_optdef jr_compare_opts[] = {
-	JR_OPT_CPUS,
-	JR_OPT_THRESHOLD,
-	JR_OPT_HOUSE,
-	JR_OPT_READY,
-	JR_OPT_BUFKB,
-	JR_OPT_QUIET,
-	JR_OPTS_SHOWN,
-	JR_OPT_JSON,
-	{ "rounds", JR_K_ROUNDS, "R",
-	  "R kernel and R user phases (default 2)" },
-	{ "phase", JR_K_PHASE, "TIME",
-	  "length of each phase (default 10s); bare: s" },
-	JR_OPTS_USER_SIDE,
-	JR_OPT_HELP,
+	{ .group = jr_opt_cpus },
+	{ .group = jr_opt_threshold },
+	{ .group = jr_opt_house },
+	{ .group = jr_opt_ready },
+	{ .group = jr_opt_bufkb },
+	{ .group = jr_opt_quiet },
+	{ .group = jr_opts_shown },
+	{ .group = jr_opt_json },
+	{ .name = "rounds",
+	  .key = JR_K_ROUNDS,
+	  .arg = "R",
+	  .help = "R kernel and R user phases (default 2)" },
+	{ .name = "phase",
+	  .key = JR_K_PHASE,
+	  .arg = "TIME",
+	  .help = "length of each phase (default 10s); bare: s" },
+	{ .group = jr_opts_user_side },
+	{ .group = jr_opt_help },
+	{ 0 },
 };
 
 /* jr_compare_defaults - two rounds of 10 s; --fail-if may name a side */
@@ -206,7 +211,7 @@ static const struct jr_opthelp jr_compare_helps[] = {
 const struct jr_cmd_def jr_cmd_compare = {
 	.name = "compare",
 	.summary = "jitmod and the user side in turn on the same CPUs",
-	JR_OPTS(jr_compare_opts),
+	.opts = jr_compare_opts,
 	.helps = jr_compare_helps,
 	.defaults = jr_compare_defaults,
 	.apply = jr_compare_apply,

@@ -23,16 +23,20 @@ struct jr_diff_own {
 enum { JR_K_MIN_CHANGE = JR_K_OWN, JR_K_FAIL_WORSE };
 
 static const struct jr_optdef jr_diff_optdefs[] = {
-	JR_OPT_CPUS,
-	JR_OPT_QUIET,
-	JR_OPT_UNIT,
-	JR_OPT_JSON,
-	{ "min-change", JR_K_MIN_CHANGE, "PCT",
-	  "smallest change judged, in % of the first report's\n"
-	  "value (default 10)" },
-	{ "fail-worse", JR_K_FAIL_WORSE, NULL,
-	  "exit 4 when the verdict is worse" },
-	JR_OPT_HELP,
+	{ .group = jr_opt_cpus },
+	{ .group = jr_opt_quiet },
+	{ .group = jr_opt_unit },
+	{ .group = jr_opt_json },
+	{ .name = "min-change",
+	  .key = JR_K_MIN_CHANGE,
+	  .arg = "PCT",
+	  .help = "smallest change judged, in % of the first report's\n"
+		  "value (default 10)" },
+	{ .name = "fail-worse",
+	  .key = JR_K_FAIL_WORSE,
+	  .help = "exit 4 when the verdict is worse" },
+	{ .group = jr_opt_help },
+	{ 0 },
 };
 
 /* jr_diff_pct - "10" or "10%" (0-1000) as a fraction. */
@@ -145,7 +149,7 @@ static const struct jr_opthelp jr_diff_helps[] = {
 const struct jr_cmd_def jr_cmd_diff = {
 	.name = "diff",
 	.summary = "two JSON reports compared: better, worse or unchanged",
-	JR_OPTS(jr_diff_optdefs),
+	.opts = jr_diff_optdefs,
 	.helps = jr_diff_helps,
 	.nr_args = 2,
 	.own_size = sizeof(struct jr_diff_own),

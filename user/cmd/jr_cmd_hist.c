@@ -52,14 +52,19 @@ static int jr_hist_run(struct jr_opts *o, int argc, char **argv)
 }
 
 static const struct jr_optdef jr_hist_opts[] = {
-	JR_OPTS_LIVE, JR_OPT_RECORD, JR_OPTS_SHOWN,
-	JR_OPT_JSON,  JR_OPTS_FILES, JR_OPT_HELP,
+	{ .group = jr_opts_live },
+	{ .group = jr_opt_record },
+	{ .group = jr_opts_shown },
+	{ .group = jr_opt_json },
+	{ .group = jr_opts_files },
+	{ .group = jr_opt_help },
+	{ 0 },
 };
 
 const struct jr_cmd_def jr_cmd_hist = {
 	.name = "hist",
 	.summary = "histograms, sources and a summary at the end of a live run",
-	JR_OPTS(jr_hist_opts),
+	.opts = jr_hist_opts,
 	.synopsis = "[options]",
 	.about =
 		"Reads jitmod's events until the end of the run and reports per-CPU\n"

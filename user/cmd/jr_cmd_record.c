@@ -30,9 +30,13 @@ static int jr_record_run(struct jr_opts *o, int argc, char **argv)
 #define JR_K_OUTPUT 'o'
 
 static const struct jr_optdef jr_record_opts[] = {
-	JR_OPTS_LIVE,
-	{ "output", JR_K_OUTPUT, "FILE", "the recording to write (required)" },
-	JR_OPT_HELP,
+	{ .group = jr_opts_live },
+	{ .name = "output",
+	  .key = JR_K_OUTPUT,
+	  .arg = "FILE",
+	  .help = "the recording to write (required)" },
+	{ .group = jr_opt_help },
+	{ 0 },
 };
 
 static enum jr_optres jr_record_apply(int key, const char *arg,
@@ -58,7 +62,7 @@ static int jr_record_check(struct jr_opts *o, const char *name,
 const struct jr_cmd_def jr_cmd_record = {
 	.name = "record",
 	.summary = "save every jitmod event to a file",
-	JR_OPTS(jr_record_opts),
+	.opts = jr_record_opts,
 	.apply = jr_record_apply,
 	.check = jr_record_check,
 	.synopsis = "-o FILE [options]",

@@ -50,10 +50,14 @@ static int jr_report_run(struct jr_opts *o, int argc, char **argv)
 #define JR_K_REPLAY JR_K_OWN
 
 static const struct jr_optdef jr_report_opts[] = {
-	JR_OPT_CPUS,  { "replay", JR_K_REPLAY, "FILE", NULL },
-	JR_OPT_QUIET, JR_OPTS_SHOWN,
-	JR_OPT_JSON,  JR_OPTS_FILES,
-	JR_OPT_HELP,
+	{ .group = jr_opt_cpus },
+	{ .name = "replay", .key = JR_K_REPLAY, .arg = "FILE" },
+	{ .group = jr_opt_quiet },
+	{ .group = jr_opts_shown },
+	{ .group = jr_opt_json },
+	{ .group = jr_opts_files },
+	{ .group = jr_opt_help },
+	{ 0 },
 };
 
 /* jr_report_apply - --replay FILE, the old form's way to name FILE */
@@ -78,7 +82,7 @@ static int jr_report_check(struct jr_opts *o, const char *name,
 const struct jr_cmd_def jr_cmd_report = {
 	.name = "report",
 	.summary = "the hist report of a recording: no root, no module",
-	JR_OPTS(jr_report_opts),
+	.opts = jr_report_opts,
 	.nr_args = 1,
 	.apply = jr_report_apply,
 	.check = jr_report_check,

@@ -41,32 +41,43 @@ enum {
 #define JR_SERVE_WARMUP_US 20000
 
 static const struct jr_optdef jr_serve_optdefs[] = {
-	JR_OPT_CPUS,
-	JR_OPT_DURATION,
-	JR_OPT_THRESHOLD,
-	JR_OPTS_DUTY,
-	JR_OPT_HOUSE,
-	{ "listen", JR_K_LISTEN, "ADDR",
-	  "serve /metrics on ADDR: HOST:PORT, [V6]:PORT, :PORT\n"
-	  "(default 127.0.0.1:9478; none: --textfile only)" },
-	{ "textfile", JR_K_TEXTFILE, "DIR",
-	  "also write DIR/jitread.prom at every refresh, for\n"
-	  "node_exporter's textfile collector" },
-	{ "refresh", JR_K_REFRESH, "TIME",
-	  "how often the metrics are brought up to date\n"
-	  "(default 1s, at least 100ms); bare: s" },
-	{ "top", JR_K_TOP_N, "N",
-	  "sources per CPU with series of their own, chosen by\n"
-	  "recent time (default 10); the rest is source=\"other\"" },
-	{ "sampler", JR_K_SAMPLER, "WHICH",
-	  "jitmod, user (a user thread per -c CPU, no module)\n"
-	  "or auto: jitmod where loaded (default)" },
-	JR_OPT_READY,
-	JR_OPT_BUFKB,
-	JR_OPT_QUIET,
-	JR_OPT_JSON,
-	JR_OPT_FIFO,
-	JR_OPT_HELP,
+	{ .group = jr_opt_cpus },
+	{ .group = jr_opt_duration },
+	{ .group = jr_opt_threshold },
+	{ .group = jr_opts_duty },
+	{ .group = jr_opt_house },
+	{ .name = "listen",
+	  .key = JR_K_LISTEN,
+	  .arg = "ADDR",
+	  .help = "serve /metrics on ADDR: HOST:PORT, [V6]:PORT, :PORT\n"
+		  "(default 127.0.0.1:9478; none: --textfile only)" },
+	{ .name = "textfile",
+	  .key = JR_K_TEXTFILE,
+	  .arg = "DIR",
+	  .help = "also write DIR/jitread.prom at every refresh, for\n"
+		  "node_exporter's textfile collector" },
+	{ .name = "refresh",
+	  .key = JR_K_REFRESH,
+	  .arg = "TIME",
+	  .help = "how often the metrics are brought up to date\n"
+		  "(default 1s, at least 100ms); bare: s" },
+	{ .name = "top",
+	  .key = JR_K_TOP_N,
+	  .arg = "N",
+	  .help = "sources per CPU with series of their own, chosen by\n"
+		  "recent time (default 10); the rest is source=\"other\"" },
+	{ .name = "sampler",
+	  .key = JR_K_SAMPLER,
+	  .arg = "WHICH",
+	  .help = "jitmod, user (a user thread per -c CPU, no module)\n"
+		  "or auto: jitmod where loaded (default)" },
+	{ .group = jr_opt_ready },
+	{ .group = jr_opt_bufkb },
+	{ .group = jr_opt_quiet },
+	{ .group = jr_opt_json },
+	{ .group = jr_opt_fifo },
+	{ .group = jr_opt_help },
+	{ 0 },
 };
 
 /* jr_serve_defaults - a low duty cycle: 100 ms of every 1 s */
@@ -305,7 +316,7 @@ static const struct jr_opthelp jr_serve_helps[] = {
 const struct jr_cmd_def jr_cmd_serve = {
 	.name = "serve",
 	.summary = "Prometheus metrics of a long, low-duty run (/metrics)",
-	JR_OPTS(jr_serve_optdefs),
+	.opts = jr_serve_optdefs,
 	.helps = jr_serve_helps,
 	.own_size = sizeof(struct jr_serve_opts),
 	.defaults = jr_serve_defaults,

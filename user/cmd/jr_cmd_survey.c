@@ -58,27 +58,41 @@ enum {
 };
 
 static const struct jr_optdef jr_survey_optdefs[] = {
-	JR_OPT_DURATION,
-	JR_OPT_THRESHOLD,
-	{ "rank-cpus", JR_K_RANK_CPUS, "LIST",
-	  "the CPUs the ranks of a node take, by local rank\n"
-	  "(default: the launcher's binding)" },
-	{ "cpus-per-rank", JR_K_RANK_CPUS, "LIST", NULL },
-	{ "mode", JR_K_MODE, "MODE",
-	  "gaps (the gap sampler, default) or fwq (fixed work\n"
-	  "quanta with a barrier every --barrier-every)" },
-	{ "quantum", JR_K_QUANTUM, "TIME",
-	  "fwq: the work quantum (default 100us); bare: us" },
-	{ "barrier-every", JR_K_EVERY, "K",
-	  "fwq: quanta between barriers (default 100)" },
-	{ "timeout", JR_K_TIMEOUT, "TIME",
-	  "how long to wait for a rank past the run (default\n"
-	  "30s); bare: s" },
-	{ "worst", JR_K_WORST, "K", "ranks named worst (default 5)" },
-	JR_OPT_QUIET,
-	JR_OPT_JSON,
-	JR_OPT_FIFO,
-	JR_OPT_HELP,
+	{ .group = jr_opt_duration },
+	{ .group = jr_opt_threshold },
+	{ .name = "rank-cpus",
+	  .key = JR_K_RANK_CPUS,
+	  .arg = "LIST",
+	  .help = "the CPUs the ranks of a node take, by local rank\n"
+		  "(default: the launcher's binding)" },
+	{ .name = "cpus-per-rank", .key = JR_K_RANK_CPUS, .arg = "LIST" },
+	{ .name = "mode",
+	  .key = JR_K_MODE,
+	  .arg = "MODE",
+	  .help = "gaps (the gap sampler, default) or fwq (fixed work\n"
+		  "quanta with a barrier every --barrier-every)" },
+	{ .name = "quantum",
+	  .key = JR_K_QUANTUM,
+	  .arg = "TIME",
+	  .help = "fwq: the work quantum (default 100us); bare: us" },
+	{ .name = "barrier-every",
+	  .key = JR_K_EVERY,
+	  .arg = "K",
+	  .help = "fwq: quanta between barriers (default 100)" },
+	{ .name = "timeout",
+	  .key = JR_K_TIMEOUT,
+	  .arg = "TIME",
+	  .help = "how long to wait for a rank past the run (default\n"
+		  "30s); bare: s" },
+	{ .name = "worst",
+	  .key = JR_K_WORST,
+	  .arg = "K",
+	  .help = "ranks named worst (default 5)" },
+	{ .group = jr_opt_quiet },
+	{ .group = jr_opt_json },
+	{ .group = jr_opt_fifo },
+	{ .group = jr_opt_help },
+	{ 0 },
 };
 
 /* jr_survey_defaults - a survey is short unless -d says otherwise */
@@ -439,7 +453,7 @@ static const struct jr_opthelp jr_survey_helps[] = {
 const struct jr_cmd_def jr_cmd_survey = {
 	.name = "survey",
 	.summary = "noise across MPI ranks: run under mpirun or srun",
-	JR_OPTS(jr_survey_optdefs),
+	.opts = jr_survey_optdefs,
 	.helps = jr_survey_helps,
 	.own_size = sizeof(struct jr_survey_own),
 	.defaults = jr_survey_defaults,

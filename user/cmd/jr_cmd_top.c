@@ -88,13 +88,15 @@ static int jr_top_run(struct jr_opts *o, int argc, char **argv)
 }
 
 static const struct jr_optdef jr_top_opts[] = {
-	JR_OPTS_LIVE,
-	JR_OPT_RECORD,
-	JR_OPT_PRECISION,
-	JR_OPT_JSON,
-	{ "no-period", JR_K_NOPERIOD, NULL,
-	  "rtla's: leave jitmod's period as it is (undoes -p)" },
-	JR_OPT_HELP,
+	{ .group = jr_opts_live },
+	{ .group = jr_opt_record },
+	{ .group = jr_opt_precision },
+	{ .group = jr_opt_json },
+	{ .name = "no-period",
+	  .key = JR_K_NOPERIOD,
+	  .help = "rtla's: leave jitmod's period as it is (undoes -p)" },
+	{ .group = jr_opt_help },
+	{ 0 },
 };
 
 /* jr_top_check - top's frames go to stdout, so its JSON cannot */
@@ -111,7 +113,7 @@ static int jr_top_check(struct jr_opts *o, const char *name, struct jr_err *e)
 const struct jr_cmd_def jr_cmd_top = {
 	.name = "top",
 	.summary = "a per-CPU table of the last second, refreshed every second",
-	JR_OPTS(jr_top_opts),
+	.opts = jr_top_opts,
 	.apply = jr_apply_rtla,
 	.check = jr_top_check,
 	.synopsis = "[options]",

@@ -48,9 +48,17 @@ static int jr_user_run(struct jr_opts *o, int argc, char **argv)
 }
 
 static const struct jr_optdef jr_user_opts[] = {
-	JR_OPT_CPUS,	   JR_OPT_DURATION, JR_OPT_THRESHOLD, JR_OPT_HOUSE,
-	JR_OPT_READY,	   JR_OPT_QUIET,    JR_OPTS_SHOWN,    JR_OPT_JSON,
-	JR_OPTS_USER_SIDE, JR_OPT_HELP,
+	{ .group = jr_opt_cpus },
+	{ .group = jr_opt_duration },
+	{ .group = jr_opt_threshold },
+	{ .group = jr_opt_house },
+	{ .group = jr_opt_ready },
+	{ .group = jr_opt_quiet },
+	{ .group = jr_opts_shown },
+	{ .group = jr_opt_json },
+	{ .group = jr_opts_user_side },
+	{ .group = jr_opt_help },
+	{ 0 },
 };
 
 static int jr_user_check(struct jr_opts *o, const char *name, struct jr_err *e)
@@ -74,7 +82,7 @@ static const struct jr_opthelp jr_user_helps[] = {
 const struct jr_cmd_def jr_cmd_user = {
 	.name = "user",
 	.summary = "the noise a user thread sees: sampler, BPF, pipeline",
-	JR_OPTS(jr_user_opts),
+	.opts = jr_user_opts,
 	.helps = jr_user_helps,
 	.check = jr_user_check,
 	.synopsis = "-c CPUS [options]",

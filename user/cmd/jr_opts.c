@@ -296,16 +296,45 @@ static enum jr_optres jr_apply(const struct jr_cmd_def *d, int key,
 	return ret == JR_OPT_NOT_MINE ? JR_OPT_BAD : ret;
 }
 
+/* A subcommand's options, its groups' in their places. */
+struct jr_optlist {
+	const struct jr_optdef *d[JR_MAX_OPTS];
+	size_t n;
+	bool over; /* more than JR_MAX_OPTS: a bad table */
+};
+
+static void jr_optlist_add(struct jr_optlist *l, const struct jr_optdef *t)
+{
+	for (; t->name || t->group; t++) {
+		if (t->group)
+			jr_optlist_add(l, t->group);
+		else if (l->n < JR_MAX_OPTS)
+			l->d[l->n++] = t;
+		else
+			l->over = true;
+	}
+}
+
+/* jr_optlist_of - c's options, in the order of its table */
+static void jr_optlist_of(const struct jr_cmd_def *c, struct jr_optlist *l)
+{
+	l->n = 0;
+	l->over = false;
+	jr_optlist_add(l, c->opts);
+}
+
 /* jr_optdef_of - the option of d that arg ("-x", "--name[=v]") names */
 static const struct jr_optdef *jr_optdef_of(const struct jr_cmd_def *c,
 					    const char *arg)
 {
+	struct jr_optlist l;
 	size_t i, n;
 
 	if (arg[0] != '-')
 		return NULL;
-	for (i = 0; i < c->nr_opts; i++) {
-		const struct jr_optdef *d = &c->opts[i];
+	jr_optlist_of(c, &l);
+	for (i = 0; i < l.n; i++) {
+		const struct jr_optdef *d = l.d[i];
 
 		if (arg[1] != '-') {
 			if (d->key < 128 && arg[1] == d->key)
@@ -327,12 +356,14 @@ static const struct jr_optdef *jr_optdef_of(const struct jr_cmd_def *c,
 static const char *jr_optional_arg(const struct jr_cmd_def *d, int key,
 				   const char *arg, int argc, char **argv)
 {
+	struct jr_optlist l;
 	size_t i;
 
-	for (i = 0; i < d->nr_opts; i++)
-		if (d->opts[i].key == key)
+	jr_optlist_of(d, &l);
+	for (i = 0; i < l.n; i++)
+		if (l.d[i]->key == key)
 			break;
-	if (i == d->nr_opts || !d->opts[i].arg || d->opts[i].arg[0] != '[')
+	if (i == l.n || !l.d[i]->arg || l.d[i]->arg[0] != '[')
 		return arg;
 	if (arg && arg[0] == '=')
 		return arg + 1;
@@ -359,15 +390,15 @@ static int jr_unknown(const struct jr_cmd_def *d,
 		       d->name);
 }
 
-/* jr_getopt_tables - c's options in getopt_long's form. */
-static void jr_getopt_tables(const struct jr_cmd_def *c, struct option *lo,
+/* jr_getopt_tables - the options of l in getopt_long's form. */
+static void jr_getopt_tables(const struct jr_optlist *l, struct option *lo,
 			     char *so)
 {
 	size_t i, n = 0, s = 0;
 
 	so[s++] = ':';
-	for (i = 0; i < c->nr_opts; i++) {
-		const struct jr_optdef *d = &c->opts[i];
+	for (i = 0; i < l->n; i++) {
+		const struct jr_optdef *d = l->d[i];
 
 		lo[n].name = d->name;
 		lo[n].has_arg = !d->arg		 ? no_argument :
@@ -415,13 +446,14 @@ int jr_parse_opts(const struct jr_cmd_def *d,
 {
 	struct option lo[JR_MAX_OPTS + 1];
 	char so[2 * JR_MAX_OPTS + 2] = "";
+	struct jr_optlist l;
 	enum jr_optres res;
 	int c, li;
 
-	if (d->nr_opts > JR_MAX_OPTS)
-		return jr_fail(e, -EINVAL,
-			       "jitread %s: %zu options, at most %d", d->name,
-			       d->nr_opts, JR_MAX_OPTS);
+	jr_optlist_of(d, &l);
+	if (l.over)
+		return jr_fail(e, -EINVAL, "jitread %s: over %d options",
+			       d->name, JR_MAX_OPTS);
 	jr_opts_defaults(o, legacy);
 	o->cmd = d->name;
 	/* for the run: freed at exit */
@@ -429,7 +461,7 @@ int jr_parse_opts(const struct jr_cmd_def *d,
 		return jr_fail(e, -ENOMEM, "out of memory");
 	if (d->defaults)
 		d->defaults(o);
-	jr_getopt_tables(d, lo, so);
+	jr_getopt_tables(&l, lo, so);
 	opterr = 0;
 	optind = 1;
 	for (;;) {
@@ -483,10 +515,12 @@ static const char *jr_help_of(const struct jr_cmd_def *c,
 /* jr_opts_usage - c's options, from its table. */
 void jr_opts_usage(FILE *out, const struct jr_cmd_def *c)
 {
+	struct jr_optlist l;
 	size_t i;
 
-	for (i = 0; i < c->nr_opts; i++) {
-		const struct jr_optdef *d = &c->opts[i];
+	jr_optlist_of(c, &l);
+	for (i = 0; i < l.n; i++) {
+		const struct jr_optdef *d = l.d[i];
 		const char *h, *nl;
 		char head[64];
 		int len;

@@ -3,8 +3,8 @@
  * jr_opts.h - what subcommands share: the option groups, the values they
  * set, and the parser that runs a subcommand's own table.
  *
- * A subcommand (struct jr_cmd_def) lists its options, shared ones by the
- * macros below and its own beside them, with its defaults, the handler
+ * A subcommand (struct jr_cmd_def) lists its options in a table: shared
+ * ones by their groups (jr_optgroups.c) and its own beside them, with its defaults, the handler
  * of its own options and its check, all in its own file.  Its usage text
  * comes from the same table, so no subcommand accepts an option it would
  * ignore.
@@ -167,11 +167,16 @@ enum jr_key {
 	JR_K_OWN = 1024,
 };
 
+/*
+ * struct jr_optdef - one option of a table, or (group set) a table of
+ * shared options in its place.  A table ends with { 0 }.
+ */
 struct jr_optdef {
 	const char *name;
 	int key; /* enum jr_key, or the subcommand's own */
 	const char *arg; /* NULL: a flag; "[NAME]": optional, --opt=NAME */
 	const char *help; /* NULL: an alias, not in the usage text */
+	const struct jr_optdef *group;
 };
 
 /* struct jr_opthelp - a subcommand's own help for a shared option */
@@ -215,8 +220,7 @@ struct jr_cmd_def {
 	const char *summary; /* one line, for jitread --help */
 	const char *synopsis; /* after "usage: jitread NAME " */
 	const char *about; /* what it does, a few lines */
-	const struct jr_optdef *opts;
-	size_t nr_opts;
+	const struct jr_optdef *opts; /* its table, groups in their places */
 	const struct jr_opthelp *helps; /* its own help for shared options */
 	int nr_args; /* FILE arguments it takes after its options */
 	size_t own_size;
@@ -227,200 +231,27 @@ struct jr_cmd_def {
 	int (*run)(struct jr_opts *o, int argc, char **argv);
 };
 
-#define JR_OPTS(table) \
-	.opts = table, .nr_opts = sizeof(table) / sizeof(table[0])
-
-/* the shared options, one by one */
-#define JR_OPT_CPUS                                                     \
-	{                                                               \
-		"cpus", JR_K_CPUS, "LIST", "CPUs to report, e.g. 1-3,5" \
-	}
-#define JR_OPT_DURATION                                                 \
-	{                                                               \
-		"duration", JR_K_DURATION, "TIME",                      \
-			"run for TIME, e.g. 30s, 5m, 1h, 1d; bare: s\n" \
-			"(default: until ^C)"                           \
-	}
-#define JR_OPT_THRESHOLD                                      \
-	{                                                     \
-		"threshold", JR_K_THRESHOLD, "TIME",          \
-			"set jitmod's threshold_ns; bare: us" \
-	}
-#define JR_OPT_HOUSE                                                        \
-	{ "house", JR_K_HOUSE, "LIST",                                      \
-	  "pin jitread's own threads to these CPUs\n"                       \
-	  "(default: the online CPUs not sampled)" },                       \
-	{                                                                   \
-		"house-keeping", JR_K_HOUSE, "LIST", NULL /* rtla's name */ \
-	}
-#define JR_OPT_RECORD                                                       \
-	{                                                                   \
-		"record", JR_K_RECORD, "FILE",                              \
-			"also save every event to FILE, for jitread report" \
-	}
-#define JR_OPT_READY                                                        \
-	{                                                                   \
-		"ready-file", JR_K_READY, "FILE",                           \
-			"create FILE once sampling has begun (for scripts)" \
-	}
-#define JR_OPT_BUFKB                                                     \
-	{ "buffer-kb", JR_K_BUFKB, "KB",                                 \
-	  "per-CPU ring buffer of jitread's instance (default 8192)" },  \
-	{                                                                \
-		"trace-buffer-size", JR_K_BUFKB, "KB", NULL /* rtla's */ \
-	}
-#define JR_OPT_QUIET                                                        \
-	{                                                                   \
-		"quiet", JR_K_QUIET, NULL, "no status line, no text report" \
-	}
-#define JR_OPT_UNIT                                            \
-	{                                                      \
-		"unit", JR_K_UNIT, "ns|us|ms",                 \
-			"unit of the text tables (default ns)" \
-	}
-#define JR_OPT_PRECISION                                                \
-	{                                                               \
-		"precision", JR_K_PRECISION, "N",                       \
-			"histogram significant digits, 1-4 (default 3)" \
-	}
-#define JR_OPT_JSON                                            \
-	{                                                      \
-		"json", JR_K_JSON, "FILE",                     \
-			"versioned JSON report (- for stdout)" \
-	}
-#define JR_OPT_FIFO                                                      \
-	{                                                                \
-		"fifo", JR_K_FIFO, "PRIO",                               \
-			"run the user threads SCHED_FIFO at PRIO (1-99)" \
-	}
-#define JR_OPT_HELP                                  \
-	{                                            \
-		"help", JR_K_HELP, NULL, "this text" \
-	}
-
-/* what a live run sets in jitmod: its duty cycle, and when it stops */
-#define JR_OPTS_DUTY                                                     \
-	{ "runtime", JR_K_RUNTIME, "TIME",                               \
-	  "set jitmod's runtime_us: sampling time per period;\n"         \
-	  "bare: us" },                                                  \
-		{ "period", JR_K_PERIOD, "TIME",                         \
-		  "set jitmod's period_us; bare: us" },                  \
-		{ "wake-spin", JR_K_WAKE_SPIN, "TIME",                   \
-		  "set jitmod's warmup_us: spun after each sleep, not\n" \
-		  "sampled; bare: us" },                                 \
-	{                                                                \
-		"warmup", JR_K_OLD_WARMUP, "TIME", NULL /* refused */    \
-	}
-#define JR_OPTS_STOP                                                                  \
-	{ "stop", JR_K_STOP, "TIME",                                                  \
-	  "set jitmod's stop_us: stop on one gap above TIME; bare: us" },             \
-		{ "stop-us", JR_K_STOP, "TIME", NULL },                               \
-		{ "stop-total", JR_K_STOP_TOTAL, "TIME",                              \
-		  "set jitmod's stop_total_us: stop on a period's noise; bare: us" }, \
-		{ "stop-total-us", JR_K_STOP_TOTAL, "TIME", NULL },                   \
-		{ "on-threshold", JR_K_ONTHR, "ACTION",                               \
-		  "when jitmod stops: stop | continue | trace[=FILE] |\n"             \
-		  "exec=CMD | signal=SIG,PID (repeatable; rtla's forms too)" },       \
-		{ "trace", JR_K_TRACE, "[FILE]",                                      \
-		  "--on-threshold trace[=FILE], as rtla's -t[FILE]" },                \
-	{                                                                             \
-		"on-end", JR_K_ONEND, "ACTION",                                       \
-			"when the run ends: trace[=FILE] | exec=CMD |\n"              \
-			"signal=SIG,PID (repeatable; rtla's forms too)"               \
-	}
-
-/* rtla's options of a live run that the groups above do not cover */
-#define JR_OPTS_RTLA                                                          \
-	{ "priority", JR_K_PRIO, "f:PRIO|o:0",                                \
-	  "set jitmod's prio: SCHED_FIFO at PRIO (1-99), or\n"                \
-	  "SCHED_OTHER (o:0); F: and O: too, as rtla" },                      \
-		{ "cgroup", JR_K_CGROUP, "[NAME]",                            \
-		  "the samplers into cgroup NAME (a path under the\n"         \
-		  "cgroup2 mount), or into jitread's own; back at the end" }, \
-		{ "warm-up", JR_K_WARM_UP, "S",                               \
-		  "sample S seconds before collecting; bare: s" },            \
-		{ "event", JR_K_EVENT, "SYS[:EVENT]",                         \
-		  "also trace this event into -t's file (repeatable)" },      \
-		{ "filter", JR_K_FILTER, "FILTER",                            \
-		  "the filter of the -e before it" },                         \
-		{ "trigger", JR_K_TRIGGER, "TRIGGER",                         \
-		  "the trigger of the -e before it" },                        \
-		{ "auto", JR_K_AUTO, "US",                                    \
-		  "rtla's auto analysis: -s US -T 1 -t, and what ran\n"       \
-		  "inside the gap that stopped jitmod" },                     \
-	{                                                                     \
-		"debug", JR_K_DEBUG, NULL,                                    \
-			"say on stderr what the run sets and does"            \
-	}
-
-/* how a report's tables look, and when the run fails */
-#define JR_OPTS_SHOWN                                                                 \
-	JR_OPT_UNIT, JR_OPT_PRECISION,                                                \
-		{ "bucket-size", JR_K_BUCKET, "TIME",                                 \
-		  "bucket table width (default 1us); bare: us" },                     \
-		{ "entries", JR_K_ENTRIES, "N",                                       \
-		  "bucket table rows (default 256)" },                                \
-		{ "no-header", JR_K_NOHDR, NULL, "no header lines" },                 \
-		{ "no-summary", JR_K_NOSUMMARY, NULL, "no summary table" },           \
-		{ "no-index", JR_K_NOINDEX, NULL,                                     \
-		  "bucket table without its index column" },                          \
-		{ "with-zeros", JR_K_ZEROS, NULL,                                     \
-		  "print empty rows and classes" },                                   \
-	{                                                                             \
-		"fail-if", JR_K_FAIL_IF, "COND",                                      \
-			"exit 4 when COND holds at the end (repeatable), e.g.\n"      \
-			"max>50us, p99.9999>10us, avail<99.99%, class=irq,max>5us,\n" \
-			"cpu=all,count>1000"                                          \
-	}
-
-/* a report's files beside the JSON */
-#define JR_OPTS_FILES                                                           \
-	{ "csv", JR_K_CSV, "DIR",                                               \
-	  "percentiles.csv, sources.csv, summary.csv" },                        \
-		{ "hgrm", JR_K_HGRM, "DIR",                                     \
-		  "HdrHistogram .hgrm per CPU and class" },                     \
-		{ "hlog", JR_K_HLOG, "FILE",                                    \
-		  "HdrHistogram interval log of each CPU's gaps" },             \
-	{                                                                       \
-		"hlog-interval", JR_K_HLOG_INT, "TIME",                         \
-			"--hlog's interval (default 1s, at least 1ms); bare: s" \
-	}
-
-/* what every live run of jitmod takes: its CPUs, length, settings, reader */
-#define JR_OPTS_LIVE                                                    \
-	JR_OPT_CPUS, JR_OPT_DURATION, JR_OPT_THRESHOLD, JR_OPTS_DUTY,   \
-		JR_OPTS_STOP, JR_OPTS_RTLA, JR_OPT_HOUSE, JR_OPT_READY, \
-		JR_OPT_BUFKB, JR_OPT_QUIET
-
-/* the user side: its sampler and the pipeline */
-#define JR_OPTS_USER_SIDE                                                           \
-	{ "work", JR_K_WORK, "MODE",                                                \
-	  "user sampler: none (the gap loop, default), usleep,\n"                   \
-	  "nanosleep, memwalk, arith, kill, gettime" },                             \
-		JR_OPT_FIFO,                                                        \
-		{ "max-gaps", JR_K_MAXGAPS, "N",                                    \
-		  "user gaps waiting to be classified, per CPU (default 262144)" }, \
-		{ "no-pipeline", JR_K_NOPIPE, NULL, "skip the pipeline" },          \
-		{ "wait", JR_K_WAIT, "STRATEGY",                                    \
-		  "pipeline waits: auto (default: spin on a CPU of its\n"           \
-		  "own, yield on a shared one), spin, yield, sleep, or\n"           \
-		  "three for producer,accumulator,journaller" },                    \
-		{ "interval-us", JR_K_INTERVAL, "TIME",                             \
-		  "pipeline publication interval (default 10); bare: us" },         \
-		{ "ring", JR_K_RING, "N",                                           \
-		  "pipeline ring slots, a power of two (default 4096)" },           \
-		{ "warmup-ms", JR_K_WARMUP, "TIME",                                 \
-		  "pipeline warm-up left out (default 1000); bare: ms" },           \
-		{ "input", JR_K_INPUT, "FILE",                                      \
-		  "pipeline messages: 8-byte payloads (default: generated)" },      \
-		{ "journal", JR_K_JOURNAL, "FILE",                                  \
-		  "keep the pipeline journal in FILE (a new file);\n"               \
-		  "compare with --rounds R > 1: FILE.1 .. FILE.R" },                \
-	{                                                                           \
-		"journal-size", JR_K_JOURNAL_SIZE, "SIZE",                          \
-			"the journal keeps the last SIZE bytes of messages\n"       \
-			"(default 64M; K, M, G)"                                    \
-	}
+/* the shared options (jr_optgroups.c), one by one and in groups */
+extern const struct jr_optdef jr_opt_cpus[];
+extern const struct jr_optdef jr_opt_duration[];
+extern const struct jr_optdef jr_opt_threshold[];
+extern const struct jr_optdef jr_opt_house[];
+extern const struct jr_optdef jr_opt_record[];
+extern const struct jr_optdef jr_opt_ready[];
+extern const struct jr_optdef jr_opt_bufkb[];
+extern const struct jr_optdef jr_opt_quiet[];
+extern const struct jr_optdef jr_opt_unit[];
+extern const struct jr_optdef jr_opt_precision[];
+extern const struct jr_optdef jr_opt_json[];
+extern const struct jr_optdef jr_opt_fifo[];
+extern const struct jr_optdef jr_opt_help[];
+extern const struct jr_optdef jr_opts_duty[];
+extern const struct jr_optdef jr_opts_stop[];
+extern const struct jr_optdef jr_opts_rtla[];
+extern const struct jr_optdef jr_opts_shown[];
+extern const struct jr_optdef jr_opts_files[];
+extern const struct jr_optdef jr_opts_live[];
+extern const struct jr_optdef jr_opts_user_side[];
 
 int jr_parse_opts(const struct jr_cmd_def *d,
 		  const struct jr_cmd_def *const *all, size_t nr_all,
