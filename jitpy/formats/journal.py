@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Read the pipeline journal that `jitread user --journal FILE` writes.
 
-An independent reader of the format in Documentation/jitread.rst (a 64-byte
-header: "JRJRNL02", entries, checksum, TSC kHz, capacity, first,
+An independent reader of the format in Documentation/jitread-user.rst (a
+64-byte header: "JRJRNL02", entries, checksum, TSC kHz, capacity, first,
 kept checksum; then a ring of capacity 32-byte entries: sequence, payload,
 transit ns, publish TSC, message s at entry s % capacity), so tests can
 check jitread's own verification against the file.  As a command,

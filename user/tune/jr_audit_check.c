@@ -269,7 +269,7 @@ static bool jr_judge_smt(const struct jr_judged *j, struct jr_check *k)
  * audit, at offset flag: warn when it equals warn_if, ok otherwise, with
  * the text for set or unset.  Any other row's judge sets the status and
  * the text, or returns false to leave the item out.  Documentation/
- * jitread.rst (AUDIT) lists every id; tests/host/test_audit.py checks it.
+ * jitread-audit.rst lists every id; tests/host/test_audit.py checks it.
  */
 #define JR_SYS_CHECK(name, fn)          \
 	{                               \
