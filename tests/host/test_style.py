@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Style gates: the kernel's clang-format on jitread, PEP 8 on Python, and
-checkpatch --strict on the module and the injector (via make checkpatch)."""
+"""Style gates: the kernel's clang-format on jitread, PEP 8 on Python,
+checkpatch --strict on the module and the injector (via make checkpatch),
+and the sizes the house keeps: no C file over MAX_FILE_LINES lines, no C
+function over MAX_FN_LINES."""
 
 import glob
 import os
@@ -17,6 +19,40 @@ BESIDE_GUESTS = True
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 KSRC = "/usr/src/linux-source-6.1.tar.xz"
+MAX_FILE_LINES = 600
+MAX_FN_LINES = 80
+# C the house writes: the module, jitread, the injector and bench modules,
+# the host tests' C (not the fuzz targets' generated corpora)
+C_DIRS = ("module", "user", "selftests/jitmod/jitinject", "bench",
+          "tests/host/c")
+
+
+def c_files():
+    """Every tracked-looking .c and .h of C_DIRS."""
+    out = []
+    for d in C_DIRS:
+        for ext in ("c", "h"):
+            out += glob.glob(os.path.join(TOP, d, "**", f"*.{ext}"),
+                             recursive=True)
+    return sorted(f for f in out if "_gen.h" not in f and ".mod.c" not in f
+                  and "/fuzz/corpus" not in f)
+
+
+def long_functions(path):
+    """(lines, first line) of each function of path over MAX_FN_LINES, in
+    kernel style: its body opens with '{' and closes with '}' alone at
+    the start of a line."""
+    with open(path, errors="replace") as f:
+        lines = f.read().split("\n")
+    out, start = [], None
+    for i, line in enumerate(lines):
+        if line == "{":
+            start = i
+        elif line.startswith("}") and start is not None:
+            if i - start + 1 > MAX_FN_LINES:
+                out.append((i - start + 1, lines[start - 1].strip()))
+            start = None
+    return out
 
 
 class Style(unittest.TestCase):
@@ -36,6 +72,17 @@ class Style(unittest.TestCase):
                                 "--Werror", *files], capture_output=True,
                                text=True, check=False)
         self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+
+    def test_files_and_functions_stay_small(self):
+        files = c_files()
+        self.assertGreater(len(files), 100)
+        big = [(os.path.relpath(f, TOP), n) for f in files
+               for n in [sum(1 for _ in open(f, errors="replace"))]
+               if n > MAX_FILE_LINES]
+        self.assertEqual(big, [], f"C files over {MAX_FILE_LINES} lines")
+        long = [(os.path.relpath(f, TOP), n, fn) for f in files
+                for n, fn in long_functions(f)]
+        self.assertEqual(long, [], f"functions over {MAX_FN_LINES} lines")
 
     def test_python_pep8(self):
         p = subprocess.run(["/usr/bin/python3", "-m", "pycodestyle",
