@@ -2,11 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """stop_us and stop_total_us freeze sampling and keep the trace.
 
-Each case injects one IPI that spins well past the limit on the sampled
-CPU.  The limits sit far above TCG's own hiccups (a few ms) so that only
-the injection can trip them.  After the stop: a jitmod:stop event with the
-reason and the value, no summary or gap afterwards, `enable` reads 0, the
-trace is still readable, and writing enable=1 samples again.
+Each case injects one IPI that spins past the limit on the sampled CPU.
+The limit is set above what the CPU shows on its own, which under TCG on
+a loaded host can be a third of each period: jitmod first samples
+without it for BASE_PERIODS periods, and the limit is the case's floor,
+or, when higher, twice the longest gap (single) or one and a half times
+the most noise in a period and 20 ms (total).  The injection alone
+exceeds the limit: twice it (single), 40 ms more (total).  After the stop:
+a jitmod:stop event with the reason and the value, no summary or gap
+afterwards, `enable` reads 0, the trace is still readable, and writing
+enable=1 samples again.
 
 A case whose instance sees no summary in 10 s before the injection has
 tested nothing: under QEMU's TCG, enabling the events patches kernel text
@@ -22,23 +27,53 @@ from jitpy.guest import injector, kmod, sysio, trace, tracefs
 from jitpy.guest.sysio import Fail, log
 
 CPU = 1
+BASE_PERIODS = 3
+# per case: its period, the summary field of the CPU's own worst, the
+# parameter, and the limit and the injection (us) from that worst (ns)
+CASES = {
+    "single": (500000, "max_gap_ns", "stop_us",
+               lambda w: max(40000, 2 * w // 1000), lambda lim: 2 * lim),
+    "total": (1000000, "noise_ns", "stop_total_us",
+              lambda w: max(60000, 3 * w // 2000 + 20000),
+              lambda lim: lim + 40000),
+}
 
 
-def case(reason, inject_us, **limits):
-    kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=200000,
-                runtime_us=200000, **limits)
+def summaries(inst, n, what):
+    """The instance's first n jitmod:summary events; Again if they do not
+    come within 10 s each."""
+    if not sysio.wait_for(lambda: inst.text().count("summary:") >= n,
+                          10 * n):
+        log(f"{what}: fewer than {n} summaries; the instance's CPU {CPU} "
+            "buffer: " + " ".join(sysio.read(
+                f"{inst.path}/per_cpu/cpu{CPU}/stats").split()))
+        jt.diagnose(CPU)
+        raise jt.Again(f"no summary before the injection ({what})")
+    return [e for e in trace.parse(inst.text()) if e.name == "summary"][:n]
+
+
+def case(reason):
+    period_us, field, param, limit_of, inject_of = CASES[reason]
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=period_us,
+                runtime_us=period_us)
     kmod.insmod("jitinject", cpu=CPU)
-    limit_ns = 1000 * next(iter(limits.values()))
     with tracefs.Instance(f"stop-{reason}") as inst:
-        if not sysio.wait_for(lambda: "summary:" in inst.text(), 10):
-            log(f"{reason}: no summary in 10 s; the instance's CPU {CPU} "
-                "buffer: " + " ".join(sysio.read(
-                    f"{inst.path}/per_cpu/cpu{CPU}/stats").split()))
-            jt.diagnose(CPU)
-            raise jt.Again("no summary before the injection")
+        worst = max(e.ns(field)
+                    for e in summaries(inst, BASE_PERIODS, "baseline"))
+        limit_us = limit_of(worst)
+        inject_us = inject_of(limit_us)
+        if inject_us > period_us * 9 // 10:
+            raise jt.Again(f"{reason}: the CPU's own worst, {worst} ns, "
+                           "leaves no room for an injection in a period")
+        limit_ns = 1000 * limit_us
+        log(f"{reason}: worst {field} of {BASE_PERIODS} periods {worst} "
+            f"ns; limit {limit_us} us, injecting {inject_us} us")
+        inst.clear()
+        sysio.write(f"{kmod.JIT_PARAMS}/{param}", limit_us)
+        summaries(inst, 1, "with the limit")
         if sysio.read(f"{kmod.JIT_PARAMS}/enable") != "1":
-            raise Fail("stopped before the injection: "
-                       + inst.text().splitlines()[-1])
+            raise jt.Again("stopped before the injection, on the CPU's "
+                           "own noise: " + inst.text().splitlines()[-1])
         injector.fire("ipi", inject_us)
         if not sysio.wait_for(lambda: "stop:" in inst.text(), 10):
             raise Fail(f"{reason}: no jitmod:stop after a {inject_us} us "
@@ -79,10 +114,9 @@ def case(reason, inject_us, **limits):
 
 
 def body():
-    jt.attempts(lambda _n: case("single", 80000, stop_us=40000), 2,
-                after_fail=kmod.unload, retry=(), what="single")
-    jt.attempts(lambda _n: case("total", 100000, stop_total_us=60000), 2,
-                after_fail=kmod.unload, retry=(), what="total")
+    for reason in CASES:
+        jt.attempts(lambda _n, r=reason: case(r), 2, after_fail=kmod.unload,
+                    retry=(), what=reason)
 
 
 if __name__ == "__main__":
