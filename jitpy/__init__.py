@@ -38,3 +38,19 @@ def module_path(release, name="jitmod"):
     jitbench) built for kernel release."""
     sub = "module" if name == "jitmod" else name
     return os.path.join(TOP, "build", "modules", release, sub, f"{name}.ko")
+
+
+def session_nice(pid):
+    """Give pid's session this process's nice value.
+
+    With autogroup scheduling (/proc/sys/kernel/sched_autogroup_enabled,
+    on here), the scheduler first shares the CPUs between sessions, each
+    weighed by its autogroup's nice, and only then between the tasks of
+    a session by theirs: a process started in a session of its own
+    (start_new_session) from a task at nice 19 would take as much as the
+    rest of the machine.  Where there is no autogroup, nothing changes."""
+    try:
+        with open(f"/proc/{pid}/autogroup", "w") as f:
+            f.write(str(os.nice(0)))
+    except OSError:
+        pass

@@ -505,6 +505,7 @@ def _boot(cmd, outdir, timeout_s, say, watch):
     out = os.path.join(outdir, "out")
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                             start_new_session=True)
+    jitpy.session_nice(proc.pid)
     deadline = time.monotonic() + timeout_s
     start_by = time.monotonic() + min(BOOT_START_S, timeout_s)
     started = False
