@@ -353,17 +353,15 @@ static const struct jr_optdef *jr_optdef_of(const struct jr_cmd_def *c,
  * "-C=NAME" without their '=', and "-t F", "--trace F" with a space
  * when the next word is not an option.
  */
-static const char *jr_optional_arg(const struct jr_cmd_def *d, int key,
+static const char *jr_optional_arg(const struct jr_optlist *l, int key,
 				   const char *arg, int argc, char **argv)
 {
-	struct jr_optlist l;
 	size_t i;
 
-	jr_optlist_of(d, &l);
-	for (i = 0; i < l.n; i++)
-		if (l.d[i]->key == key)
+	for (i = 0; i < l->n; i++)
+		if (l->d[i]->key == key)
 			break;
-	if (i == l.n || !l.d[i]->arg || l.d[i]->arg[0] != '[')
+	if (i == l->n || !l->d[i]->arg || l->d[i]->arg[0] != '[')
 		return arg;
 	if (arg && arg[0] == '=')
 		return arg + 1;
@@ -476,7 +474,7 @@ int jr_parse_opts(const struct jr_cmd_def *d,
 				       argv[optind - 1]);
 		if (c == '?')
 			return jr_unknown(d, all, nr_all, argv[optind - 1], e);
-		optarg = (char *)jr_optional_arg(d, c, optarg, argc, argv);
+		optarg = (char *)jr_optional_arg(&l, c, optarg, argc, argv);
 		res = jr_apply(d, c, optarg, o, e);
 		if (res == JR_OPT_SAID)
 			return -EINVAL;
