@@ -10,6 +10,7 @@ so that python3 -m jitpy.plot and the readers work from /usr.
   guest     helpers that run inside a booted kernel: tracefs, trace text,
             modules and the test injector
   harness   make check (python3 -m jitpy.harness)
+  cpugroup  the CPU control groups that keep make check's two lanes apart
   bench     make bench* (python3 -m jitpy.bench.suite, .reader, .user)
   plot      jitread's JSON as PNGs (python3 -m jitpy.plot)
 """

@@ -1,16 +1,19 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make check's second lane, run at nice 19 beside the guests.
+"""make check's second lane, run in an idle CPU group beside the guests.
 
 A guest running the suite keeps about one host CPU busy (its sampled
 vCPU spins; the other mostly waits on the tests' durations) and leaves the
-second mostly idle.  This lane takes that idle time, at nice 19 so that
-the guests come first: it builds the modules for the kernel matrix, then
-runs the host tests that set BESIDE_GUESTS (they time nothing and run no
-sampler), then flip.sh in its single-threaded boots, whose checks are
-counts and hold under any load.  It prints TAP, which check.py numbers
-into the whole run's once the guests are done.
+second mostly idle.  This lane takes that idle time, in an idle CPU
+group (jitpy/cpugroup.py) so that the guests come first: it builds the
+modules for the kernel matrix, then runs the host tests that set
+BESIDE_GUESTS (they time nothing and run no sampler), then flip.sh in its
+single-threaded boots, whose checks are counts and hold under any load.
+It prints TAP, which check.py numbers into the whole run's once the
+guests are done.
 
-    nice -n 19 python3 -m jitpy.harness.beside
+    nice -n 19 python3 -m jitpy.harness.beside [GROUP]
+
+GROUP names its idle CPU group (check.py gives one per run).
 """
 
 import os
@@ -19,12 +22,14 @@ import sys
 import time
 
 import jitpy
+from jitpy import cpugroup
 from jitpy.harness.guests import chosen, run_flips
 from jitpy.harness.tap import Tally, run_host_tests
 
 LANE_DIR = os.path.join(jitpy.TOP, "build", "check")
 # written once the matrix's modules are built: the smoke boots wait for it
 MODULES_DONE = os.path.join(LANE_DIR, "modules.done")
+GROUP = "lane"
 
 
 def build_modules(tally):
@@ -42,11 +47,15 @@ def build_modules(tally):
         f.write(f"{p.returncode}\n")
 
 
-def main():
+def main(argv):
     """The lane's work, in order; exit 1 if anything failed."""
     tally = Tally()
     t0 = time.monotonic()
-    # check.py starts the lane in a session of its own, at nice 19
+    group = argv[0] if argv else GROUP
+    # before anything is started, so that all of it is in the idle group
+    print(f"# {cpugroup.join(group, idle=True)}", flush=True)
+    # where there is no group: check.py starts the lane in a session of
+    # its own, at nice 19
     jitpy.session_nice(os.getpid())
     os.makedirs(LANE_DIR, exist_ok=True)
     flavours, rows = chosen()
@@ -54,9 +63,9 @@ def main():
     run_host_tests(tally, beside=True)
     run_flips(tally, flavours, rows)
     print(f"# beside the guests: {time.monotonic() - t0:.0f} s of wall "
-          "time at nice 19", flush=True)
+          "time", flush=True)
     return tally.closing(slowest=False)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

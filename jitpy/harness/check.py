@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """make check: the selftests in QEMU on each kernel, the host tests.
 
-Two lanes share the machine.  The guests run one at a time, at the normal
-priority, while a second lane (jitpy/harness/beside.py) runs at nice 19
-beside them: the modules for the kernel matrix, the host tests that time
-nothing, and the flip boots.  Once both are done, the host tests that
-time something or run a sampler natively run alone.
+Two lanes share the machine.  The guests run one at a time, in a CPU
+group that weighs more than any session, while a second lane
+(jitpy/harness/beside.py) runs beside them in an idle group: the modules
+for the kernel matrix, the host tests that time nothing, and the flip
+boots (jitpy/cpugroup.py says why groups, and not nice values).  Once
+both are done, the host tests that time something or run a sampler
+natively run alone, still in the guests' group.
 
 Prints one TAP line per test, each with its wall time ('# 1.2 s'); the
 lane's are numbered in when it ends.  Ends with the ten slowest and 'N
@@ -19,16 +21,21 @@ import sys
 import time
 
 import jitpy
+from jitpy import cpugroup
 from jitpy.harness.beside import LANE_DIR, MODULES_DONE
 from jitpy.harness.guests import (SMOKE_GEN, SMOKE_PROGS, SMOKE_VCPUS,
                                   WIDE_BOOTS, chosen, run_vm_suite)
 from jitpy.harness.tap import Tally, replay, run_host_tests
 
 LANE_TAP = os.path.join(LANE_DIR, "beside.tap")
+# this run's CPU groups (jitpy/cpugroup.py)
+GUESTS = f"guests-{os.getpid()}"
+LANE = f"lane-{os.getpid()}"
 
 
 def start_lane():
-    """The lane beside the guests, at nice 19, its output into LANE_TAP."""
+    """The lane beside the guests, its output into LANE_TAP.  It puts
+    itself in the idle group; nice 19 is for where there is none."""
     os.makedirs(LANE_DIR, exist_ok=True)
     for path in (MODULES_DONE, LANE_TAP):
         if os.path.exists(path):
@@ -36,7 +43,8 @@ def start_lane():
     with open(LANE_TAP, "w") as out:
         return subprocess.Popen(
             ["nice", "-n", "19", sys.executable, "-m",
-             "jitpy.harness.beside"], stdout=out, stderr=subprocess.STDOUT,
+             "jitpy.harness.beside", LANE], stdout=out,
+            stderr=subprocess.STDOUT,
             cwd=jitpy.TOP, start_new_session=True,
             env=dict(os.environ, PYTHONUNBUFFERED="1"))
 
@@ -62,16 +70,20 @@ def join_lane(tally, lane):
 
 
 def stop_lane(lane):
-    """End what is left of the lane, its guests with it."""
+    """End what is left of the lane, its guests with it: they run in
+    sessions of their own, but in the lane's CPU group."""
     if lane.poll() is None:
         os.killpg(lane.pid, signal.SIGKILL)
         lane.wait()
+    cpugroup.kill(LANE)
 
 
 def main():
     """Run everything; exit non-zero on any failure."""
     tally = Tally()
     print("TAP version 13", flush=True)
+    cpugroup.sweep()
+    print(f"# {cpugroup.join(GUESTS)}", flush=True)
     flavours, rows = chosen()
     lane = start_lane()
     try:
@@ -93,10 +105,12 @@ def main():
         join_lane(tally, lane)
     finally:
         stop_lane(lane)
+        cpugroup.leave(LANE)
     t0 = time.monotonic()
     run_host_tests(tally, beside=False)
     print(f"# host tests, alone: {time.monotonic() - t0:.0f} s of wall "
           "time", flush=True)
+    cpugroup.leave(GUESTS)
     return tally.closing()
 
 

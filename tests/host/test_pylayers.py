@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The Python side is one package, jitpy, whose imports go downwards only.
 
-Layers, lowest first: the package root, abi and formats; then guest
+Layers, lowest first: the package root, abi, formats and cpugroup; then guest
 (helpers inside a booted kernel) beside vm (the QEMU runner); then bench,
 harness and plot, each on its own.  jitpy never imports the tests (the
 host tests, or the selftests' runner jittest), so a benchmark cannot lean
@@ -17,7 +17,7 @@ import unittest
 import jitpy
 
 TOP = jitpy.TOP
-RANK = {"": 0, "abi": 0, "formats": 0, "guest": 1, "vm": 1,
+RANK = {"": 0, "abi": 0, "formats": 0, "cpugroup": 0, "guest": 1, "vm": 1,
         "fleet": 1, "bench": 2, "harness": 2, "plot": 2}
 TESTS = ("tests", "jittest")
 PY_DIRS = ("jitpy", "tests", "selftests")
