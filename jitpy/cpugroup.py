@@ -5,22 +5,28 @@ The guests' timing tests need their vCPU threads to run the moment they
 wake.  A nice value cannot promise that here: with autogroup scheduling
 the CPUs are shared between sessions first, and every QEMU runs in a
 session of its own; and even at nice 19 a task keeps the CPU for the rest
-of its slice when a vCPU wakes.  A control group can:
+of its slice when a vCPU wakes.  Control groups can.  A run of make
+check makes one group, PREFIX + its pid, which weighs WEIGHT_FACTOR times
+a session, so that a job the user started elsewhere (at any nice: its
+session counts, not its nice) takes little from it; and in it two leaves:
 
-  the guests' group  weighs WEIGHT_FACTOR times a session, so that a job
-                     the user started elsewhere (at any nice: its session
-                     counts, not its nice) takes little from the guests;
-  the lane's group   is an idle group (cpu.idle): it runs only on a CPU
-                     nothing else wants, and a waking guest thread takes
-                     the CPU from it at once.
+  guests   make check itself: the guests under test and the host tests
+           that run alone, with the run's real-time time (the host
+           tests' SCHED_FIFO samplers need it where the kernel schedules
+           real-time tasks by group);
+  lane     the lane beside the guests, with every guest it boots: an idle
+           group (cpu.idle), which runs only on a CPU nothing else in the
+           run wants, and which a waking guest thread takes the CPU from
+           at once.
 
 join() moves the calling process, and so everything it starts from then
-on, into one of them.  Where the machine has no CPU controller to write
-(a container, an unprivileged run), it says why and changes nothing.
+on, into a leaf.  Where the machine has no CPU controller to write (a
+container, an unprivileged run), it says why and changes nothing.
 """
 
 import os
 import signal
+import time
 
 # cgroup v1 (a hierarchy of its own) and v2 (the unified one)
 V1_CPU = "/sys/fs/cgroup/cpu"
@@ -28,13 +34,23 @@ V2_ROOT = "/sys/fs/cgroup"
 PREFIX = "jitcheck-"
 # a session's weight is that of one nice-0 task: 1024 in v1, 100 in v2
 WEIGHT_FACTOR = 10
-# where join() took this process from, by group name
+# how long real-time time may stay held by a group just removed
+RT_FREED_S = 2.0
+# where join() took this process from, by (run, leaf)
 _ORIGIN = {}
 
 
 def _write(path, value):
     with open(path, "w") as f:
         f.write(f"{value}\n")
+
+
+def _read_int(path):
+    try:
+        with open(path) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
 
 
 def _v2_usable(root):
@@ -53,40 +69,13 @@ def _v2_usable(root):
         return False
 
 
-def _settings(version, base, idle):
-    """The files to write in the new group: each a list of (file,
-    value) to try in turn until one is written.  cpu.idle is new in 5.15;
-    before it, the least weight stands in.  Where the kernel schedules
-    real-time tasks by group (cpu.rt_runtime_us), a new group may run none
-    until it is given time: the guests' group gets all of its parent's, as
-    the host tests' SCHED_FIFO samplers run in it; the lane runs none."""
-    least = [("cpu.shares", 2)] if version == 1 else [("cpu.weight", 1)]
-    if idle:
-        return [[("cpu.idle", 1)] + least]
-    heavy = (1024 if version == 1 else 100) * WEIGHT_FACTOR
-    knob = "cpu.shares" if version == 1 else "cpu.weight"
-    out = [[("cpu.idle", 0), (None, None)], [(knob, heavy)]]
-    try:
-        with open(os.path.join(base, "cpu.rt_runtime_us")) as f:
-            out.append([("cpu.rt_runtime_us", int(f.read()))])
-    except (OSError, ValueError):
-        pass
-    return out
-
-
-def _write_first(path, choices):
-    """Write the first of choices that the kernel takes; (None, None)
-    stands for leaving the file alone.  Raises the last OSError."""
-    err = None
-    for knob, value in choices:
-        if knob is None:
-            return
-        try:
-            _write(os.path.join(path, knob), value)
-            return
-        except OSError as e:
-            err = e
-    raise err
+def where():
+    """(version, directory under which to make groups), or None."""
+    if os.path.exists(os.path.join(V1_CPU, "cpu.shares")):
+        return 1, V1_CPU
+    if _v2_usable(V2_ROOT):
+        return 2, V2_ROOT
+    return None
 
 
 def _current(version):
@@ -100,65 +89,103 @@ def _current(version):
     return "/"
 
 
-def where():
-    """(version, directory under which to make groups), or None."""
-    if os.path.exists(os.path.join(V1_CPU, "cpu.shares")):
-        return 1, V1_CPU
-    if _v2_usable(V2_ROOT):
-        return 2, V2_ROOT
-    return None
+def _make(path, version, weight=None, idle=False):
+    """Make group path if need be and give it its weight, or make it an
+    idle group (cpu.idle, new in 5.15; before it, the least weight)."""
+    os.makedirs(path, exist_ok=True)
+    if version == 2:
+        sub = os.path.join(path, "cgroup.subtree_control")
+        if not idle and weight is not None:
+            _write(sub, "+cpu")
+    if idle:
+        try:
+            _write(os.path.join(path, "cpu.idle"), 1)
+            return
+        except OSError:
+            weight = 2 if version == 1 else 1
+    else:
+        try:
+            _write(os.path.join(path, "cpu.idle"), 0)
+        except OSError:
+            pass
+    if weight is not None:
+        _write(os.path.join(path, "cpu.shares" if version == 1
+                            else "cpu.weight"), weight)
 
 
-def sweep():
-    """Remove the empty groups that runs which were killed left behind;
-    the kernel refuses to remove one that still holds a process.  Only
-    where no other join() can be under way: between its mkdir and its
-    move, a group is empty."""
+def _give_rt(path):
+    """Where the kernel schedules real-time tasks by group, a new group
+    may run none until it is given time: give path all of its parent's.
+    False where the parent has none to give (another run holds it)."""
+    knob = "cpu.rt_runtime_us"
+    have = _read_int(os.path.join(os.path.dirname(path), knob))
+    if have is None or not os.path.exists(os.path.join(path, knob)):
+        return True
+    # a group just removed gives its time back only once the kernel has
+    # freed it, a little after rmdir returns
+    end = time.monotonic() + RT_FREED_S
+    while True:
+        try:
+            _write(os.path.join(path, knob), have)
+            return True
+        except OSError:
+            if time.monotonic() > end:
+                return False
+        time.sleep(0.05)
+
+
+def run_dir(run, leaf=None):
+    """The directory of a run's group, or of one of its leaves; None
+    where there is no CPU controller."""
     found = where()
     if found is None:
-        return
-    base = found[1]
-    for entry in os.listdir(base):
-        if entry.startswith(PREFIX):
-            try:
-                os.rmdir(os.path.join(base, entry))
-            except OSError:
-                pass
+        return None
+    path = os.path.join(found[1], PREFIX + run)
+    return os.path.join(path, leaf) if leaf else path
 
 
-def join(name, idle=False):
-    """Move this process into the group PREFIX + name, made if need be:
-    an idle group (idle=True) or the guests' heavy one.  Returns a line
-    that says what was done, or why nothing was."""
+def join(run, leaf, idle=False):
+    """Move this process into leaf of run's group, made if need be.
+
+    A run's group weighs WEIGHT_FACTOR times a session and has all the
+    real-time time its parent gives; in it, a leaf has the default weight
+    and the run's real-time time, or is an idle group (idle=True) with
+    none.  Returns a line that says what was done, or why nothing was."""
     found = where()
     if found is None:
-        return (f"{name}: no CPU controller to write under {V1_CPU} or "
-                f"{V2_ROOT}; scheduling left as it is")
+        return (f"{run}/{leaf}: no CPU controller to write under {V1_CPU} "
+                f"or {V2_ROOT}; scheduling left as it is")
     version, base = found
-    path = os.path.join(base, PREFIX + name)
+    top = run_dir(run)
+    path = os.path.join(top, leaf)
     try:
         origin = _current(version)
-        os.makedirs(path, exist_ok=True)
-        for choices in _settings(version, base, idle):
-            _write_first(path, choices)
+        _make(top, version, weight=(1024 if version == 1 else 100) *
+              WEIGHT_FACTOR)
+        rt = _give_rt(top)
+        _make(path, version, idle=idle)
+        if rt and not idle:
+            rt = _give_rt(path)
         _write(os.path.join(path, "cgroup.procs"), os.getpid())
     except OSError as e:
-        return (f"{name}: could not use {path} ({e.strerror}); "
+        return (f"{run}/{leaf}: could not use {path} ({e.strerror}); "
                 f"scheduling left as it is")
-    _ORIGIN[name] = os.path.join(base, origin.lstrip("/"))
-    kind = "idle" if idle else f"{WEIGHT_FACTOR}x a session's weight"
-    return f"{name}: in {path} (cgroup v{version}, {kind})"
+    _ORIGIN[run, leaf] = os.path.join(base, origin.lstrip("/"))
+    kind = "idle" if idle else (
+        "the run's real-time time" if rt else
+        "no real-time time: SCHED_FIFO is refused in it")
+    return (f"{run}/{leaf}: in {path} (cgroup v{version}; the run "
+            f"{WEIGHT_FACTOR}x a session's weight; {kind})")
 
 
-def kill(name):
-    """SIGKILL everything in the group PREFIX + name: whatever sessions
-    its processes started (QEMU runs in its own), they are all in it."""
-    found = where()
-    if found is None:
+def kill(run, leaf):
+    """SIGKILL everything in leaf of run's group: whatever sessions its
+    processes started (QEMU runs in its own), they are all in it."""
+    path = run_dir(run, leaf)
+    if path is None:
         return
-    procs = os.path.join(found[1], PREFIX + name, "cgroup.procs")
     try:
-        with open(procs) as f:
+        with open(os.path.join(path, "cgroup.procs")) as f:
             pids = [int(line) for line in f if line.strip()]
     except (OSError, ValueError):
         return
@@ -169,16 +196,41 @@ def kill(name):
             pass
 
 
-def leave(name):
-    """Go back to the group join(name) took this process from, if it
-    did, and remove PREFIX + name if nothing is left in it."""
-    origin = _ORIGIN.pop(name, None)
+def leave(run, leaf):
+    """Go back to the group join() took this process from, if it did,
+    and remove leaf, and run's group once no leaf is left in it."""
+    origin = _ORIGIN.pop((run, leaf), None)
+    path = run_dir(run, leaf)
+    if path is None:
+        return
+    for step in ("move", path, os.path.dirname(path)):
+        try:
+            if step != "move":
+                os.rmdir(step)
+            elif origin is not None:
+                _write(os.path.join(origin, "cgroup.procs"), os.getpid())
+        except OSError:
+            pass
+
+
+def sweep():
+    """Remove the empty groups that runs which were killed left behind;
+    the kernel refuses to remove one that still holds a process.  Only
+    where no other join() can be under way: between its mkdir and its
+    move, a group is empty."""
     found = where()
     if found is None:
         return
-    try:
-        if origin is not None:
-            _write(os.path.join(origin, "cgroup.procs"), os.getpid())
-        os.rmdir(os.path.join(found[1], PREFIX + name))
-    except OSError:
-        pass
+    for entry in os.listdir(found[1]):
+        if not entry.startswith(PREFIX):
+            continue
+        top = os.path.join(found[1], entry)
+        for leaf in os.listdir(top):
+            try:
+                os.rmdir(os.path.join(top, leaf))
+            except OSError:
+                pass
+        try:
+            os.rmdir(top)
+        except OSError:
+            pass

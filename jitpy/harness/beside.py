@@ -11,9 +11,10 @@ single-threaded boots, whose checks are counts and hold under any load.
 It prints TAP, which check.py numbers into the whole run's once the
 guests are done.
 
-    nice -n 19 python3 -m jitpy.harness.beside [GROUP]
+    nice -n 19 python3 -m jitpy.harness.beside [RUN]
 
-GROUP names its idle CPU group (check.py gives one per run).
+RUN names the run's CPU group, whose idle leaf "lane" it takes
+(check.py gives its pid).
 """
 
 import os
@@ -29,7 +30,7 @@ from jitpy.harness.tap import Tally, run_host_tests
 LANE_DIR = os.path.join(jitpy.TOP, "build", "check")
 # written once the matrix's modules are built: the smoke boots wait for it
 MODULES_DONE = os.path.join(LANE_DIR, "modules.done")
-GROUP = "lane"
+RUN = "lane"
 
 
 def build_modules(tally):
@@ -51,9 +52,9 @@ def main(argv):
     """The lane's work, in order; exit 1 if anything failed."""
     tally = Tally()
     t0 = time.monotonic()
-    group = argv[0] if argv else GROUP
-    # before anything is started, so that all of it is in the idle group
-    print(f"# {cpugroup.join(group, idle=True)}", flush=True)
+    run = argv[0] if argv else RUN
+    # before anything is started, so that all of it is in the idle leaf
+    print(f"# {cpugroup.join(run, 'lane', idle=True)}", flush=True)
     # where there is no group: check.py starts the lane in a session of
     # its own, at nice 19
     jitpy.session_nice(os.getpid())

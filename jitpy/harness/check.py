@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """make check: the selftests in QEMU on each kernel, the host tests.
 
-Two lanes share the machine.  The guests run one at a time, in a CPU
-group that weighs more than any session, while a second lane
-(jitpy/harness/beside.py) runs beside them in an idle group: the modules
+Two lanes share the machine, in a CPU group that weighs more than any
+session.  The guests run one at a time, while a second lane
+(jitpy/harness/beside.py) runs beside them in an idle subgroup: the modules
 for the kernel matrix, the host tests that time nothing, and the flip
 boots (jitpy/cpugroup.py says why groups, and not nice values).  Once
 both are done, the host tests that time something or run a sampler
-natively run alone, still in the guests' group.
+natively run alone.
 
 Prints one TAP line per test, each with its wall time ('# 1.2 s'); the
 lane's are numbered in when it ends.  Ends with the ten slowest and 'N
@@ -28,9 +28,8 @@ from jitpy.harness.guests import (SMOKE_GEN, SMOKE_PROGS, SMOKE_VCPUS,
 from jitpy.harness.tap import Tally, replay, run_host_tests
 
 LANE_TAP = os.path.join(LANE_DIR, "beside.tap")
-# this run's CPU groups (jitpy/cpugroup.py)
-GUESTS = f"guests-{os.getpid()}"
-LANE = f"lane-{os.getpid()}"
+# this run's CPU group (jitpy/cpugroup.py), with leaves guests and lane
+RUN = str(os.getpid())
 
 
 def start_lane():
@@ -43,7 +42,7 @@ def start_lane():
     with open(LANE_TAP, "w") as out:
         return subprocess.Popen(
             ["nice", "-n", "19", sys.executable, "-m",
-             "jitpy.harness.beside", LANE], stdout=out,
+             "jitpy.harness.beside", RUN], stdout=out,
             stderr=subprocess.STDOUT,
             cwd=jitpy.TOP, start_new_session=True,
             env=dict(os.environ, PYTHONUNBUFFERED="1"))
@@ -75,7 +74,7 @@ def stop_lane(lane):
     if lane.poll() is None:
         os.killpg(lane.pid, signal.SIGKILL)
         lane.wait()
-    cpugroup.kill(LANE)
+    cpugroup.kill(RUN, "lane")
 
 
 def main():
@@ -83,7 +82,7 @@ def main():
     tally = Tally()
     print("TAP version 13", flush=True)
     cpugroup.sweep()
-    print(f"# {cpugroup.join(GUESTS)}", flush=True)
+    print(f"# {cpugroup.join(RUN, 'guests')}", flush=True)
     flavours, rows = chosen()
     lane = start_lane()
     try:
@@ -105,12 +104,12 @@ def main():
         join_lane(tally, lane)
     finally:
         stop_lane(lane)
-        cpugroup.leave(LANE)
+        cpugroup.leave(RUN, "lane")
     t0 = time.monotonic()
     run_host_tests(tally, beside=False)
     print(f"# host tests, alone: {time.monotonic() - t0:.0f} s of wall "
           "time", flush=True)
-    cpugroup.leave(GUESTS)
+    cpugroup.leave(RUN, "guests")
     return tally.closing()
 
 
