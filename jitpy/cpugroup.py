@@ -32,8 +32,10 @@ import time
 V1_CPU = "/sys/fs/cgroup/cpu"
 V2_ROOT = "/sys/fs/cgroup"
 PREFIX = "jitcheck-"
-# a session's weight is that of one nice-0 task: 1024 in v1, 100 in v2
-WEIGHT_FACTOR = 10
+# a session's weight is that of one nice-0 task: 1024 in v1, 100 in v2;
+# a job beside the run then gets about 1 % of a CPU the run wants (v2 tops
+# out at 10000, v1 at 262144)
+WEIGHT_FACTOR = 100
 # how long real-time time may stay held by a group just removed
 RT_FREED_S = 2.0
 # where join() took this process from, by (run, leaf)

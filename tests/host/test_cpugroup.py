@@ -214,7 +214,7 @@ class MadeUpTree(unittest.TestCase):
                           self.read("guests", "cpu.idle"),
                           self.read("guests", "cpu.rt_runtime_us"),
                           self.read("guests", "cgroup.procs")),
-                         ("10240", "950000", "1024", "0", "950000",
+                         ("102400", "950000", "1024", "0", "950000",
                           str(os.getpid())))
         self.assertEqual(self.read("lane", "cpu.idle"), "1")
         self.assertFalse(os.path.exists(os.path.join(self.top, "lane",
