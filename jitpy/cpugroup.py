@@ -164,9 +164,10 @@ def join(run, leaf, idle=False):
         origin = _current(version)
         _make(top, version, weight=(1024 if version == 1 else 100) *
               WEIGHT_FACTOR)
-        rt = _give_rt(top)
+        # an idle leaf runs no real-time task: it needs none, nor its run
+        rt = not idle and _give_rt(top)
         _make(path, version, idle=idle)
-        if rt and not idle:
+        if rt:
             rt = _give_rt(path)
         _write(os.path.join(path, "cgroup.procs"), os.getpid())
     except OSError as e:
