@@ -225,7 +225,8 @@ def build_parser():
     p.add_argument("-C", "--cwd", default=os.getcwd(),
                    help="directory the command starts in (default: here)")
     p.add_argument("-q", "--quiet", action="store_true",
-                   help="do not print runner progress lines")
+                   help="do not print runner progress lines (what the "
+                        "vCPU watch did to the guest is still printed)")
     p.add_argument("command", nargs=argparse.REMAINDER,
                    help="command to run in the guest (after --)")
     return p
@@ -447,8 +448,11 @@ def run(args):
     vmlinuz, release = resolve_kernel(args.kernel)
     qemu = find_tool("qemu-system-x86_64")
     busybox = find_tool("busybox")
-    say = (lambda m: None) if args.quiet else \
-        (lambda m: print(f"jitvm: {m}", file=sys.stderr, flush=True))
+
+    def tell(m):
+        print(f"jitvm: {m}", file=sys.stderr, flush=True)
+
+    say = (lambda m: None) if args.quiet else tell
     # 0700, root's: the guest's root runs cmd.sh from it
     outdir = tempfile.mkdtemp(prefix="jitvm-")
     try:
@@ -470,8 +474,10 @@ def run(args):
             f"limit {args.timeout_s}s")
         os.makedirs(os.path.join(outdir, "save"), mode=0o700)
         for boot in range(BOOT_TRIES):
+            # what the watch did to the guest is said even with -q: it
+            # tells QEMU's stall from the guest's own in a failed test
             watch = jitvm_unstick.Unsticker(
-                os.path.join(outdir, WATCH_QMP), say) \
+                os.path.join(outdir, WATCH_QMP), tell) \
                 if accel == "tcg" else None
             rc = _boot(cmd, outdir, args.timeout_s, say, watch)
             if rc != EXIT_NO_STATUS or command_started(outdir) or \
@@ -528,7 +534,7 @@ def _boot(cmd, outdir, timeout_s, say, watch):
                 _stream(out, pos, sys.stdout)
                 say(f"timeout after {timeout_s}s; QEMU killed")
                 return EXIT_TIMEOUT
-            time.sleep(0.2)
+            time.sleep(jitvm_unstick.SAMPLE_S)
     except BaseException:
         _kill_group(proc)
         raise
