@@ -47,7 +47,7 @@ SAMPLE_S = 0.1
 WINDOW = 8           # samples: 0.8 s of a vCPU that goes nowhere
 MAX_DISTINCT = 4     # places it may be seen at meanwhile
 PROBES = 6           # stopped looks at its stack, of which 2 must agree
-BACKOFF_S = 60.0     # before places that failed the probes are probed again
+BACKOFF_S = 60.0     # before places that failed the probes are all probed
 STACK_QWORDS = 256
 STACK_ALIGN = 16384  # x86-64 task and IRQ stacks: THREAD_SIZE, aligned
 MAX_FIXES = 64       # per boot; a guest stalling more waits out its limit
@@ -276,7 +276,10 @@ class Unsticker:
             h.append(sample)
             del h[:-WINDOW]
             at = stuck_at(h)
-            if at is None or any(self.backoff.get(a, 0) > time.monotonic()
+            # a stuck vCPU can share a place with a spinner that failed
+            # the probes (it spun there, then met the stale int3): only a
+            # window wholly at such places is left alone
+            if at is None or all(self.backoff.get(a, 0) > time.monotonic()
                                  for a in at):
                 continue
             first = h[0]["t"]

@@ -167,10 +167,14 @@ class Watch(unittest.TestCase):
     def run_watch(self, fake, polls):
         said = []
         w = ju.Unsticker("unused", said.append, connect=lambda _: fake)
+        self.run_watch_more(w, polls)
+        return w, said
+
+    @staticmethod
+    def run_watch_more(w, polls):
         for _ in range(polls):
             w.next = 0.0
             w.poll()
-        return w, said
 
     def test_frees_a_looping_vcpu(self):
         fake = FakeQmp([SITE, INT3_ENTRY, SITE, NMI_EXIT], frame(SITE + 1),
@@ -199,6 +203,19 @@ class Watch(unittest.TestCase):
         w.close()
         self.assertEqual(said, ["vCPU watch: probed a vCPU that sat still "
                                 "1 times, freed 0"])
+
+    def test_frees_at_a_place_a_spinner_shared(self):
+        # it spun at SITE and failed the probes, then met the stale int3
+        # there: the window shows SITE and the int3 entry, and is probed
+        fake = FakeQmp([SITE], [0] * 16, {SITE: 0xe9})
+        w, said = self.run_watch(fake, ju.WINDOW)
+        self.assertIn(SITE, w.backoff)
+        fake.rips = [SITE, INT3_ENTRY, SITE, NMI_EXIT]
+        fake.stack = frame(SITE + 1)
+        self.run_watch_more(w, ju.WINDOW)
+        self.assertEqual(w.fixes, 1, fake.log)
+        fake.stub.close()
+        self.assertEqual(fake.stub.packets, ["?", f"M{SITE:x},1:e9", "D"])
 
     def test_frees_before_the_guest_watchdogs(self):
         # the guest's clocks run through the window, whose last sample can
