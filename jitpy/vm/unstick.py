@@ -33,9 +33,9 @@ delays that work, so a stall past about 2 s trips it; the soft-lockup
 report (20 s at watchdog_thresh=10) and RCU's stall warning (21 s) come
 much later.  The guest's clocks run on through the window of samples and
 the gaps between probes, but not through a probe's stop or the rewrite
-(under TCG a stop stops them); that time stays under REMOTE_TICK_WARN_S
-- REMOTE_TICK_S, and the line that says what was freed says how long
-after it was first seen stuck.
+(under TCG a stop stops them); that time stays under the difference
+REMOTE_TICK_WARN_S minus REMOTE_TICK_S, and the line that says what was
+freed says how long after it was first seen stuck.
 """
 
 import json
