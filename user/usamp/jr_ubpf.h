@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "jitmod_abi.h"
+#include "core/jr_rec.h"
 #include "usamp/bpf/jr_ubpf_rec.h"
 
 struct jr_ubpf_bpf;
@@ -37,5 +38,6 @@ int jr_ubpf_poll(struct jr_ubpf *b, int timeout_ms);
 uint64_t jr_ubpf_drops(struct jr_ubpf *b);
 void jr_ubpf_reset(struct jr_ubpf *b);
 void jr_ubpf_close(struct jr_ubpf *b);
+void jr_ubpf_to_rec(const struct jr_ubpf_rec *b, struct jr_rec *r);
 
 #endif /* JR_UBPF_LOADER_H */
