@@ -285,13 +285,17 @@ static enum jr_optres jr_apply(const struct jr_cmd_def *d, int key,
 	case JR_K_FAIL_IF:
 		return jr_add_cond(arg, o, e);
 	}
-	ret = jr_apply_live(key, arg, o->legacy, &o->live, e);
+	/*
+	 * d's own handler first: an option of its own may take a letter
+	 * that a shared group it does not list uses (attach's -p).
+	 */
+	ret = d->apply ? d->apply(key, arg, &env) : JR_OPT_NOT_MINE;
+	if (ret == JR_OPT_NOT_MINE)
+		ret = jr_apply_live(key, arg, o->legacy, &o->live, e);
 	if (ret == JR_OPT_NOT_MINE)
 		ret = jr_apply_user(key, arg, &o->user);
 	if (ret == JR_OPT_NOT_MINE)
 		ret = jr_apply_out(key, arg, o->legacy, &o->out);
-	if (ret == JR_OPT_NOT_MINE && d->apply)
-		ret = d->apply(key, arg, &env);
 	/* an option of d's table that no handler takes: a bad table */
 	return ret == JR_OPT_NOT_MINE ? JR_OPT_BAD : ret;
 }
