@@ -269,7 +269,7 @@ class Diff(unittest.TestCase):
         for path, text in cases:
             jrcli.refused(self, ["diff", good, path, "-q"], 1, text)
         jrcli.refused(self, ["diff", self.write("u.json", json.dumps(user)),
-                             good, "-q"], 1, "is a user report")
+                             good, "-q"], 1, "is a report of side user")
         jrcli.refused(self, ["diff", good], 2, "needs two JSON reports")
         jrcli.refused(self, ["diff", good, good, "--min-change", "x"], 2,
                       "bad value 'x' for --min-change")

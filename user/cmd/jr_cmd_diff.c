@@ -115,7 +115,7 @@ static int jr_diff_main(struct jr_opts *o, int argc, char **argv)
 	jr_diff_load(&a, o->file);
 	jr_diff_load(&b, o->file_b);
 	if (strcmp(a.side, b.side))
-		jr_die(JR_EXIT_RUN, "%s is a %s report, %s a %s report",
+		jr_die(JR_EXIT_RUN, "%s is a report of side %s, %s of side %s",
 		       o->file, a.side, o->file_b, b.side);
 	jr_outputs_open(&outs, o, 0);
 	if (jr_diff_run(&d, &a, &b, o->have_cpus ? o->cpus : NULL,

@@ -327,6 +327,8 @@ static int jr_rdoc_system(json_t *root, struct jr_rdoc *d, struct jr_err *e)
 		return jr_fail(e, -ENOMEM, "out of memory");
 	d->threshold_ns = jr_threshold_of(
 		json_string_value(json_object_get(sys, "module_params")));
+	if (!strcmp(d->side, "attach"))
+		d->threshold_ns = 0; /* no sampler, no threshold */
 	if (!strcmp(d->side, "user")) {
 		json_t *t = json_object_get(json_object_get(root, "sampler"),
 					    "threshold_ns");
@@ -346,15 +348,71 @@ static int jr_rdoc_side(json_t *root, struct jr_rdoc *d, struct jr_err *e)
 {
 	const char *side = json_string_value(json_object_get(root, "side"));
 
-	if (!side || (strcmp(side, "kernel") && strcmp(side, "user")))
-		return jr_bad(e, "side", "not kernel or user");
+	if (!side || (strcmp(side, "kernel") && strcmp(side, "user") &&
+		      strcmp(side, "attach")))
+		return jr_bad(e, "side", "not kernel, user or attach");
 	snprintf(d->side, sizeof(d->side), "%s", side);
+	return 0;
+}
+
+static int jr_rslot_cmp(const void *x, const void *y)
+{
+	const struct jr_rslot *a = x, *b = y;
+
+	return (a->value > b->value) - (a->value < b->value);
+}
+
+/*
+ * jr_rdoc_events_as_gaps - an attach report has no gaps: each of its
+ * events is one delay of a target thread, so its irq to thread classes,
+ * merged, stand in for the gap class that diff and advise read.
+ */
+static int jr_rdoc_events_as_gaps(struct jr_rcpu *c, struct jr_err *e)
+{
+	struct jr_rclass *g = &c->cls[JR_H_GAP];
+	size_t n = 0, i, k, out = 0;
+	struct jr_rslot *all;
+	double sum = 0;
+	int h;
+
+	for (h = JR_H_IRQ; h <= JR_H_THREAD; h++)
+		n += c->cls[h].nr_slots;
+	all = calloc(n ? n : 1, sizeof(*all));
+	if (!all)
+		return jr_fail(e, -ENOMEM, "out of memory");
+	free(g->slots);
+	memset(g, 0, sizeof(*g));
+	for (h = JR_H_IRQ, k = 0; h <= JR_H_THREAD; h++) {
+		const struct jr_rclass *x = &c->cls[h];
+
+		for (i = 0; i < x->nr_slots; i++)
+			all[k++] = x->slots[i];
+		if (!x->count)
+			continue;
+		if (!g->count || x->min_ns < g->min_ns)
+			g->min_ns = x->min_ns;
+		if (x->max_ns > g->max_ns)
+			g->max_ns = x->max_ns;
+		g->count += x->count;
+		sum += x->mean_ns * (double)x->count;
+	}
+	qsort(all, n, sizeof(*all), jr_rslot_cmp);
+	for (i = 0; i < n; i++) {
+		if (out && all[out - 1].value == all[i].value)
+			all[out - 1].count += all[i].count;
+		else
+			all[out++] = all[i];
+	}
+	g->slots = all;
+	g->nr_slots = out;
+	g->mean_ns = g->count ? sum / (double)g->count : 0;
 	return 0;
 }
 
 /*
  * jr_rdoc_parse - fill d from a report's text.  The report's primary side
- * (kernel for hist, report and compare; user for user) is what is read.
+ * (kernel for hist, report and compare; user for user; attach for
+ * attach) is what is read.
  * d is to be freed with jr_rdoc_free() whatever this returns.
  */
 int jr_rdoc_parse(struct jr_rdoc *d, const char *text, size_t len,
@@ -363,6 +421,7 @@ int jr_rdoc_parse(struct jr_rdoc *d, const char *text, size_t len,
 	json_error_t je;
 	json_t *root, *ver;
 	int ret = -EINVAL;
+	size_t i;
 
 	memset(d, 0, sizeof(*d));
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
@@ -379,6 +438,8 @@ int jr_rdoc_parse(struct jr_rdoc *d, const char *text, size_t len,
 		ret = -EINVAL;
 	else
 		ret = jr_rdoc_cpus(json_object_get(root, "cpus"), d, e);
+	for (i = 0; !ret && !strcmp(d->side, "attach") && i < d->nr_cpu; i++)
+		ret = jr_rdoc_events_as_gaps(&d->cpu[i], e);
 	if (!ret && json_is_object(json_object_get(root, "audit"))) {
 		d->audit = json_dumps(json_object_get(root, "audit"), 0);
 		if (!d->audit)

@@ -67,7 +67,7 @@ struct jr_rcpu {
 
 struct jr_rdoc {
 	const char *path;
-	char side[8]; /* "kernel" or "user": the report's primary side */
+	char side[8]; /* "kernel", "user" or "attach": the primary side */
 	char *kernel;
 	char *cmdline;
 	char *params; /* jitmod's, "k=v k=v"; "" for a user-side report */

@@ -398,7 +398,8 @@ void jr_report_text(FILE *out, const struct jr_model *m,
 			       "");
 	}
 	jr_pct_table(out, m, o);
-	jr_bucket_table(out, m, o);
+	if (!o->no_gaps)
+		jr_bucket_table(out, m, o);
 	jr_sources(out, m, o);
 	if (!o->no_summary)
 		jr_summary(out, m, o);

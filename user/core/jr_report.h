@@ -24,6 +24,7 @@ struct jr_report_opts {
 	const unsigned char *cpu_set; /* NULL: every CPU seen */
 	const char *title; /* a header line naming the side, or NULL */
 	const char *details; /* what this side named; NULL: jitmod's */
+	bool no_gaps; /* a side without a sampler (attach): no gap table */
 };
 
 #define JR_NR_PCTS 7 /* percentiles in every table, JSON and CSV */
