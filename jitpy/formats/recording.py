@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Write jitread recordings (user/core/jr_rec.h) from Python.
+"""Write and read jitread recordings (user/core/jr_rec.h) from Python.
 
 The layout is written out here on purpose, apart from the C code: the
 tests replay these files through jitread, so a change on the C side that
@@ -8,6 +8,7 @@ write their recordings with it too (python3 -m jitpy.formats.recording
 DIR writes the seeds).
 """
 
+import collections
 import os
 import struct
 import sys
@@ -69,6 +70,28 @@ def summary(cpu, runtime, noise, max_gap, iters=1000, res_ps=35, self_ns=0,
             anomalies=0, anomaly_mask=0):
     return rec(SUMMARY, cpu, (runtime, noise, max_gap, iters, res_ps,
                               self_ns, anomalies), ident=anomaly_mask)
+
+
+Rec = collections.namedtuple("Rec", "ts v cpu type cls id id2 name")
+
+
+def read(path):
+    """The records of a recording of this version, as Rec tuples."""
+    with open(path, "rb") as f:
+        head = f.read(HDR.size)
+        if len(head) != HDR.size or head[:8] != MAGIC:
+            raise ValueError(f"{path}: not a jitread recording")
+        version, rec_size = struct.unpack_from("<II", head, 8)
+        if version != VERSION or rec_size != REC.size:
+            raise ValueError(f"{path}: version {version}, size {rec_size}")
+        out = []
+        while True:
+            b = f.read(REC.size)
+            if len(b) < REC.size:
+                return out
+            x = REC.unpack(b)
+            out.append(Rec(x[0], x[1:8], x[8], x[9], x[10], x[11], x[12],
+                           x[13].rstrip(b"\0").decode(errors="replace")))
 
 
 def write(path, records, **kw):

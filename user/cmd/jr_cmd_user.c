@@ -31,6 +31,7 @@ static int jr_user_run(struct jr_opts *o, int argc, char **argv)
 	jr_house_default(o, o->cpus);
 	jr_pin_house(o);
 	jr_udoc_init(&d, o);
+	d.record = o->live.record;
 	if (!o->live.threshold_ns)
 		o->live.threshold_ns = 1000;
 	jr_model_of(&user, o);
@@ -53,6 +54,10 @@ static const struct jr_optdef jr_user_opts[] = {
 	{ .group = jr_opt_threshold },
 	{ .group = jr_opt_house },
 	{ .group = jr_opt_ready },
+	{ .name = "record",
+	  .key = JR_K_RECORD,
+	  .arg = "FILE",
+	  .help = "also save the gaps and BPF's records to FILE" },
 	{ .group = jr_opt_quiet },
 	{ .group = jr_opts_shown },
 	{ .group = jr_opt_json },

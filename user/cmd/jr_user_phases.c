@@ -26,6 +26,20 @@ int jr_model_sink(void *ctx, const struct jr_rec *r)
 	return jr_model_add(ctx, r);
 }
 
+/* jr_udoc_sink - the user side's model, and --record's file if any. */
+static int jr_udoc_sink(void *ctx, const struct jr_rec *r)
+{
+	struct jr_udoc *d = ctx;
+
+	if (d->rec && jr_write(d->rec, r)) {
+		jr_warn("%s: write failed; the recording stops here",
+			d->record);
+		fclose(d->rec);
+		d->rec = NULL;
+	}
+	return jr_model_add(d->r.user, r);
+}
+
 /* jr_check_online - every CPU asked for must be online here. */
 void jr_check_online(const struct jr_opts *o)
 {
@@ -132,6 +146,12 @@ void jr_prepare(struct jr_udoc *d, struct jr_ubpf *b, struct jr_sysinfo *sys)
 			 "%s", b->details);
 	d->r.uro = d->r.ro;
 	d->r.uro.details = d->r.info.bpf_details;
+	if (d->record) {
+		struct jr_err e;
+
+		if (jr_writer_open(&d->rec, d->record, sys, &e))
+			jr_die(JR_EXIT_RUN, "%s", e.msg);
+	}
 }
 
 /* jr_sample_phase - one run of the user samplers into d->r.user. */
@@ -154,8 +174,7 @@ void jr_sample_phase(struct jr_udoc *d, struct jr_ubpf *b, uint64_t ns)
 
 	if (d->fail)
 		return;
-	if (jr_user_phase(&cfg, b, ns, jr_model_sink, d->r.user, &d->r.info,
-			  &e))
+	if (jr_user_phase(&cfg, b, ns, jr_udoc_sink, d, &d->r.info, &e))
 		d->fail = jr_fail(&d->why, JR_EXIT_RUN, "user sampler: %s",
 				  e.msg);
 }
@@ -285,6 +304,9 @@ int jr_udoc_finish(struct jr_udoc *d, const struct jr_sysinfo *sys)
 			jr_compare_text(stdout, &d->r);
 	}
 	d->r.ro.title = NULL;
+	if (d->rec && fclose(d->rec))
+		jr_warn("%s: write failed", d->record);
+	d->rec = NULL;
 	lost = d->r.pipe_ran && d->r.pipe_verified_rounds != d->r.pipe_rounds;
 	/* judged before --json is written: its return_code is the code */
 	if (d->fail || lost) {

@@ -20,6 +20,8 @@ struct jr_udoc {
 	struct jr_outputs outs; /* opened by jr_udoc_init */
 	int fail; /* a phase failed: the exit code; why says why */
 	struct jr_err why;
+	const char *record; /* user --record: the sampler's records, too */
+	FILE *rec;
 };
 
 int jr_model_sink(void *ctx, const struct jr_rec *r);
