@@ -9,8 +9,8 @@ import jitpy
 
 TOP = jitpy.TOP
 JITREAD = jitpy.JITREAD
-COMMANDS = ("hist", "top", "record", "report", "user", "compare", "diff",
-            "audit", "advise", "serve", "survey")
+COMMANDS = ("hist", "top", "record", "report", "user", "compare", "attach",
+            "diff", "audit", "advise", "serve", "survey")
 
 
 def native_root(why_root):

@@ -13,6 +13,7 @@ extern const struct jr_cmd_def jr_cmd_record;
 extern const struct jr_cmd_def jr_cmd_report;
 extern const struct jr_cmd_def jr_cmd_user;
 extern const struct jr_cmd_def jr_cmd_compare;
+extern const struct jr_cmd_def jr_cmd_attach;
 extern const struct jr_cmd_def jr_cmd_diff;
 extern const struct jr_cmd_def jr_cmd_audit;
 extern const struct jr_cmd_def jr_cmd_advise;

@@ -134,15 +134,31 @@ static bool jr_btf_has_tp(struct btf *vmlinux, const char *tp)
 	return btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) >= 0;
 }
 
-/* jr_skip_missing - do not load probes for tracepoints this kernel lacks. */
-static void jr_skip_missing(struct jr_ubpf *b, struct btf *vmlinux)
+/*
+ * jr_skip_missing - do not load probes for tracepoints this kernel lacks,
+ * nor fentry/fexit probes on functions its BTF does not have.  Attach
+ * mode's own probes (jr_a_*) load only in attach mode, and either the
+ * fentry/fexit pair that times faults (fentry) or the tracepoint that
+ * only counts them.
+ */
+static void jr_skip_missing(struct jr_ubpf *b, struct btf *vmlinux, bool attach,
+			    bool fentry)
 {
 	struct bpf_program *p;
 
 	bpf_object__for_each_program(p, b->skel->obj) {
-		const char *tp = strchr(bpf_program__section_name(p), '/');
+		const char *sec = bpf_program__section_name(p);
+		const char *tp = strchr(sec, '/');
+		bool fn = !strncmp(sec, "fentry/", 7) ||
+			  !strncmp(sec, "fexit/", 6);
+		bool mine = !strncmp(bpf_program__name(p), "jr_a_", 5);
 
-		if (tp && !jr_btf_has_tp(vmlinux, tp + 1))
+		if (!tp)
+			continue;
+		if ((mine && !attach) || (mine && fn != fentry) ||
+		    (fn ? btf__find_by_name_kind(vmlinux, tp + 1,
+						 BTF_KIND_FUNC) < 0 :
+			  !jr_btf_has_tp(vmlinux, tp + 1)))
 			bpf_program__set_autoload(p, false);
 	}
 }
@@ -176,7 +192,58 @@ static void jr_name_details(struct jr_ubpf *b, struct btf *vmlinux)
 				      "%s%s", n ? "," : "", kinds[i]);
 }
 
-int jr_ubpf_open(struct jr_ubpf *b)
+/*
+ * jr_ubpf_start - the loaded classifier: seeded (attach mode), attached,
+ * armed (attach mode), its ring mapped.  On failure b->why says why and
+ * the caller destroys the skeleton.
+ */
+static int jr_ubpf_start(struct jr_ubpf *b, const struct jr_ubpf_target *t)
+{
+	int ret;
+
+	if (t) {
+		ret = t->seed(b, t->ctx);
+		if (ret) {
+			snprintf(b->why, sizeof(b->why),
+				 "cannot seed the BPF maps: %s",
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	ret = jr_ubpf_bpf__attach(b->skel);
+	if (ret) {
+		snprintf(b->why, sizeof(b->why), "cannot attach BPF: %s",
+			 strerror(-ret));
+		return ret;
+	}
+	if (t) {
+		ret = t->arm(b, t->ctx);
+		if (ret) {
+			snprintf(b->why, sizeof(b->why),
+				 "cannot arm the BPF watch: %s",
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), jr_on_rec,
+				 b, NULL);
+	if (!b->rb) {
+		ret = -errno;
+		snprintf(b->why, sizeof(b->why), "cannot map the BPF ring: %s",
+			 strerror(errno));
+		return ret;
+	}
+	return 0;
+}
+
+/*
+ * jr_ubpf_try - load the classifier (with fentry: attach mode's fentry
+ * probes too); with t, in attach mode for t's process, its maps seeded
+ * by t->seed between load and attach.  -EAGAIN: the load failed and
+ * fentry probes were in it.
+ */
+static int jr_ubpf_try(struct jr_ubpf *b, const struct jr_ubpf_target *t,
+		       bool fentry)
 {
 	struct btf *vmlinux;
 	int ret;
@@ -197,9 +264,17 @@ int jr_ubpf_open(struct jr_ubpf *b)
 		snprintf(b->why, sizeof(b->why), "cannot open the BPF object");
 		return -EINVAL;
 	}
-	jr_skip_missing(b, vmlinux);
+	if (t) {
+		b->skel->rodata->attach_tgid = t->tgid;
+		b->skel->rodata->attach_tid_filter = t->tid_filter;
+	}
+	jr_skip_missing(b, vmlinux, t, fentry);
 	jr_name_details(b, vmlinux);
 	btf__free(vmlinux);
+	b->faults = t && bpf_program__autoload(b->skel->progs.jr_a_fault_exit);
+	b->fault_count =
+		t && (b->faults ||
+		      bpf_program__autoload(b->skel->progs.jr_a_fault_count));
 	ret = jr_ubpf_bpf__load(b->skel);
 	if (ret) {
 		snprintf(b->why, sizeof(b->why), "cannot load BPF: %s%s",
@@ -207,22 +282,13 @@ int jr_ubpf_open(struct jr_ubpf *b)
 			 geteuid() ?
 				 " (run as root or with CAP_BPF+CAP_PERFMON)" :
 				 "");
+		if (b->faults)
+			ret = -EAGAIN;
 		goto err_destroy;
 	}
-	ret = jr_ubpf_bpf__attach(b->skel);
-	if (ret) {
-		snprintf(b->why, sizeof(b->why), "cannot attach BPF: %s",
-			 strerror(-ret));
+	ret = jr_ubpf_start(b, t);
+	if (ret)
 		goto err_destroy;
-	}
-	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), jr_on_rec,
-				 b, NULL);
-	if (!b->rb) {
-		ret = -errno;
-		snprintf(b->why, sizeof(b->why), "cannot map the BPF ring: %s",
-			 strerror(errno));
-		goto err_destroy;
-	}
 	b->ok = true;
 	return 0;
 
@@ -230,6 +296,32 @@ err_destroy:
 	jr_ubpf_bpf__destroy(b->skel);
 	b->skel = NULL;
 	return ret;
+}
+
+/*
+ * jr_ubpf_open_mode - load the classifier, in attach mode with t.  A
+ * kernel may refuse fentry probes where it allows tracepoints (function
+ * tracing locked down): then faults are counted but not timed.
+ */
+int jr_ubpf_open_mode(struct jr_ubpf *b, const struct jr_ubpf_target *t)
+{
+	int ret = jr_ubpf_try(b, t, true);
+
+	return ret == -EAGAIN ? jr_ubpf_try(b, t, false) : ret;
+}
+
+/* jr_ubpf_open - load the classifier for the sampler's threads. */
+int jr_ubpf_open(struct jr_ubpf *b)
+{
+	return jr_ubpf_open_mode(b, NULL);
+}
+
+/* jr_ubpf_map_fd - the fd of map name, for attach's seeding and tally. */
+int jr_ubpf_map_fd(struct jr_ubpf *b, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(b->skel->obj, name);
+
+	return m ? bpf_map__fd(m) : -ENOENT;
 }
 
 /* jr_ubpf_watch - classify what interrupts tid on cpu; tid 0 stops. */
@@ -267,6 +359,12 @@ int jr_ubpf_poll(struct jr_ubpf *b, int timeout_ms)
 uint64_t jr_ubpf_drops(struct jr_ubpf *b)
 {
 	return b->ok ? b->skel->bss->drops : 0;
+}
+
+/* jr_ubpf_tasks_full - attach: target threads the tally had no room for */
+uint64_t jr_ubpf_tasks_full(struct jr_ubpf *b)
+{
+	return b->ok ? b->skel->bss->tasks_full : 0;
 }
 
 /* jr_ubpf_reset - forget the records collected so far. */

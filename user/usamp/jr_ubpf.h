@@ -28,11 +28,30 @@ struct jr_ubpf {
 	bool oom;
 	char why[200]; /* when !ok: the one line saying why */
 	char details[40]; /* the details the probes name: "work,timer,..." */
+	bool faults; /* attach: page faults are timed (fentry works) */
+	bool fault_count; /* attach: page faults are at least counted */
+};
+
+/*
+ * struct jr_ubpf_target - attach mode: the process whose threads the
+ * probes follow; seed, which fills the maps from what runs now
+ * (jr_ubpf_map_fd) once they exist and before any probe runs, and arm,
+ * which turns the watch on once every probe is attached.
+ */
+struct jr_ubpf_target {
+	pid_t tgid;
+	bool tid_filter; /* only the threads seed puts in the tids map */
+	int (*seed)(struct jr_ubpf *b, void *ctx);
+	int (*arm)(struct jr_ubpf *b, void *ctx);
+	void *ctx;
 };
 
 extern const char *const jr_ubpf_vectors[JIT_VEC_NR];
 
 int jr_ubpf_open(struct jr_ubpf *b);
+int jr_ubpf_open_mode(struct jr_ubpf *b, const struct jr_ubpf_target *t);
+int jr_ubpf_map_fd(struct jr_ubpf *b, const char *name);
+uint64_t jr_ubpf_tasks_full(struct jr_ubpf *b);
 int jr_ubpf_watch(struct jr_ubpf *b, int cpu, pid_t tid);
 int jr_ubpf_poll(struct jr_ubpf *b, int timeout_ms);
 uint64_t jr_ubpf_drops(struct jr_ubpf *b);

@@ -18,6 +18,8 @@
 #include <linux/bpf.h>
 
 typedef _Bool bool;
+#define true 1
+#define false 0
 typedef __s64 s64;
 
 #pragma clang attribute push(__attribute__((preserve_access_index)), \
@@ -28,10 +30,17 @@ struct irqaction {
 	const char *name;
 };
 
-/* sched_switch: who ran */
+/* sched_switch: who ran; attach: whose thread, runnable or not */
 struct task_struct {
 	int pid;
+	int tgid;
+	unsigned int __state;
 	char comm[16];
+};
+
+/* before 5.14 the state was a long named state */
+struct task_struct___old {
+	long state;
 };
 
 /* workqueue_execute_start: the work's function */

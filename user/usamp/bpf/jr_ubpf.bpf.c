@@ -20,6 +20,7 @@
  * just before its window's record and stamped with that window's arrival.
  */
 #include "jr_ktypes.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
@@ -49,6 +50,8 @@ struct jr_bpf_cpu {
 	__u64 hrt_fn[2], hrt_start[2]; /* [0] hard, in an irq; [1] soft */
 	__u32 tick_dep; /* what kept the tick since the last local_timer */
 	__u64 csd_fn, csd, csd_start; /* the IPI function running, its csd */
+	__s32 tid; /* the watched thread, as jr_cpu() last found it */
+	__s32 win_tid; /* the watched thread the open thread window delays */
 };
 
 /* who queued a csd for a watched CPU: by csd address */
@@ -85,17 +88,27 @@ struct {
 
 __u64 drops;
 
-/* jr_cpu - this CPU's state, or NULL when no sampler is watched here. */
+#include "jr_attach.bpf.h"
+
+/*
+ * jr_cpu - this CPU's state, or NULL when no thread is watched here: the
+ * sampler, or in attach mode a target thread running or waiting here.
+ */
 static __always_inline struct jr_bpf_cpu *jr_cpu(__u32 *tid)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), zero = 0;
 	__u32 *t = bpf_map_lookup_elem(&watch, &cpu);
+	struct jr_bpf_cpu *c;
 
 	if (!t || !*t)
 		return NULL;
+	c = bpf_map_lookup_elem(&state, &zero);
+	if (!c || (attach_tgid && !jr_attach_here(cpu)))
+		return NULL;
+	c->tid = *t;
 	if (tid)
 		*tid = *t;
-	return bpf_map_lookup_elem(&state, &zero);
+	return c;
 }
 
 static __always_inline void jr_push(struct jr_bpf_cpu *c, int from, __u64 net)
@@ -107,8 +120,8 @@ static __always_inline void jr_push(struct jr_bpf_cpu *c, int from, __u64 net)
 			c->w[i].delta_start += net;
 }
 
-static __always_inline struct jr_ubpf_rec *jr_emit(int cls, __u64 start,
-						   __u64 net)
+static __always_inline struct jr_ubpf_rec *
+jr_emit(struct jr_bpf_cpu *c, int cls, __u64 start, __u64 net)
 {
 	struct jr_ubpf_rec *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
 
@@ -123,6 +136,7 @@ static __always_inline struct jr_ubpf_rec *jr_emit(int cls, __u64 start,
 	r->cls = cls;
 	r->vec = JR_UBPF_NO_VEC;
 	r->id = -1;
+	r->tid = c->tid;
 	return r;
 }
 
@@ -134,7 +148,7 @@ static __always_inline void jr_detail(struct jr_bpf_cpu *c, int kind, int win,
 				      __u64 fn, __u64 start, __s32 id,
 				      __u64 callsite)
 {
-	struct jr_ubpf_rec *r = jr_emit(JR_UBPF_DETAIL, c->w[win].arrival,
+	struct jr_ubpf_rec *r = jr_emit(c, JR_UBPF_DETAIL, c->w[win].arrival,
 					start ? bpf_ktime_get_ns() - start : 0);
 
 	if (!r)
@@ -191,7 +205,7 @@ static __always_inline int jr_irq_exit(int irq, int vec,
 		jr_detail(c, JIT_DETAIL_TICK, JR_W_IRQ, 0, 0, c->tick_dep, 0);
 		c->tick_dep = 0;
 	}
-	r = jr_emit(JIT_NOISE_IRQ, c->w[JR_W_IRQ].arrival, net);
+	r = jr_emit(c, JIT_NOISE_IRQ, c->w[JR_W_IRQ].arrival, net);
 	if (!r)
 		return 0;
 	r->id = irq;
@@ -285,7 +299,7 @@ int BPF_PROG(jr_softirq_exit, unsigned int vec_nr)
 		c->w[JR_W_THREAD].delta_start -=
 			c->softirq_pushed < net ? c->softirq_pushed : net;
 	c->softirq_pushed = 0;
-	r = jr_emit(JIT_NOISE_SOFTIRQ, c->w[JR_W_SOFTIRQ].arrival, net);
+	r = jr_emit(c, JIT_NOISE_SOFTIRQ, c->w[JR_W_SOFTIRQ].arrival, net);
 	if (!r)
 		return 0;
 	r->vec = vec_nr;
@@ -305,7 +319,7 @@ int BPF_PROG(jr_nmi, void *handler, s64 delta_ns, int handled)
 		return 0;
 	now = bpf_ktime_get_ns();
 	jr_push(c, JR_W_NMI, delta_ns);
-	r = jr_emit(JIT_NOISE_NMI, now - delta_ns, delta_ns);
+	r = jr_emit(c, JIT_NOISE_NMI, now - delta_ns, delta_ns);
 	if (!r)
 		return 0;
 	r->addr = (__u64)handler;
@@ -313,21 +327,17 @@ int BPF_PROG(jr_nmi, void *handler, s64 delta_ns, int handled)
 	return 0;
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(jr_switch, bool preempt, struct task_struct *prev,
-	     struct task_struct *next, unsigned int prev_state)
+/*
+ * jr_switch_close - the switch ends the open thread window, and moves the
+ * PREEMPT_RT softirq window's owner (see above) on or off the CPU.
+ */
+static __always_inline void jr_switch_close(struct jr_bpf_cpu *c,
+					    struct task_struct *prev,
+					    struct task_struct *next, __u64 now)
 {
-	__u32 tid = 0;
-	struct jr_bpf_cpu *c = jr_cpu(&tid);
-	struct jr_win *w, *s;
+	struct jr_win *w = &c->w[JR_W_THREAD], *s = &c->w[JR_W_SOFTIRQ];
 	struct jr_ubpf_rec *r;
-	__u64 now;
 
-	if (!c)
-		return 0;
-	now = bpf_ktime_get_ns();
-	w = &c->w[JR_W_THREAD];
-	s = &c->w[JR_W_SOFTIRQ];
 	if (s->depth && prev->pid == (int)c->softirq_owner) {
 		__u64 so_far = now - s->delta_start;
 
@@ -340,25 +350,61 @@ int BPF_PROG(jr_switch, bool preempt, struct task_struct *prev,
 		s->delta_start += now - c->softirq_paused;
 		c->softirq_paused = 0;
 	}
-	if (w->depth) {
-		w->depth = 0;
-		r = jr_emit(JIT_NOISE_THREAD, w->arrival,
-			    now > w->delta_start ? now - w->delta_start : 0);
-		if (r) {
-			r->id = c->thread_pid;
-			__builtin_memcpy(r->name, c->thread_comm,
-					 sizeof(c->thread_comm));
-			bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
-		}
-	}
-	if (next->pid == (int)tid)
-		return 0;
+	if (!w->depth)
+		return;
+	w->depth = 0;
+	r = jr_emit(c, JIT_NOISE_THREAD, w->arrival,
+		    now > w->delta_start ? now - w->delta_start : 0);
+	if (!r)
+		return;
+	r->id = c->thread_pid;
+	r->tid = c->win_tid;
+	__builtin_memcpy(r->name, c->thread_comm, sizeof(c->thread_comm));
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
+/* jr_switch_open - next delays watched thread tid until the next switch. */
+static __always_inline void jr_switch_open(struct jr_bpf_cpu *c,
+					   struct task_struct *next, __u32 tid,
+					   __u64 now)
+{
+	struct jr_win *w = &c->w[JR_W_THREAD];
+
 	w->depth = 1;
 	w->arrival = now;
 	w->delta_start = now;
+	c->win_tid = tid;
 	c->thread_pid = next->pid;
 	bpf_probe_read_kernel_str(c->thread_comm, sizeof(c->thread_comm),
 				  next->comm);
+}
+
+/*
+ * The sampler's thread window opens whenever it is switched out.  In
+ * attach mode a target thread's opens only when it was switched out
+ * runnable and waits here (jr_attach.bpf.h), and the watch follows the
+ * target's threads from CPU to CPU.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(jr_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	__u32 tid = 0;
+	struct jr_bpf_cpu *c = jr_cpu(&tid);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (c)
+		jr_switch_close(c, prev, next, now);
+	if (attach_tgid) {
+		__u32 waiting = 0;
+
+		c = jr_attach_switch(preempt, prev, next, now, &waiting);
+		if (c && waiting && next->pid != (int)waiting)
+			jr_switch_open(c, next, waiting, now);
+		return 0;
+	}
+	if (c && next->pid != (int)tid)
+		jr_switch_open(c, next, tid, now);
 	return 0;
 }
 
