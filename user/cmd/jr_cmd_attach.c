@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_live_setup.h"
 #include "cmd/jr_out.h"
 #include "common/jr_sys.h"
+#include "common/jr_tsc.h"
 #include "core/jr_envelope.h"
 #include "kernel/jr_sysinfo.h"
 #include "usamp/jr_attach.h"
@@ -56,23 +56,16 @@ static int jr_attach_json_extra(FILE *out, void *ctx)
 	return jr_attach_json(out, ctx);
 }
 
-static uint64_t jr_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /* jr_attach_loop - read until -d ends, a signal, or the process exits */
 static int jr_attach_loop(struct jr_opts *o, struct jr_attach *a,
 			  struct jr_attach_sink *s)
 {
-	uint64_t end = o->live.duration_ns ? jr_now_ns() + o->live.duration_ns :
-					     UINT64_MAX;
+	uint64_t end = o->live.duration_ns ?
+			       jr_mono_ns() + o->live.duration_ns :
+			       UINT64_MAX;
 	int ret = 0;
 
-	while (!ret && !jr_run_stop.sig && jr_now_ns() < end &&
+	while (!ret && !jr_run_stop.sig && jr_mono_ns() < end &&
 	       !jr_attach_gone(a))
 		ret = jr_attach_poll(a, JR_ATTACH_POLL_MS, jr_attach_sink, s);
 	return ret ?: jr_attach_finish(a, jr_attach_sink, s);

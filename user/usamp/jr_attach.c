@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -35,16 +34,8 @@
 
 #include "jitmod_abi.h"
 #include "common/jr_sys.h"
+#include "common/jr_tsc.h"
 #include "usamp/jr_attach.h"
-
-/* jr_mono_ns - CLOCK_MONOTONIC, the clock of bpf_ktime_get_ns(). */
-static uint64_t jr_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 /*
  * jr_task_stat - thread tid of process tgid: its state letter, the CPU it
