@@ -40,8 +40,8 @@ class CommonC(unittest.TestCase):
 
     def test_user_aligner(self):
         """The user side's streaming aligner (tests/host/c/ualign_test.c)."""
-        self.assertEqual(build_and_run("ualign_test", ["usamp/jr_ualign.c"]),
-                         (0, "ok\n"))
+        srcs = ["usamp/jr_ualign.c", "usamp/jr_ubpf_conv.c"]
+        self.assertEqual(build_and_run("ualign_test", srcs), (0, "ok\n"))
 
     def test_reader_poll(self):
         """The live reader's sleeps (tests/host/c/poll_test.c)."""

@@ -15,9 +15,6 @@
 #include "usamp/jr_ubpf.h"
 #include "jr_check.h"
 
-/* jr_ualign.c names vectors through jr_ubpf.c's table */
-const char *const jr_ubpf_vectors[JIT_VEC_NR] = JIT_VECTORS(JIT_X_NAME);
-
 #define MONO0 1000000 /* mono ns = TSC + MONO0: one cycle per ns */
 
 static struct jr_rec out[64];
