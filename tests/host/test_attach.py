@@ -198,9 +198,11 @@ class Attach(unittest.TestCase):
                          "the hog ran while the target slept")
 
     def test_new_threads_faults_and_migrations(self):
-        """A thread made after attach is followed; one that hops between
-        CPUs is counted as migrating; touching new memory faults."""
-        code = ("import os, threading, time\n"
+        """A thread made once attach watches is followed; one that hops
+        between CPUs is counted as migrating; touching new memory
+        faults."""
+        ready = self.path("ready")
+        code = ("import os, sys, threading, time\n"
                 "def hop():\n"
                 "    while True:\n"
                 "        for c in (0, 1):\n"
@@ -208,13 +210,12 @@ class Attach(unittest.TestCase):
                 "            b = bytearray(1 << 20)\n"
                 "            for i in range(0, len(b), 4096): b[i] = 1\n"
                 "            time.sleep(0.01)\n"
-                "time.sleep(1.5)\n"
+                "while not os.path.exists(sys.argv[1]): time.sleep(0.01)\n"
                 "threading.Thread(target=hop, name='hopper').start()\n"
                 "time.sleep(60)\n")
-        p = subprocess.Popen(["/usr/bin/python3", "-c", code])
+        p = subprocess.Popen(["/usr/bin/python3", "-c", code, ready])
         self.addCleanup(stop, p)
-        time.sleep(0.2)
-        doc = self.attach(p.pid, duration="4s")
+        doc = self.attach(p.pid, "--ready-file", ready, duration="4s")
         a = doc["attach"]
         hop = [t for t in a["threads"] if t["tid"] != p.pid]
         self.assertEqual(len(hop), 1, a["threads"])
