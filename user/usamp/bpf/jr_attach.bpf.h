@@ -248,16 +248,22 @@ jr_attach_switch(bool preempt, struct task_struct *prev,
  * function in the kernel's BTF and function tracing allowed; without
  * them the loader takes the x86 tracepoint instead, which only counts.
  */
-SEC("fentry/handle_mm_fault")
-int BPF_PROG(jr_a_fault_entry)
+/* jr_current_task - the running thread's tally when it is a target's */
+static __always_inline struct jr_ubpf_task *jr_current_task(void)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
-	struct jr_ubpf_task *t;
 
-	if ((__u32)(id >> 32) != attach_tgid || !attach_tgid)
-		return 0;
-	t = bpf_map_lookup_elem(&tasks, &tid);
+	if (!attach_tgid || (__u32)(id >> 32) != attach_tgid)
+		return NULL;
+	return bpf_map_lookup_elem(&tasks, &tid);
+}
+
+SEC("fentry/handle_mm_fault")
+int BPF_PROG(jr_a_fault_entry)
+{
+	struct jr_ubpf_task *t = jr_current_task();
+
 	if (t)
 		t->fault_at = bpf_ktime_get_ns();
 	return 0;
@@ -266,13 +272,9 @@ int BPF_PROG(jr_a_fault_entry)
 SEC("fexit/handle_mm_fault")
 int BPF_PROG(jr_a_fault_exit)
 {
-	__u64 id = bpf_get_current_pid_tgid(), d;
-	__u32 tid = (__u32)id;
-	struct jr_ubpf_task *t;
+	struct jr_ubpf_task *t = jr_current_task();
+	__u64 d;
 
-	if ((__u32)(id >> 32) != attach_tgid || !attach_tgid)
-		return 0;
-	t = bpf_map_lookup_elem(&tasks, &tid);
 	if (!t || !t->fault_at)
 		return 0;
 	d = bpf_ktime_get_ns() - t->fault_at;
@@ -287,13 +289,8 @@ int BPF_PROG(jr_a_fault_exit)
 SEC("tp_btf/page_fault_user")
 int BPF_PROG(jr_a_fault_count, unsigned long address)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
-	struct jr_ubpf_task *t;
+	struct jr_ubpf_task *t = jr_current_task();
 
-	if ((__u32)(id >> 32) != attach_tgid || !attach_tgid)
-		return 0;
-	t = bpf_map_lookup_elem(&tasks, &tid);
 	if (t)
 		t->faults++;
 	return 0;
