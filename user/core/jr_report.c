@@ -379,9 +379,14 @@ void jr_report_text(FILE *out, const struct jr_model *m,
 		if (o->title)
 			fprintf(out, "# %s\n", o->title);
 		/* a recording's header may come from anywhere */
-		fprintf(out, "# kernel %s, TSC %" PRIu64 " kHz, jitmod %s\n",
-			jr_text_safe(sys->kernel, kernel, sizeof(kernel)),
-			sys->tsc_khz,
+		fprintf(out, "# kernel %s, ",
+			jr_text_safe(sys->kernel, kernel, sizeof(kernel)));
+		/* attach reads no TSC, nor does a report of its run */
+		if (sys->tsc_khz)
+			fprintf(out, "TSC %" PRIu64 " kHz", sys->tsc_khz);
+		else
+			fprintf(out, "TSC not read");
+		fprintf(out, ", jitmod %s\n",
 			sys->params[0] ? jr_text_safe(sys->params, params,
 						      sizeof(params)) :
 					 "not loaded");
