@@ -56,6 +56,9 @@ class Refused(unittest.TestCase):
         jrcli.refused(self, ["attach", "-p", "x"], 2, "bad value 'x'")
         jrcli.refused(self, ["attach", "-p", "1", "--tid", "1,x"], 2,
                       "--tid '1,x'")
+        jrcli.refused(self, ["attach", "-p", "1", "--fail-if", "max>5us"],
+                      2, "--fail-if max>5us: attach has no gaps; name a "
+                      "class, e.g. class=thread,max>5us")
         # the largest pid the kernel allows is below 2^22
         jrcli.refused(self, ["attach", "-p", str(1 << 29)], 2,
                       f"no process {1 << 29}")

@@ -195,11 +195,23 @@ static int jr_attach_checkopts(struct jr_opts *o, const char *name,
 			       struct jr_err *e)
 {
 	const struct jr_attach_own *an = o->own;
+	const struct jr_cond *c;
+	int i;
 
 	if (!an->pid)
 		return jr_fail(e, -EINVAL,
 			       "jitread %s needs -p PID: the process to watch",
 			       name);
+	/* the gap class, the default, is empty without a sampler */
+	for (i = 0; i < o->out.nr_conds; i++) {
+		c = &o->out.conds[i];
+		if (c->hcls == JR_H_GAP && c->metric != JR_M_AVAIL &&
+		    c->metric != JR_M_NOISE)
+			return jr_fail(
+				e, -EINVAL,
+				"--fail-if %s: attach has no gaps; name a class, e.g. class=thread,%s",
+				c->text, c->text);
+	}
 	return 0;
 }
 
