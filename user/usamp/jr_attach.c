@@ -241,8 +241,10 @@ int jr_attach_open(struct jr_attach *a, const struct jr_attach_cfg *cfg,
 	a->cpu_noise_ns = calloc(a->nr_cpus, sizeof(*a->cpu_noise_ns));
 	a->cpu_max_ns = calloc(a->nr_cpus, sizeof(*a->cpu_max_ns));
 	a->cpu_self_ns = calloc(a->nr_cpus, sizeof(*a->cpu_self_ns));
+	a->cpu_told_ns = calloc(a->nr_cpus, sizeof(*a->cpu_told_ns));
 	a->armed = calloc(a->nr_cpus, sizeof(*a->armed));
-	if (!a->cpu_noise_ns || !a->cpu_max_ns || !a->cpu_self_ns || !a->armed)
+	if (!a->cpu_noise_ns || !a->cpu_max_ns || !a->cpu_self_ns ||
+	    !a->cpu_told_ns || !a->armed)
 		return jr_fail(e, -ENOMEM, "out of memory");
 	jr_task_stat(cfg->tgid, cfg->tgid, &state, &cpu, a->comm,
 		     sizeof(a->comm));
@@ -360,8 +362,11 @@ static void jr_close_task(struct jr_ubpf_task *t, uint64_t end)
 	}
 }
 
-/* jr_read_tasks - the probes' per-thread tally into the threads */
-static int jr_read_tasks(struct jr_attach *a)
+/*
+ * jr_attach_tally - the probes' per-thread tally into the threads, each
+ * one's open run, wait or sleep counted up to now
+ */
+int jr_attach_tally(struct jr_attach *a, uint64_t now)
 {
 	int fd = jr_ubpf_map_fd(&a->b, "tasks");
 	struct jr_athread *t;
@@ -375,7 +380,7 @@ static int jr_read_tasks(struct jr_attach *a)
 			return -ENOMEM;
 		if (bpf_map_lookup_elem(fd, &key, &t->t))
 			continue; /* gone meanwhile: cannot be, no deletes */
-		jr_close_task(&t->t, a->end_ns);
+		jr_close_task(&t->t, now);
 	}
 	return 0;
 }
@@ -387,17 +392,75 @@ static int jr_tid_cmp(const void *x, const void *y)
 	return (a->tid > b->tid) - (a->tid < b->tid);
 }
 
+/* jr_cpu_summary - CPU cpu's summary since the last, up to now */
+static int jr_cpu_summary(struct jr_attach *a, int cpu, uint64_t watched,
+			  uint64_t now, jr_sink_fn sink, void *ctx)
+{
+	struct jr_rec r;
+
+	memset(&r, 0, sizeof(r));
+	r.type = JR_SUMMARY;
+	r.cpu = cpu;
+	r.ts_ns = now;
+	r.v[0] = watched > a->cpu_told_ns[cpu] ? watched - a->cpu_told_ns[cpu] :
+						 0;
+	r.v[1] = a->cpu_noise_ns[cpu];
+	r.v[2] = a->cpu_max_ns[cpu];
+	r.v[5] = a->cpu_self_ns[cpu];
+	if (watched > a->cpu_told_ns[cpu])
+		a->cpu_told_ns[cpu] = watched;
+	a->cpu_noise_ns[cpu] = a->cpu_max_ns[cpu] = a->cpu_self_ns[cpu] = 0;
+	return sink(ctx, &r);
+}
+
 /*
- * jr_attach_finish - the last records, then a summary per CPU where a
- * target ran or waited, and the per-thread tally, sorted by tid.
+ * jr_attach_summarise - a summary per CPU of what was watched there since
+ * the last one, up to now: the time a target ran or waited there, the
+ * windows' net time, the longest, and jitread's own time; then the
+ * ring's drops since, filed under the first CPU summarised (the ring
+ * does not say on which CPU).  Summaries add up in the model, so one at
+ * the end and one every refresh say the same.
+ */
+int jr_attach_summarise(struct jr_attach *a, uint64_t now, jr_sink_fn sink,
+			void *ctx)
+{
+	int fd = jr_ubpf_map_fd(&a->b, "acpu"), cpu, first = -1, ret = 0;
+	uint64_t drops = jr_ubpf_drops(&a->b);
+	struct jr_ubpf_acpu c;
+	struct jr_rec r;
+	__u32 k;
+
+	for (cpu = 0; !ret && cpu < a->nr_cpus; cpu++) {
+		k = cpu;
+		if (bpf_map_lookup_elem(fd, &k, &c))
+			continue;
+		if (c.since && now > c.since)
+			c.total_ns += now - c.since;
+		if (c.total_ns <= a->cpu_told_ns[cpu] && !a->cpu_noise_ns[cpu])
+			continue;
+		if (first < 0)
+			first = cpu;
+		ret = jr_cpu_summary(a, cpu, c.total_ns, now, sink, ctx);
+	}
+	if (ret || first < 0 || drops <= a->drops_told)
+		return ret;
+	memset(&r, 0, sizeof(r));
+	r.type = JR_LOST;
+	r.cpu = first;
+	r.ts_ns = now;
+	r.v[0] = drops - a->drops_told;
+	a->drops_told = drops;
+	return sink(ctx, &r);
+}
+
+/*
+ * jr_attach_finish - the last records, the last summaries, and the
+ * per-thread tally, sorted by tid.
  */
 int jr_attach_finish(struct jr_attach *a, jr_sink_fn sink, void *ctx)
 {
-	int fd, cpu, on, first = -1, ret;
-	struct jr_ubpf_acpu c;
 	char state;
-	struct jr_rec r;
-	__u32 k;
+	int on, ret;
 
 	/*
 	 * The end first, then what the ring holds: the reader may have been
@@ -408,38 +471,10 @@ int jr_attach_finish(struct jr_attach *a, jr_sink_fn sink, void *ctx)
 	ret = jr_attach_poll(a, 0, sink, ctx);
 	jr_task_stat(a->cfg.tgid, a->cfg.tgid, &state, &on, a->comm,
 		     sizeof(a->comm)); /* it may have exec'd since */
-	fd = jr_ubpf_map_fd(&a->b, "acpu");
-	for (cpu = 0; !ret && cpu < a->nr_cpus; cpu++) {
-		k = cpu;
-		if (bpf_map_lookup_elem(fd, &k, &c))
-			continue;
-		if (c.since && a->end_ns > c.since)
-			c.total_ns += a->end_ns - c.since;
-		if (!c.total_ns)
-			continue;
-		if (first < 0)
-			first = cpu;
-		memset(&r, 0, sizeof(r));
-		r.type = JR_SUMMARY;
-		r.cpu = cpu;
-		r.ts_ns = a->end_ns;
-		r.v[0] = c.total_ns;
-		r.v[1] = a->cpu_noise_ns[cpu];
-		r.v[2] = a->cpu_max_ns[cpu];
-		r.v[5] = a->cpu_self_ns[cpu];
-		ret = sink(ctx, &r);
-	}
-	/* the ring does not say on which CPU: the first one watched */
-	if (!ret && first >= 0 && jr_ubpf_drops(&a->b)) {
-		memset(&r, 0, sizeof(r));
-		r.type = JR_LOST;
-		r.cpu = first;
-		r.ts_ns = a->end_ns;
-		r.v[0] = jr_ubpf_drops(&a->b);
-		ret = sink(ctx, &r);
-	}
 	if (!ret)
-		ret = jr_read_tasks(a);
+		ret = jr_attach_summarise(a, a->end_ns, sink, ctx);
+	if (!ret)
+		ret = jr_attach_tally(a, a->end_ns);
 	a->tasks_full = jr_ubpf_tasks_full(&a->b);
 	a->drops = jr_ubpf_drops(&a->b);
 	if (a->nr_th)
@@ -455,6 +490,7 @@ void jr_attach_close(struct jr_attach *a)
 	free(a->cpu_noise_ns);
 	free(a->cpu_max_ns);
 	free(a->cpu_self_ns);
+	free(a->cpu_told_ns);
 	free(a->armed);
 	free(a->th);
 	memset(a, 0, sizeof(*a));

@@ -43,13 +43,17 @@ struct jr_attach {
 	char comm[16]; /* the process's */
 	uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC */
 	uint64_t events; /* records turned into the model's */
-	/* per CPU, nr_cpus: noise, the longest window, jitread's own time */
-	uint64_t *cpu_noise_ns, *cpu_max_ns, *cpu_self_ns;
+	/*
+	 * per CPU, nr_cpus, since its last summary: noise, the longest
+	 * window, jitread's own time; and the watched time summarised
+	 */
+	uint64_t *cpu_noise_ns, *cpu_max_ns, *cpu_self_ns, *cpu_told_ns;
 	uint32_t *armed; /* per CPU: the thread to watch once attached */
 	int nr_cpus;
 	struct jr_athread *th; /* nr_th, by tid once finished */
 	size_t nr_th, cap_th;
 	uint64_t tasks_full, drops; /* as the probes counted them */
+	uint64_t drops_told; /* the drops summarised */
 	int pidfd; /* readable once the process has exited; -1 unknown */
 };
 
@@ -59,6 +63,9 @@ int jr_attach_open(struct jr_attach *a, const struct jr_attach_cfg *cfg,
 int jr_attach_poll(struct jr_attach *a, int timeout_ms, jr_sink_fn sink,
 		   void *ctx);
 bool jr_attach_gone(struct jr_attach *a);
+int jr_attach_summarise(struct jr_attach *a, uint64_t now, jr_sink_fn sink,
+			void *ctx);
+int jr_attach_tally(struct jr_attach *a, uint64_t now);
 int jr_attach_finish(struct jr_attach *a, jr_sink_fn sink, void *ctx);
 void jr_attach_close(struct jr_attach *a);
 
