@@ -65,9 +65,28 @@ struct jr_prom_cpu {
 
 struct jr_prom_info {
 	const char *version;
-	const char *backend; /* "jitmod" or "user" */
+	const char *backend; /* "jitmod", "user" or "attach" */
 	const char *kernel;
 	uint64_t warmup_ns; /* each window's, not sampled */
+	/*
+	 * attach: no sampler and no gap; each event is one delay of a
+	 * target thread, so the per-class families count the events
+	 */
+	bool events_only;
+};
+
+/*
+ * struct jr_prom_thread - attach: a target thread's account, for the
+ * jitread_thread_* families.  The caller keeps the label set bounded: a
+ * thread keeps its series once it has one, and past JR_PROM_MAX_THREADS
+ * the rest add up in one entry of tid 0, exposed as tid="other".
+ */
+#define JR_PROM_MAX_THREADS 256
+struct jr_prom_thread {
+	int32_t tid;
+	char comm[16];
+	uint64_t run_ns, wait_ns, waits, sleep_ns, faults, migrations;
+	uint64_t noise_ns[JR_H_THREAD]; /* by class: [h - JR_H_IRQ] */
 };
 
 struct jr_prom {
@@ -75,6 +94,8 @@ struct jr_prom {
 	struct jr_prom_info info;
 	struct jr_prom_cpu *cpu;
 	int nr_cpus;
+	const struct jr_prom_thread *th; /* attach: the caller's, or NULL */
+	int nr_th;
 };
 
 /*

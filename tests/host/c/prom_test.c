@@ -63,7 +63,7 @@ static void render(struct jr_prom *p, struct jr_model *m, bool om,
 
 static void sources(void)
 {
-	const struct jr_prom_info info = { "t", "user", "k", 0 };
+	const struct jr_prom_info info = { "t", "user", "k", 0, false };
 	struct jr_buf b = { 0 };
 	struct jr_model m;
 	struct jr_prom p;
@@ -129,7 +129,7 @@ static double sum_of(const struct jr_buf *b, const char *prefix)
  */
 static void follows(void)
 {
-	const struct jr_prom_info info = { "t", "user", "k", 0 };
+	const struct jr_prom_info info = { "t", "user", "k", 0, false };
 	const char *a = SRC("thread", "early"), *late = SRC("thread", "late");
 	double other = 0, va = 0, vb = 0, total = 0;
 	struct jr_buf b = { 0 };
@@ -175,7 +175,7 @@ static void follows(void)
  */
 static void series_bound(void)
 {
-	const struct jr_prom_info info = { "t", "jitmod", "k", 0 };
+	const struct jr_prom_info info = { "t", "jitmod", "k", 0, false };
 	struct jr_rec sum = { .type = JR_SUMMARY, .cpu = 1 };
 	struct jr_buf b = { 0 };
 	const char *l;
@@ -228,7 +228,7 @@ static int count(const struct jr_buf *b, const char *key)
 /* same_text - names that escape to the same label value are one series */
 static void same_text(void)
 {
-	const struct jr_prom_info info = { "t", "user", "k", 0 };
+	const struct jr_prom_info info = { "t", "user", "k", 0, false };
 	struct jr_buf b = { 0 };
 	struct jr_model m;
 	struct jr_prom p;
@@ -257,8 +257,8 @@ static void same_text(void)
 
 static void gaps(void)
 {
-	const struct jr_prom_info info = { "0.1", "jitmod", "x\"y\\z\n\xff",
-					   0 };
+	const struct jr_prom_info info = { "0.1", "jitmod", "x\"y\\z\n\xff", 0,
+					   false };
 	struct jr_rec sum = { .type = JR_SUMMARY, .cpu = 1 };
 	const uint64_t ns[] = { 100, 999, 1000, 1001, 5000 };
 	struct jr_buf b = { 0 };
@@ -395,7 +395,7 @@ static int pb_hists(const unsigned char *p, const unsigned char *end,
 /* huge_gap - a gap past 2^40 ns counts once in the native buckets */
 static void huge_gap(void)
 {
-	const struct jr_prom_info info = { "0.1", "jitmod", "k", 0 };
+	const struct jr_prom_info info = { "0.1", "jitmod", "k", 0, false };
 	const unsigned char *p, *end;
 	struct jr_buf b = { 0 };
 	struct jr_model m;
@@ -428,6 +428,60 @@ static void huge_gap(void)
 	jr_buf_free(&b);
 }
 
+#define TH(f, l) "jitread_thread_" f "{tid=\"42\",comm=\"spin?\"" l "}"
+
+/*
+ * attach: no gap, so the events are the noise and the gaps' count; no
+ * outside, unexplained or unseen series; each thread is a series, and
+ * the rest is tid="other"
+ */
+static void attach(void)
+{
+	const struct jr_prom_info info = { "0.1", "attach", "k", 0, true };
+	const struct jr_prom_thread th[2] = {
+		{ .tid = 42,
+		  .comm = "spin\x01",
+		  .run_ns = 2000000000,
+		  .wait_ns = 7000,
+		  .waits = 3,
+		  .noise_ns = { 1000, 0, 0, 5000 } },
+		{ .tid = 0, .comm = "other", .faults = 7 },
+	};
+	struct jr_rec sum = { .type = JR_SUMMARY, .cpu = 1 };
+	struct jr_buf b = { 0 };
+	struct jr_model m;
+	struct jr_prom p;
+
+	jr_model_init(&m, 3, 1000, 16);
+	jr_prom_init(&p, 10, &info);
+	p.th = th;
+	p.nr_th = 2;
+	add(&m, JR_IRQ, -1, "local_timer", 1000);
+	add(&m, JR_THREAD, 10, "sh", 3000);
+	add(&m, JR_THREAD, 10, "sh", 2000);
+	sum.v[0] = 1000000;
+	sum.v[1] = 6000;
+	CHECK(!jr_model_add(&m, &sum));
+	render(&p, &m, false, &b);
+	CHECK(value(&b, NOISE("thread")) * 1e9 > 4999.5);
+	CHECK(value(&b, NOISE("irq")) * 1e9 > 999.5);
+	CHECK(value(&b, "jitread_gaps_total{cpu=\"1\",class=\"thread\"}") == 2);
+	CHECK(value(&b, NOISE("unseen")) == -1);
+	CHECK(!strstr(b.p, "jitread_outside_gaps_seconds_total{"));
+	CHECK(!strstr(b.p, "jitread_gap_duration_seconds_bucket{"));
+	CHECK(value(&b, "jitread_available_ratio{cpu=\"1\"}") > 0.9939);
+	CHECK(value(&b, TH("run_seconds_total", "")) == 2);
+	CHECK(value(&b, TH("waits_total", "")) == 3);
+	CHECK(value(&b, TH("noise_seconds_total", ",class=\"thread\"")) * 1e9 >
+	      4999.5);
+	CHECK(value(&b, "jitread_thread_page_faults_total{tid=\"other\","
+			"comm=\"other\"}") == 7);
+	CHECK(strstr(b.p, "backend=\"attach\""));
+	jr_buf_free(&b);
+	jr_prom_free(&p);
+	jr_model_free(&m);
+}
+
 int main(void)
 {
 	struct jr_buf b = { .max = 8 };
@@ -438,6 +492,7 @@ int main(void)
 	same_text();
 	gaps();
 	huge_gap();
+	attach();
 	jr_buf_printf(&b, "%s", "0123456");
 	CHECK(!b.oom && b.len == 7);
 	jr_buf_printf(&b, "x");
