@@ -9,16 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/jr_cmd_attach.h"
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_live_setup.h"
-#include "cmd/jr_out.h"
 #include "common/jr_sys.h"
 #include "common/jr_tsc.h"
 #include "core/jr_envelope.h"
-#include "kernel/jr_sysinfo.h"
-#include "usamp/jr_attach.h"
-
-#define JR_ATTACH_POLL_MS 100
 
 /* jitread attach's own options (o->own) */
 struct jr_attach_own {
@@ -72,9 +68,8 @@ static int jr_attach_loop(struct jr_opts *o, struct jr_attach *a,
 }
 
 /* jr_attach_report - the text report, then the files; the exit code */
-static int jr_attach_report(struct jr_opts *o, struct jr_attach *a,
-			    struct jr_model *m, struct jr_sysinfo *sys,
-			    struct jr_outputs *outs)
+int jr_attach_report(struct jr_opts *o, struct jr_attach *a, struct jr_model *m,
+		     struct jr_sysinfo *sys, struct jr_outputs *outs)
 {
 	struct jr_report_opts ro = jr_report_opts_of(o);
 	int rc, ret = 0;
