@@ -21,6 +21,7 @@
 #include "cmd/jr_live.h"
 #include "cmd/jr_live_setup.h"
 #include "cmd/jr_out.h"
+#include "cmd/jr_cmd_serve_attach.h"
 #include "cmd/jr_user_phases.h"
 #include "common/jr_sys.h"
 #include "common/jr_tsc.h"
@@ -35,6 +36,7 @@ enum {
 	JR_K_REFRESH,
 	JR_K_TOP_N,
 	JR_K_SAMPLER,
+	JR_K_ATTACH,
 };
 
 /* serve's warm-up: the first 20 ms after a wake-up are measurably noisier */
@@ -71,6 +73,11 @@ static const struct jr_optdef jr_serve_optdefs[] = {
 	  .arg = "WHICH",
 	  .help = "jitmod, user (a user thread per -c CPU, no module)\n"
 		  "or auto: jitmod where loaded (default)" },
+	{ .name = "attach",
+	  .key = JR_K_ATTACH,
+	  .arg = "PID",
+	  .help = "no sampler: serve the noise process PID's threads\n"
+		  "suffer, as jitread attach measures it" },
 	{ .group = jr_opt_ready },
 	{ .group = jr_opt_bufkb },
 	{ .group = jr_opt_quiet },
@@ -107,13 +114,43 @@ static void jr_serve_warmup(struct jr_live_opts *l)
 	l->warmup_us = l->runtime_us < l->period_us ? JR_SERVE_WARMUP_US : 0;
 }
 
+/* jr_sampling_opt - the name of a sampler's option, or NULL */
+static const char *jr_sampling_opt(int key)
+{
+	switch (key) {
+	case JR_K_SAMPLER:
+		return "--sampler";
+	case JR_K_THRESHOLD:
+		return "-T/--threshold";
+	case JR_K_RUNTIME:
+		return "-r/--runtime";
+	case JR_K_PERIOD:
+		return "-p/--period";
+	case JR_K_WAKE_SPIN:
+		return "--wake-spin";
+	case JR_K_BUFKB:
+		return "--buffer-kb";
+	case JR_K_FIFO:
+		return "--fifo";
+	}
+	return NULL;
+}
+
 static enum jr_optres jr_serve_apply(int key, const char *arg,
 				     const struct jr_optenv *env)
 {
 	static const char *const samplers[] = { "auto", "jitmod", "user" };
 	struct jr_serve_opts *so = env->own;
+	uint64_t v;
 
+	if (jr_sampling_opt(key))
+		so->sampling_opt = jr_sampling_opt(key);
 	switch (key) {
+	case JR_K_ATTACH:
+		if (jr_parse_u64(arg, 1, 0x3fffffff, &v))
+			return JR_OPT_BAD;
+		so->attach_pid = (int)v;
+		return JR_OPT_TAKEN;
 	case JR_K_LISTEN:
 		so->listen = strcmp(arg, "none") ? arg : NULL;
 		so->listen_given = true;
@@ -148,7 +185,13 @@ static int jr_serve_check(struct jr_opts *o, const char *name, struct jr_err *e)
 		return jr_fail(
 			e, -EINVAL,
 			"--listen none needs --textfile DIR: nothing to serve");
-	jr_serve_warmup(&o->live);
+	if (so->attach_pid && so->sampling_opt)
+		return jr_fail(
+			e, -EINVAL,
+			"--attach runs no sampler: %s does not go with it",
+			so->sampling_opt);
+	if (!so->attach_pid)
+		jr_serve_warmup(&o->live);
 	return 0;
 }
 
@@ -292,8 +335,9 @@ static int jr_serve_run(struct jr_opts *o, int argc, char **argv)
 	bool jitmod = so->sampler == JR_SAMPLER_JITMOD ||
 		      (so->sampler == JR_SAMPLER_AUTO && jr_module_loaded());
 
+	if (so->attach_pid)
+		return jr_serve_attach(o, argc, argv);
 	so->warmup_ns = o->live.warmup_us * JR_US;
-
 	if (jitmod)
 		return jr_serve_jitmod(o, argc, argv);
 	return jr_serve_user(o, argc, argv);

@@ -32,6 +32,8 @@ struct jr_serve_opts {
 	int top; /* sources per CPU with series of their own */
 	int sampler; /* enum jr_sampler */
 	uint64_t warmup_ns; /* spun after each sleep, unrecorded */
+	int attach_pid; /* --attach: watch this process, no sampler */
+	const char *sampling_opt; /* a sampler's option given, or NULL */
 };
 
 struct jr_serve {
