@@ -18,6 +18,10 @@
    accumulator p50 and floors are printed too.  With fewer than 4 CPUs
    the threads share CPUs: by --wait auto, a thread alone on its CPU
    spins and the others yield, and the figures say which.
+3. Attach: ATTACH_ROUNDS (5) rounds of an application's loop
+   (bench/spin/spin.c) on BENCH_CPU alone and watched by `jitread attach`,
+   alternating: the loop rate lost and the BPF cost per recorded event
+   (jitpy/bench/attach.py).
 
 A benchmark, not a test: it prints figures and the machine and exits 0
 whatever the speed (1 only if a tool is missing or fails).
@@ -32,7 +36,7 @@ import sys
 import tempfile
 
 import jitpy
-from jitpy.bench import machine
+from jitpy.bench import attach, machine
 from jitpy.bench.report import FIGS, pipeline_lines
 
 TOP = jitpy.TOP
@@ -149,7 +153,12 @@ def main():
         print(f"user sampler / oslat ns per iteration: {ratio:.3f} "
               f"(goal <= {GOAL}: {'met' if ratio <= GOAL else 'NOT met'})")
         p = pipeline(secs, tmp)
-    print("\n".join(pipeline_lines(p)))
+        print("\n".join(pipeline_lines(p)))
+        n = int(os.environ.get("ATTACH_ROUNDS", "5"))
+        a = attach.rounds(cpu, n, secs, tmp, lambda i, r: print(
+            f"attach round {i + 1}: {r['bare'] * 1e3:.1f} turns/us alone, "
+            f"{r['attached'] * 1e3:.1f} watched, {r['events']} events"))
+    print("\n".join(attach.lines(attach.figures(a))))
     return 0
 
 

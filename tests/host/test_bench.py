@@ -6,6 +6,7 @@ import tempfile
 import unittest
 
 import jitpy
+from jitpy.bench import attach as bench_attach
 from jitpy.bench import guest as bench_guest
 from jitpy.bench import report as bench_report
 from jitpy.bench import user as bench_user
@@ -136,6 +137,37 @@ class Figures(unittest.TestCase):
                       "90); judged: run 2,", line)
         self.assertEqual(bench_report.runs_lines({"runs": runs[:1],
                                                   "judged": 0}), [])
+
+    def test_attach_loss_is_the_median_round_and_cost_per_event(self):
+        rs = [{"bare": 2.0, "attached": 1.98, "events": 1000, "ns": 1e9,
+               "bpf_ns": 1e6},
+              {"bare": 2.0, "attached": 2.0, "events": 1000, "ns": 1e9,
+               "bpf_ns": 3e6},
+              {"bare": 2.0, "attached": 1.9, "events": 2000, "ns": 1e9,
+               "bpf_ns": 4e6}]
+        f = bench_attach.figures(rs)
+        self.assertAlmostEqual(f["loss"], 0.01)
+        # the probes' time over the events: 1000, 3000 and 2000 ns
+        self.assertAlmostEqual(f["ns_per_event"], 2000)
+        self.assertAlmostEqual(f["bpf_share"], 0.003)
+        self.assertAlmostEqual(f["events_per_s"], 1000)
+        text = "\n".join(bench_attach.lines(f))
+        self.assertIn("+1.00% (rounds +0.00% to +5.00%; goal <= 1%: met)",
+                      text)
+        self.assertIn("event: 2000 ns", text)
+        self.assertIn("took 0.300% of one CPU", text)
+        self.assertNotIn("straddle", text)
+        rs[0]["attached"] = 2.1
+        f = bench_attach.figures(rs)
+        text = "\n".join(bench_attach.lines(f))
+        self.assertIn("straddle zero", text)
+        rs[1]["attached"] = 1.9
+        self.assertIn("NOT met", "\n".join(bench_attach.lines(
+            bench_attach.figures(rs))))
+        for r in rs:
+            r["events"] = 0
+        self.assertIn("no event recorded", "\n".join(bench_attach.lines(
+            bench_attach.figures(rs))))
 
     def test_smallest_gap_is_held_to_osnoise_floor(self):
         f = self.figs["kernel_min_gap_vs_osnoise"]
