@@ -141,10 +141,11 @@ static enum jr_optres jr_serve_apply(int key, const char *arg,
 {
 	static const char *const samplers[] = { "auto", "jitmod", "user" };
 	struct jr_serve_opts *so = env->own;
+	const char *sampling = jr_sampling_opt(key);
 	uint64_t v;
 
-	if (jr_sampling_opt(key))
-		so->sampling_opt = jr_sampling_opt(key);
+	if (sampling)
+		so->sampling_opt = sampling;
 	switch (key) {
 	case JR_K_ATTACH:
 		if (jr_parse_u64(arg, 1, 0x3fffffff, &v))
@@ -332,13 +333,12 @@ static int jr_serve_user(struct jr_opts *o, int argc, char **argv)
 static int jr_serve_run(struct jr_opts *o, int argc, char **argv)
 {
 	struct jr_serve_opts *so = o->own;
-	bool jitmod = so->sampler == JR_SAMPLER_JITMOD ||
-		      (so->sampler == JR_SAMPLER_AUTO && jr_module_loaded());
 
 	if (so->attach_pid)
 		return jr_serve_attach(o, argc, argv);
 	so->warmup_ns = o->live.warmup_us * JR_US;
-	if (jitmod)
+	if (so->sampler == JR_SAMPLER_JITMOD ||
+	    (so->sampler == JR_SAMPLER_AUTO && jr_module_loaded()))
 		return jr_serve_jitmod(o, argc, argv);
 	return jr_serve_user(o, argc, argv);
 }
