@@ -2,17 +2,22 @@
 """jitread attach against jitread user, natively, in alternating rounds
 on CPU 1, beside a nice-19 shell and a task that wakes every 5 ms to
 work for 0.2 ms there: attached to a thread that spins as the user
-sampler does, attach finds each class at the rate the sampler's BPF does,
-and the same top sources.
+sampler does, attach finds each class as the sampler's BPF does, and the
+same top sources.
 
-One source is left out of the comparison: the RCU softirq.  Each
-observer raises its rate on a CPU whose tasks switch often, and by its
-own amount: beside a nice-10 shell, CPU 1 took about 4 a second with
-neither running, 35 under attach and 65 under the sampler (counted in
-/proc/softirqs, which agreed with both).  That is the observer's cost
-(jitread-attach(1) says so under Cost), not what it sees; test_attach's
-recall test holds attach to every RCU softirq the sampler records in
-one run."""
+Each observer changes what CPU 1 takes, by its own amount, so the two
+rounds do not see the same machine. Beside a nice-10 shell, CPU 1 took
+about 4 RCU softirqs a second with neither running, 35 under attach and
+65 under the sampler (jitread-attach(1) says so under Cost). On a busy
+host the TIMER softirq moves too: the RCU grace-period kthread (and
+kcompactd) arm their timeouts (process_timeout) on whichever CPU they
+run, CPU 1 more in some rounds than in others. So the irq and softirq
+classes are judged by their share of what the kernel itself counted on
+CPU 1 in the same round (/proc/interrupts and /proc/softirqs): each tool
+must find the same share of it. The thread class has no such count and
+is judged by its rate, which the waker sets. The RCU softirq, which the
+observer raises, stays out of the top sources; test_attach's recall test
+holds attach to every RCU softirq the sampler records in one run."""
 
 import json
 import os
@@ -36,42 +41,61 @@ WAKER = ("import os, time\n"
 ROUNDS = 3
 SECS = 4
 CLASSES = ("irq", "softirq", "nmi", "thread")
+# the classes the kernel counts per CPU, by their share of that count
+COUNTED = ("irq", "softirq")
 OBSERVED = "softirq:RCU"  # raised by the observer itself: see above
+# /proc/interrupts rows that are not the irq class, or not per CPU
+NOT_IRQ = ("NMI:", "PMI:", "ERR:", "MIS:")
 # a class is compared where both sides saw at least this many events
 ENOUGH = 200
-RATE_TOL = 0.10
+TOL = 0.10
 
 
 def usable():
     return jrcli.native_root("BPF needs root")
 
 
+def kernel_counts():
+    """What the kernel has counted on CPU: its irqs and softirqs."""
+    n = {"irq": 0, "softirq": 0}
+    for path, k in (("/proc/interrupts", "irq"),
+                    ("/proc/softirqs", "softirq")):
+        with open(path, encoding="ascii") as f:
+            for line in f.readlines()[1:]:
+                row = line.split()
+                if row[0] not in NOT_IRQ and len(row) > CPU + 1:
+                    n[k] += int(row[CPU + 1])
+    return n
+
+
 def run(args, out):
+    """jitread's record for CPU and the kernel's counts over its run."""
+    k0 = kernel_counts()
     p = subprocess.run([jrcli.JITREAD, *args, "-q", "--json", out],
                        capture_output=True, text=True, timeout=120)
+    k1 = kernel_counts()
     if p.returncode:
         raise AssertionError(f"jitread {args[0]}: {p.stderr}")
     with open(out, encoding="utf-8") as f:
         (c,) = [c for c in json.load(f)["cpus"] if c["cpu"] == CPU]
-    return c
+    return c, {k: k1[k] - k0[k] for k in k0}
 
 
-def tally(cpus):
-    """The time the rounds cover; per class, its events but OBSERVED's;
-    per source, its time; OBSERVED's events: all summed over the rounds."""
+def tally(rounds):
+    """Summed over the rounds: the time they cover; per class, its
+    events; the kernel's counts; per source but OBSERVED, its time."""
+    cpus = [c for c, _ in rounds]
     runtime = sum(c["summary"]["runtime_ns"] for c in cpus)
     counts = {k: sum(c["classes"][k]["count"] for c in cpus if k in
                      c["classes"]) for k in CLASSES}
-    sources, observed = {}, 0
+    kernel = {k: sum(n[k] for _, n in rounds) for k in COUNTED}
+    sources = {}
     for c in cpus:
         for s in c["sources"]:
-            if s["source"] == OBSERVED:
-                counts[s["class"]] -= s["count"]
-                observed += s["count"]
-            elif s["class"] in CLASSES:
+            if s["source"] != OBSERVED and s["class"] in CLASSES:
                 sources[s["source"]] = (sources.get(s["source"], 0) +
                                         s["total_ns"])
-    return runtime, counts, sources, observed
+    return runtime, counts, kernel, sources
 
 
 def top(sources, n):
@@ -80,7 +104,12 @@ def top(sources, n):
 
 @unittest.skipIf(usable(), usable())
 class AttachAgrees(unittest.TestCase):
-    def test_rates_and_top_sources_agree_with_the_sampler(self):
+    def judge(self, k, a, u, unit):
+        print(f"{k}: attach {a:.3f}{unit}, user {u:.3f}{unit}")
+        self.assertLess(abs(a - u), TOL * u,
+                        f"{k}: attach {a:.3f}{unit}, user {u:.3f}{unit}")
+
+    def test_classes_and_top_sources_agree_with_the_sampler(self):
         busy = hog(CPU)
         waker = subprocess.Popen(["/usr/bin/python3", "-c", WAKER])
         target = spinner(CPU)
@@ -97,21 +126,20 @@ class AttachAgrees(unittest.TestCase):
                 os.kill(target.pid, signal.SIGCONT)
                 attach.append(run(["attach", "-p", str(target.pid), "-c",
                                    str(CPU), "-d", f"{SECS}s"], out))
-        ut, uc, us, uo = tally(user)
-        at, ac, asrc, ao = tally(attach)
-        print(f"{OBSERVED}, left out: attach {ao / at * 1e9:.1f}/s, "
-              f"user {uo / ut * 1e9:.1f}/s")
+        ut, uc, uk, us = tally(user)
+        at, ac, ak, asrc = tally(attach)
         compared = []
         for k in CLASSES:
+            print(f"{k}: attach {ac[k]} events in {at / 1e9:.2f} s, "
+                  f"kernel {ak.get(k, '-')}; user {uc[k]} in "
+                  f"{ut / 1e9:.2f} s, kernel {uk.get(k, '-')}")
             if min(uc[k], ac[k]) < ENOUGH:
                 continue
-            ur, ar = uc[k] / ut * 1e9, ac[k] / at * 1e9
             compared.append(k)
-            print(f"{k}: attach {ar:.1f}/s ({ac[k]}), user {ur:.1f}/s "
-                  f"({uc[k]})")
-            self.assertLess(abs(ar - ur), RATE_TOL * ur,
-                            f"{k}: attach {ar:.1f}/s, user {ur:.1f}/s "
-                            f"({ac[k]} and {uc[k]} events)")
+            if k in COUNTED:
+                self.judge(k, ac[k] / ak[k], uc[k] / uk[k], " of kernel's")
+            else:
+                self.judge(k, ac[k] / at * 1e9, uc[k] / ut * 1e9, "/s")
         # this machine has no NMIs to compare
         for k in ("irq", "softirq", "thread"):
             self.assertIn(k, compared, (uc, ac))
