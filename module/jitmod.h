@@ -144,7 +144,15 @@ struct jit_params {
 	u64 stop_total_us;
 	u64 warmup_us;
 	unsigned int prio;
+	bool irqs_off;			/* sample with interrupts disabled */
 };
+
+/*
+ * The longest runtime_us with irqs_off: rtla hwnoise's default runtime.
+ * The soft and hard lockup watchdogs fire after 10 s or more without
+ * interrupts, RCU's stall warning after 21 s.
+ */
+#define JIT_IRQS_OFF_MAX_US	1000000ULL
 
 extern struct jit_params jit_params;
 extern bool jit_stopped;

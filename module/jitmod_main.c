@@ -291,6 +291,16 @@ static bool jit_runtime_fits(u64 runtime_us, u64 period_us)
 	return false;
 }
 
+/* jit_irqs_off_fits - with irqs_off, runtime_us is bounded. */
+static bool jit_irqs_off_fits(u64 runtime_us, bool irqs_off)
+{
+	if (!irqs_off || runtime_us <= JIT_IRQS_OFF_MAX_US)
+		return true;
+	pr_err("runtime_us: %llu exceeds %llu, the most irqs_off allows\n",
+	       runtime_us, JIT_IRQS_OFF_MAX_US);
+	return false;
+}
+
 static int jit_set_u64(const char *val, const struct kernel_param *kp)
 {
 	const struct jit_u64_param *p = kp->arg;
@@ -314,6 +324,9 @@ static int jit_set_u64(const char *val, const struct kernel_param *kp)
 			return -EINVAL;
 		if (p->field == &jit_params.period_us &&
 		    !jit_runtime_fits(jit_params.runtime_us, c.val))
+			return -EINVAL;
+		if (p->field == &jit_params.runtime_us &&
+		    !jit_irqs_off_fits(c.val, jit_params.irqs_off))
 			return -EINVAL;
 	}
 	return jit_restart(jit_apply_u64, &c);
@@ -388,6 +401,37 @@ static const struct kernel_param_ops jit_prio_ops = {
 
 module_param_cb(prio, &jit_prio_ops, NULL, 0600);
 MODULE_PARM_DESC(prio, "Sampler priority: 0 SCHED_OTHER, 1-99 SCHED_FIFO (default 0)");
+
+static void jit_apply_irqs_off(void *arg)
+{
+	jit_params.irqs_off = *(bool *)arg;
+}
+
+static int jit_set_irqs_off(const char *val, const struct kernel_param *kp)
+{
+	bool on;
+
+	if (kstrtobool(val, &on)) {
+		pr_err("irqs_off: '%s' is not a boolean\n", strim((char *)val));
+		return -EINVAL;
+	}
+	if (jit_ready && !jit_irqs_off_fits(jit_params.runtime_us, on))
+		return -EINVAL;
+	return jit_restart(jit_apply_irqs_off, &on);
+}
+
+static int jit_get_irqs_off(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", jit_params.irqs_off);
+}
+
+static const struct kernel_param_ops jit_irqs_off_ops = {
+	.set = jit_set_irqs_off,
+	.get = jit_get_irqs_off,
+};
+
+module_param_cb(irqs_off, &jit_irqs_off_ops, NULL, 0600);
+MODULE_PARM_DESC(irqs_off, "Sample with interrupts disabled, so that only NMIs and hardware noise remain; runtime_us at most 1000000 (default 0)");
 
 static void jit_apply_enable(void *arg)
 {
@@ -487,7 +531,8 @@ static int __init jit_init(void)
 		pr_err("no usable TSC\n");
 		return -ENODEV;
 	}
-	if (!jit_runtime_fits(jit_params.runtime_us, jit_params.period_us))
+	if (!jit_runtime_fits(jit_params.runtime_us, jit_params.period_us) ||
+	    !jit_irqs_off_fits(jit_params.runtime_us, jit_params.irqs_off))
 		return -EINVAL;
 	if (cpumask_empty(&jit_mask))
 		jit_default_cpus();

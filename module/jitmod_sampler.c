@@ -6,6 +6,13 @@
  * interrupts enabled.  Whenever two consecutive reads are further apart than
  * the threshold, something took the CPU away: the probes in jitmod_probes.c
  * tell what, and the gap becomes a jitmod:gap event.
+ *
+ * With irqs_off set, the loop runs with local interrupts disabled for the
+ * whole runtime, as the osnoise tracer does under rtla hwnoise: no
+ * interrupt, softirq or other task can take the CPU, so a gap is an NMI or
+ * something below the kernel (SMM, the hypervisor, the hardware).  The
+ * interrupts that arrive meanwhile wait, and are taken when the window
+ * ends: the summary counts them as held, never as gaps.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -52,6 +59,7 @@ struct jit_snap {
 /* struct jit_period - what one period accumulates for its summary. */
 struct jit_period {
 	u32 counts[JIT_NOISE_NR];
+	u32 held;			/* irqs taken when irqs_off's window ended */
 	u64 runtime_cyc;
 	u64 noise_cyc;
 	u64 self_cyc;			/* jitmod's own slow path */
@@ -222,14 +230,19 @@ static __always_inline void jit_yield_if_needed(void)
  * under TCG with CPU 1 sampled, synchronize_rcu() from CPU 0 went from
  * 15 ms to 310 ms (p90).  Like osnoise, report a zero-length extended
  * quiescent state; without preemptible RCU, cond_resched() reports one.
+ * With interrupts off (irqs_off) the loop cannot schedule: without
+ * preemptible RCU the grace period waits for the window's end, at most
+ * JIT_IRQS_OFF_MAX_US, far inside RCU's stall timeout.
  */
-static void jit_rcu_qs(void)
+static void jit_rcu_qs(bool irqs_off)
 {
+	unsigned long flags;
+
 	if (IS_ENABLED(CONFIG_PREEMPT_RCU)) {
-		local_irq_disable();
+		local_irq_save(flags);
 		jit_rcu_momentary_eqs();
-		local_irq_enable();
-	} else {
+		local_irq_restore(flags);
+	} else if (!irqs_off) {
 		cond_resched();
 	}
 }
@@ -278,6 +291,23 @@ static void jit_reset_windows(struct jit_cpu *jc)
 }
 
 /*
+ * jit_irqs_on - end an irqs_off window: take the interrupts it held.
+ *
+ * They arrived while interrupts were off and are taken here, as soon as
+ * interrupts are on again.  The CPU still samples, so the probes count
+ * them; the difference in its irq entries is what the window held.
+ */
+static u32 jit_irqs_on(struct jit_cpu *jc)
+{
+	u64 before = READ_ONCE(jc->count[JIT_NOISE_IRQ]);
+
+	barrier();
+	local_irq_enable();
+	barrier();
+	return READ_ONCE(jc->count[JIT_NOISE_IRQ]) - before;
+}
+
+/*
  * jit_sample - busy-sample for runtime_us, recording every gap.
  *
  * The loop body is kept to one stable TSC read and two compares so that its
@@ -286,13 +316,15 @@ static void jit_reset_windows(struct jit_cpu *jc)
  * delta crossed the threshold, about every thousand loops to poll for a
  * stop, and every sixteen thousand to report an RCU quiescent state.  The
  * slow path's and the quiescent state's time is jitmod's own, not the
- * next delta's: jit_restamp() moves it to self_cyc.
+ * next delta's: jit_restamp() moves it to self_cyc.  With irqs_off the
+ * whole loop runs with interrupts disabled and never yields.
  */
 static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 {
 	u64 thr_cyc = jit_ns_to_cyc(jit_params.threshold_ns);
 	u64 run_cyc = jit_ns_to_cyc(jit_params.runtime_us * NSEC_PER_USEC);
 	u64 start, prev, t, c, last_c, delta, min_delta = U64_MAX;
+	bool irqs_off = jit_params.irqs_off;
 	u64 iters = 0;
 	struct jit_snap first, then, now;
 	int i;
@@ -302,6 +334,8 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 	barrier();
 	WRITE_ONCE(jc->sampling, true);
 	barrier();
+	if (irqs_off)
+		local_irq_disable();
 	jit_hw_read_delta(jc, NULL, NULL);
 	do {
 		prev = jit_stamp(jc, &last_c);
@@ -333,27 +367,30 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 			}
 			then = now;
 			last_c = c;
-			jit_yield_if_needed();
+			if (!irqs_off)
+				jit_yield_if_needed();
 		}
 		/* rmmod, a restart or an offline must not wait out the runtime */
 		if (unlikely(!(iters & JIT_STOP_POLL_MASK))) {
 			if (kthread_should_stop() || READ_ONCE(jit_halting))
 				break;
 			if (!(iters & JIT_RCU_QS_MASK)) {
-				jit_rcu_qs();
+				jit_rcu_qs(irqs_off);
 				t = jit_restamp(jc, per, t, c);
 			}
 		}
 		prev = t;
 	} while (t - start < run_cyc && !READ_ONCE(jit_stopped));
 
-	barrier();
-	WRITE_ONCE(jc->sampling, false);
 	per->runtime_cyc = t - start;	/* short if a stop condition hit */
 	per->iterations = iters;
 	per->min_delta_cyc = min_delta == U64_MAX ? 0 : min_delta;
 	for (i = 0; i < JIT_NR_INTF; i++)
 		per->counts[i] = READ_ONCE(jc->count[i]) - first.count[i];
+	if (irqs_off)
+		per->held = jit_irqs_on(jc);
+	barrier();
+	WRITE_ONCE(jc->sampling, false);
 }
 
 /*
@@ -381,7 +418,7 @@ static void jit_warmup(void)
 		    READ_ONCE(jit_stopped))
 			return;
 		if (!(iters & JIT_RCU_QS_MASK))
-			jit_rcu_qs();
+			jit_rcu_qs(false);
 	}
 }
 
@@ -400,7 +437,7 @@ static void jit_summarise(struct jit_cpu *jc, const struct jit_period *per)
 		      jit_cyc_to_ns(per->max_gap_cyc), per->counts,
 		      per->iterations, jit_cyc_to_ps(per->min_delta_cyc),
 		      jit_cyc_to_ns(per->self_cyc), anomalies,
-		      anomalies ? mask : 0);
+		      anomalies ? mask : 0, jit_params.irqs_off, per->held);
 	if (anomalies)
 		WRITE_ONCE(jc->anomaly_mask, 0);
 	if (limit_ns && noise_ns > limit_ns && !READ_ONCE(jit_stopped))

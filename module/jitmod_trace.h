@@ -212,14 +212,17 @@ TRACE_EVENT(detail,
 
 /*
  * jitmod:summary - one sampling period.  @resolution_ps is the smallest
- * loop delta seen: the finest gap the sampler can resolve.
+ * loop delta seen: the finest gap the sampler can resolve.  @irqs_off is
+ * 1 for a period sampled with interrupts off, and @held the interrupts
+ * that waited for its end.
  */
 TRACE_EVENT(summary,
 	TP_PROTO(u64 runtime_ns, u64 noise_ns, u64 max_gap_ns,
 		 const u32 *counts, u64 iterations, u64 resolution_ps,
-		 u64 self_ns, u64 anomalies, u32 anomaly_mask),
+		 u64 self_ns, u64 anomalies, u32 anomaly_mask, bool irqs_off,
+		 u32 held),
 	TP_ARGS(runtime_ns, noise_ns, max_gap_ns, counts, iterations,
-		resolution_ps, self_ns, anomalies, anomaly_mask),
+		resolution_ps, self_ns, anomalies, anomaly_mask, irqs_off, held),
 	TP_STRUCT__entry(
 		__field(u64, runtime_ns)
 		__field(u64, noise_ns)
@@ -235,6 +238,8 @@ TRACE_EVENT(summary,
 		__field(u32, irq_count)
 		__field(u32, softirq_count)
 		__field(u32, thread_count)
+		__field(u32, irqs_off)
+		__field(u32, held)
 	),
 	TP_fast_assign(
 		__entry->runtime_ns = runtime_ns;
@@ -255,14 +260,17 @@ TRACE_EVENT(summary,
 		__entry->irq_count = counts[JIT_NOISE_IRQ];
 		__entry->softirq_count = counts[JIT_NOISE_SOFTIRQ];
 		__entry->thread_count = counts[JIT_NOISE_THREAD];
+		__entry->irqs_off = irqs_off;
+		__entry->held = held;
 	),
-	TP_printk("runtime_ns=%llu noise_ns=%llu avail_ppm=%u max_gap_ns=%llu hw=%u nmi=%u irq=%u softirq=%u thread=%u iterations=%llu resolution_ps=%llu self_ns=%llu anomalies=%llu anomaly_mask=0x%x",
+	TP_printk("runtime_ns=%llu noise_ns=%llu avail_ppm=%u max_gap_ns=%llu hw=%u nmi=%u irq=%u softirq=%u thread=%u iterations=%llu resolution_ps=%llu self_ns=%llu anomalies=%llu anomaly_mask=0x%x irqs_off=%u held=%u",
 		  __entry->runtime_ns, __entry->noise_ns, __entry->avail_ppm,
 		  __entry->max_gap_ns, __entry->hw_count, __entry->nmi_count,
 		  __entry->irq_count, __entry->softirq_count,
 		  __entry->thread_count, __entry->iterations,
 		  __entry->resolution_ps, __entry->self_ns,
-		  __entry->anomalies, __entry->anomaly_mask)
+		  __entry->anomalies, __entry->anomaly_mask,
+		  __entry->irqs_off, __entry->held)
 );
 
 /* jitmod:stop - a stop condition froze sampling and the trace. */

@@ -36,6 +36,8 @@ check_bad "runtime_us=2000000" runtime_us
 check_bad "prio=100" prio
 check_bad "enable=maybe" enable
 check_bad "warmup_us=60000001" warmup_us
+check_bad "irqs_off=maybe" irqs_off
+check_bad "irqs_off=1 period_us=2000000 runtime_us=1000001" runtime_us
 
 # A good load still works afterwards, and a bad run-time write is refused.
 insmod "$JIT_KO" cpus=1 || jit_fail "good insmod failed after bad ones"
@@ -57,6 +59,27 @@ t0=$(date +%s)
 rmmod jitmod || jit_fail "rmmod in the warm-up failed"
 [ $(($(date +%s) - t0)) -le 10 ] || jit_fail "rmmod waited for the warm-up"
 jit_log "ok: rmmod during a 50 s warm-up"
+
+# The interrupts-off mode samples, with its window bounded at run time
+# too: a longer runtime is refused while it is on, and it cannot be
+# turned on under one.
+insmod "$JIT_KO" cpus=1 irqs_off=1 period_us=200000 runtime_us=100000 ||
+	jit_fail "insmod irqs_off=1 failed"
+jit_wait_for "pgrep -x jitmod/1" 10 || jit_fail "no sampler with irqs_off=1"
+sleep 1
+P=/sys/module/jitmod/parameters
+[ "$(cat $P/irqs_off)" = 1 ] || jit_fail "irqs_off reads $(cat $P/irqs_off)"
+echo 3000000 > $P/period_us || jit_fail "period_us write refused"
+if echo 1000001 > $P/runtime_us 2>/dev/null; then
+	jit_fail "runtime_us above 1 s accepted with irqs_off=1"
+fi
+echo 0 > $P/irqs_off || jit_fail "irqs_off=0 refused"
+echo 2000000 > $P/runtime_us || jit_fail "runtime_us 2 s refused"
+if echo 1 > $P/irqs_off 2>/dev/null; then
+	jit_fail "irqs_off=1 accepted with a 2 s runtime"
+fi
+rmmod jitmod || jit_fail "rmmod with irqs_off failed"
+jit_log "ok: irqs_off samples and bounds its window"
 
 # SCHED_FIFO at any priority needs sched_setattr_nocheck() exported (not
 # on 5.10); without it only 1 and 50 are possible, and others are refused.
