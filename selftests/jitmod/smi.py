@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""SMIs on the sampled CPU are filed as hw:smi, with the count that
+MSR_SMI_COUNT gives.
+
+The injector, written from CPU 1, sends CPU 0 N SMIs through its local
+APIC, 20 ms apart, while jitmod samples CPU 0, once with interrupts on and
+once with irqs_off (an SMI is not masked).  Under QEMU, SeaBIOS's SMM
+handler takes each: no kernel code runs for it and no probe sees it, so
+only the MSR can say what took the CPU.  The boot CPU is the one sampled
+because only it comes back: an SMI sent to CPU 1 left it in SMM for good
+(an RCU stall on CPU 1 until the test's timeout).  So, in each run:
+ - the CPU's MSR_SMI_COUNT rose by N (a machine whose MSR faults, such as
+   a KVM guest without it, is a SKIP);
+ - the gaps on CPU 1 count N SMIs between them, none lost and none
+   invented;
+ - each gap that counts one is filed hw:smi, unless a probe saw something
+   else inside it too, and at least N - 1 are.
+"""
+
+import os
+import sys
+import time
+
+import jittest as jt
+from jitpy.guest import injector, kmod, sysio, trace, tracefs
+from jitpy.guest.sysio import Fail, Skip, log
+
+CPU = 0
+WRITER = 1
+N = 10
+SETTLE_S = 0.05
+SMI = f"{injector.PARAMS}/smi"
+COUNT = f"{injector.PARAMS}/smi_count"
+
+
+def smi_count():
+    try:
+        return int(sysio.read(COUNT))
+    except OSError as e:
+        raise Skip(f"MSR_SMI_COUNT cannot be read on CPU {CPU}: {e}") \
+            from e
+
+
+def capture(irqs_off):
+    """N SMIs while jitmod samples; (the MSR's rise, CPU's gaps)."""
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=1000, irqs_off=irqs_off,
+                period_us=1000000, runtime_us=1000000)
+    with tracefs.Instance("smi") as inst:
+        if not sysio.wait_for(lambda: "summary:" in inst.text(), 30):
+            jt.diagnose(CPU)
+            raise Fail("no summary within 30 s of enabling the events")
+        c0 = smi_count()
+        # with irqs_off the read waits for a window's end; the SMIs go
+        # into the next window, once CPU 0 has done what that end let
+        # run (spun, since a sleep's timer would wait for CPU 0 too)
+        t0 = time.monotonic()
+        while time.monotonic() < t0 + SETTLE_S:
+            pass
+        t0 = time.monotonic()
+        sysio.write(SMI, N)
+        log(f"irqs_off={irqs_off}: {N} SMIs sent in "
+            f"{(time.monotonic() - t0) * 1e3:.0f} ms")
+        c1 = smi_count()
+        time.sleep(0.2)
+        events = trace.parse(inst.text())
+    kmod.rmmod("jitmod")
+    return c1 - c0, [e for e in events if e.cpu == CPU and e.name == "gap"]
+
+
+def check(irqs_off):
+    rose, gaps = capture(irqs_off)
+    log(f"irqs_off={irqs_off}: MSR_SMI_COUNT on CPU {CPU} rose by {rose} "
+        f"for {N} sent")
+    if rose != N:
+        raise Fail(f"the CPU took {rose} SMIs of the {N} sent")
+    hit = [g for g in gaps if g.num("smi")]
+    for g in hit:
+        log(f"{g}")
+    counted = sum(g.num("smi") for g in hit)
+    if counted != N:
+        raise Fail(f"the gaps count {counted} SMIs, the MSR {N}")
+    filed = [g for g in hit if g.f["class"] == "hw:smi"]
+    for g in hit:
+        quiet = all(g.num(k) == 0 for k in trace.INTF)
+        if quiet and g.f["class"] != "hw:smi":
+            raise Fail(f"a quiet gap with an SMI filed {g.f['class']}: {g}")
+    if len(filed) < N - 1:
+        raise Fail(f"{len(filed)} gaps filed hw:smi for {N} SMIs")
+
+
+def body():
+    os.sched_setaffinity(0, {WRITER})
+    kmod.insmod("jitinject", cpu=CPU)
+    smi_count()
+    check(0)
+    check(1)
+
+
+if __name__ == "__main__":
+    sys.exit(jt.run(body))
