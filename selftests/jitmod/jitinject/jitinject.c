@@ -41,11 +41,11 @@
  *            runs other tasks.  Elsewhere the callback spins on the lock.
  *
  * Writing N to smi sends the CPU N System Management Interrupts,
- * JINJ_SMI_GAP_MS apart (the writer spins meanwhile), through the local APIC (delivery mode SMI), the
- * way a chipset or another CPU raises one on real hardware.  The
- * firmware's SMM handler (SeaBIOS's under QEMU) takes each; no kernel code
- * runs on the CPU for it.  smi_count reads the CPU's MSR_SMI_COUNT, or
- * fails with -EIO where the MSR faults.
+ * JINJ_SMI_GAP_MS apart (the writer spins meanwhile), through the local
+ * APIC (delivery mode SMI), the way a chipset or another CPU raises one on
+ * real hardware.  The firmware's SMM handler (SeaBIOS's under QEMU) takes
+ * each; no kernel code runs on the CPU for it.  smi_count reads the CPU's
+ * MSR_SMI_COUNT, or fails with -EIO where the MSR faults.
  *
  * Reading sync_rcu_ns runs one synchronize_rcu() and gives how long it
  * took, so that a test can see whether sampling delays grace periods.
