@@ -59,7 +59,8 @@ struct jit_snap {
 /* struct jit_period - what one period accumulates for its summary. */
 struct jit_period {
 	u32 counts[JIT_NOISE_NR];
-	u32 held;			/* irqs taken when irqs_off's window ended */
+	bool irqs_off;			/* sampled with interrupts off */
+	u32 held;			/* irqs taken when that window ended */
 	u64 runtime_cyc;
 	u64 noise_cyc;
 	u64 self_cyc;			/* jitmod's own slow path */
@@ -330,6 +331,7 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 	int i;
 
 	jit_reset_windows(jc);
+	per->irqs_off = irqs_off;
 	per->anomalies = READ_ONCE(jc->anomalies);
 	barrier();
 	WRITE_ONCE(jc->sampling, true);
@@ -437,7 +439,7 @@ static void jit_summarise(struct jit_cpu *jc, const struct jit_period *per)
 		      jit_cyc_to_ns(per->max_gap_cyc), per->counts,
 		      per->iterations, jit_cyc_to_ps(per->min_delta_cyc),
 		      jit_cyc_to_ns(per->self_cyc), anomalies,
-		      anomalies ? mask : 0, jit_params.irqs_off, per->held);
+		      anomalies ? mask : 0, per->irqs_off, per->held);
 	if (anomalies)
 		WRITE_ONCE(jc->anomaly_mask, 0);
 	if (limit_ns && noise_ns > limit_ns && !READ_ONCE(jit_stopped))
