@@ -40,12 +40,8 @@
  *            preempted, so ktimers/N blocks inside the softirq and its CPU
  *            runs other tasks.  Elsewhere the callback spins on the lock.
  *
- * Writing N to smi sends the CPU N System Management Interrupts,
- * JINJ_SMI_GAP_MS apart (the writer spins meanwhile), through the local
- * APIC (delivery mode SMI), the way a chipset or another CPU raises one on
- * real hardware.  The firmware's SMM handler (SeaBIOS's under QEMU) takes
- * each; no kernel code runs on the CPU for it.  smi_count reads the CPU's
- * MSR_SMI_COUNT, or fails with -EIO where the MSR faults.
+ * Writing N to smi sends the CPU N SMIs through its local APIC, which the
+ * firmware takes with no kernel code; smi_count reads its MSR_SMI_COUNT.
  *
  * Reading sync_rcu_ns runs one synchronize_rcu() and gives how long it
  * took, so that a test can see whether sampling delays grace periods.
@@ -90,8 +86,7 @@
 #define JINJ_ARM_DELAY_US	50
 #define JINJ_SLACK_MS		5000
 #define JINJ_MAX_SMI		100
-/* far apart enough that each SMI has a gap of its own */
-#define JINJ_SMI_GAP_MS		20
+#define JINJ_SMI_GAP_MS		20	/* each SMI a gap of its own */
 
 static unsigned int jinj_cpu = 1;
 static int jinj_last_pid;
@@ -527,51 +522,32 @@ module_param_cb(nested_ns, &jinj_atomic64_ops, &jinj_nested_ns, 0400);
 MODULE_PARM_DESC(nested_ns, "ns of interrupts nested in the last injection's source spin");
 
 /*
- * jinj_send_smi - raise an SMI on @cpu: an ICR write with delivery mode
- * SMI, physical destination.  Interrupts stay off across it, since the
- * xAPIC's ICR is written in two halves.
+ * "smi": N SMIs, delivery mode SMI, as a chipset or another CPU raises
+ * them.  Spun between, not slept: a nohz_full CPU's timer runs on a
+ * housekeeping CPU, which irqs_off would hold to its window's end.
  */
-static void jinj_send_smi(unsigned int cpu)
-{
-	unsigned long flags;
-
-	local_irq_save(flags);
-	apic->icr_write(APIC_DM_SMI | APIC_DEST_PHYSICAL, cpu_physical_id(cpu));
-	local_irq_restore(flags);
-}
-
-/* "smi": N, 1..JINJ_MAX_SMI; the write sends them and returns. */
 static int jinj_smi_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int n, i, cpu;
-	int ret = 0;
+	unsigned int n, i, cpu = READ_ONCE(jinj_cpu);
 
 	if (kstrtouint(val, 0, &n) || !n || n > JINJ_MAX_SMI) {
 		pr_err("smi: want a count of 1..%u\n", JINJ_MAX_SMI);
 		return -EINVAL;
 	}
 	mutex_lock(&jinj_lock);
-	for (i = 0; i < n; i++) {
-		cpus_read_lock();
-		cpu = READ_ONCE(jinj_cpu);
-		if (cpu_online(cpu))
-			jinj_send_smi(cpu);
-		else
-			ret = -EINVAL;
-		cpus_read_unlock();
-		if (ret) {
-			pr_err("smi: cpu %u is offline\n", cpu);
-			break;
-		}
-		/*
-		 * spun, not slept: a sleeper's timer on a nohz_full CPU runs
-		 * on a housekeeping CPU, and one sampled with interrupts off
-		 * would hold it, and each SMI, to the end of its window
-		 */
+	cpus_read_lock();
+	for (i = 0; i < n && cpu_online(cpu); i++) {
+		local_irq_disable();	/* the xAPIC's ICR is two writes */
+		apic->icr_write(APIC_DM_SMI | APIC_DEST_PHYSICAL,
+				cpu_physical_id(cpu));
+		local_irq_enable();
 		mdelay(JINJ_SMI_GAP_MS);
 	}
+	cpus_read_unlock();
 	mutex_unlock(&jinj_lock);
-	return ret;
+	if (i < n)
+		pr_err("smi: cpu %u is offline\n", cpu);
+	return i < n ? -EINVAL : 0;
 }
 
 static const struct kernel_param_ops jinj_smi_ops = {
@@ -580,7 +556,6 @@ static const struct kernel_param_ops jinj_smi_ops = {
 module_param_cb(smi, &jinj_smi_ops, NULL, 0200);
 MODULE_PARM_DESC(smi, "write N to send the CPU N SMIs through its local APIC");
 
-/* jinj_smi_count_get - the CPU's MSR_SMI_COUNT, read on that CPU. */
 static int jinj_smi_count_get(char *buf, const struct kernel_param *kp)
 {
 	u64 val;
