@@ -34,11 +34,15 @@ N = 3
 # own per-interrupt cost must be small against D.
 D_US = 2000
 SOFTPRE_US = 4000
+# The timeline keeps a CPU's first 20000 gaps (JR_TL_MAX): at 1 us, a
+# burst of TCG's own sub-10 us stalls filled it before the injections.
+THRESHOLD_US = 50
 # The phase ends with SIGINT once the injections are in and have settled
 # (jitread then reports as usual); PHASE_S only bounds it.  A fixed 5 s
 # phase was too short once under TCG: 10 injections took 4.95 s on rt.
 PHASE_S = 60
 SETTLE_S = 1.5
+ATTEMPTS = 3
 REPORT = "/tmp/user_bpf.json"
 READY = "/tmp/user_bpf.ready"
 
@@ -143,15 +147,17 @@ def check_sources(cpu, done):
                 log(f"{x['source']}: count {x['count']}, min "
                     f"{x['min_ns']}, max {x['max_ns']}")
             raise Fail(f"CPU {INJECT_CPU}: {filed} gaps >= {D_US} us "
-                       f"filed {cls}, want >= {count}")
+                       f"filed {cls}, want >= {count} (the timeline "
+                       f"dropped {cpu['timeline']['dropped']})")
 
 
-def body():
-    kmod.require()
+def attempt(_try=0):
+    """One sampled run with the injections, checked; Fail says what."""
     jitread = kmod.jitread()
     kmod.insmod("jitinject", cpu=INJECT_CPU)
     cmd = [jitread, "user", "-c", str(INJECT_CPU), "-d", f"{PHASE_S}s",
-           "--no-pipeline", "--json", REPORT, "--ready-file", READY, "-q"]
+           "-T", f"{THRESHOLD_US}us", "--no-pipeline", "--json", REPORT,
+           "--ready-file", READY, "-q"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     try:
@@ -171,6 +177,14 @@ def body():
     if not d["sampler"]["bpf"]["ok"]:
         raise Fail(f"BPF did not load: {d['sampler']['bpf']['why']}")
     check_sources(d["cpus"][0], done)
+
+
+def body():
+    """ATTEMPTS tries, each logged: a host stall under TCG can stretch
+    one injection's neighbour past it; a class misfiled every time, or a
+    source charged what it did not run, is a jitread bug."""
+    kmod.require()
+    jt.attempts(attempt, ATTEMPTS, after_fail=kmod.unload)
 
 
 if __name__ == "__main__":
