@@ -195,7 +195,12 @@ void jit_tps_unhook(struct jit_tp *tps, int nr);
 int jit_probes_hook(void);
 void jit_probes_unhook(void);
 
+extern bool jit_ready;
 int jit_restart(void (*apply)(void *), void *arg);
+
+/* jitmod_duty.c */
+bool jit_runtime_fits(u64 runtime_us, u64 period_us);
+bool jit_irqs_off_fits(u64 runtime_us, bool irqs_off);
 
 void jit_cgroup_join_all(const struct cpumask *mask);
 void jit_cgroup_online(unsigned int cpu);
