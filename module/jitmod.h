@@ -135,14 +135,22 @@ static __always_inline struct jit_cpu *jit_this_cpu(void)
 		preempt_enable_notrace();	\
 	}
 
-/* Parameters, in their units; read by the sampler at period start. */
-struct jit_params {
+/*
+ * The duty: what a write changes without a restart (jitmod_duty.c).  Each
+ * sampler takes a copy when a period starts (jit_duty_get()).
+ */
+struct jit_duty {
 	u64 threshold_ns;
 	u64 period_us;
 	u64 runtime_us;
 	u64 stop_us;
 	u64 stop_total_us;
 	u64 warmup_us;
+};
+
+/* Parameters, in their units; the rest restart the samplers. */
+struct jit_params {
+	struct jit_duty duty;
 	unsigned int prio;
 	bool irqs_off;			/* sample with interrupts disabled */
 };
@@ -195,10 +203,12 @@ void jit_tps_unhook(struct jit_tp *tps, int nr);
 int jit_probes_hook(void);
 void jit_probes_unhook(void);
 
+extern struct mutex jit_lock;
 extern bool jit_ready;
 int jit_restart(void (*apply)(void *), void *arg);
 
 /* jitmod_duty.c */
+void jit_duty_get(struct jit_duty *d);
 bool jit_runtime_fits(u64 runtime_us, u64 period_us);
 bool jit_irqs_off_fits(u64 runtime_us, bool irqs_off);
 

@@ -30,9 +30,11 @@
 #define JIT_MAX_PRIO		99
 
 struct jit_params jit_params = {
-	.threshold_ns = DEFAULT_THRESHOLD_NS,
-	.period_us = DEFAULT_PERIOD_US,
-	.runtime_us = DEFAULT_RUNTIME_US,
+	.duty = {
+		.threshold_ns = DEFAULT_THRESHOLD_NS,
+		.period_us = DEFAULT_PERIOD_US,
+		.runtime_us = DEFAULT_RUNTIME_US,
+	},
 };
 
 bool jit_stopped;
@@ -40,7 +42,7 @@ bool jit_stopped;
 bool jit_halting;
 
 DEFINE_PER_CPU(struct jit_cpu, jit_cpus);
-static DEFINE_MUTEX(jit_lock);		/* serialises start, stop, params */
+DEFINE_MUTEX(jit_lock);			/* serialises start, stop, params */
 static struct cpumask jit_mask;		/* CPUs to sample */
 static char jit_cpus_str[256];		/* jit_mask as the user wrote it */
 static bool jit_enable = true;
@@ -309,7 +311,7 @@ static int jit_set_irqs_off(const char *val, const struct kernel_param *kp)
 		pr_err("irqs_off: '%s' is not a boolean\n", strim((char *)val));
 		return -EINVAL;
 	}
-	if (jit_ready && !jit_irqs_off_fits(jit_params.runtime_us, on))
+	if (jit_ready && !jit_irqs_off_fits(jit_params.duty.runtime_us, on))
 		return -EINVAL;
 	return jit_restart(jit_apply_irqs_off, &on);
 }
@@ -425,8 +427,9 @@ static int __init jit_init(void)
 		pr_err("no usable TSC\n");
 		return -ENODEV;
 	}
-	if (!jit_runtime_fits(jit_params.runtime_us, jit_params.period_us) ||
-	    !jit_irqs_off_fits(jit_params.runtime_us, jit_params.irqs_off))
+	if (!jit_runtime_fits(jit_params.duty.runtime_us,
+			      jit_params.duty.period_us) ||
+	    !jit_irqs_off_fits(jit_params.duty.runtime_us, jit_params.irqs_off))
 		return -EINVAL;
 	if (cpumask_empty(&jit_mask))
 		jit_default_cpus();
@@ -442,8 +445,8 @@ static int __init jit_init(void)
 		return ret;
 	}
 	pr_info("sampling CPUs %*pbl, threshold %llu ns, %llu of %llu us, TSC %u kHz\n",
-		cpumask_pr_args(&jit_mask), jit_params.threshold_ns,
-		jit_params.runtime_us, jit_params.period_us, tsc_khz);
+		cpumask_pr_args(&jit_mask), jit_params.duty.threshold_ns,
+		jit_params.duty.runtime_us, jit_params.duty.period_us, tsc_khz);
 	return 0;
 }
 

@@ -68,6 +68,7 @@ struct jit_period {
 	u64 iterations;
 	u64 min_delta_cyc;
 	u64 anomalies;			/* jc->anomalies at period start */
+	struct jit_duty duty;		/* the duty in force at its start */
 };
 
 /*
@@ -199,9 +200,9 @@ static void jit_record_gap(struct jit_cpu *jc, u64 delta, bool quiet,
 	per->noise_cyc += delta;
 	if (delta > per->max_gap_cyc)
 		per->max_gap_cyc = delta;
-	if (jit_params.stop_us && ns > jit_params.stop_us * NSEC_PER_USEC)
+	if (per->duty.stop_us && ns > per->duty.stop_us * NSEC_PER_USEC)
 		jit_stop_all(JIT_STOP_SINGLE, ns,
-			     jit_params.stop_us * NSEC_PER_USEC);
+			     per->duty.stop_us * NSEC_PER_USEC);
 }
 
 /*
@@ -322,8 +323,8 @@ static u32 jit_irqs_on(struct jit_cpu *jc)
  */
 static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 {
-	u64 thr_cyc = jit_ns_to_cyc(jit_params.threshold_ns);
-	u64 run_cyc = jit_ns_to_cyc(jit_params.runtime_us * NSEC_PER_USEC);
+	u64 thr_cyc = jit_ns_to_cyc(per->duty.threshold_ns);
+	u64 run_cyc = jit_ns_to_cyc(per->duty.runtime_us * NSEC_PER_USEC);
 	u64 start, prev, t, c, last_c, delta, min_delta = U64_MAX;
 	bool irqs_off = jit_params.irqs_off;
 	u64 iters = 0;
@@ -406,9 +407,9 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
  * "The window's edge").  The loop yields and reports RCU quiescent states
  * as the sampling loop does, so deferred work runs now, not in the window.
  */
-static void jit_warmup(void)
+static void jit_warmup(const struct jit_period *per)
 {
-	u64 warm_cyc = jit_ns_to_cyc(jit_params.warmup_us * NSEC_PER_USEC);
+	u64 warm_cyc = jit_ns_to_cyc(per->duty.warmup_us * NSEC_PER_USEC);
 	u64 start = rdtsc(), iters = 0;
 
 	while (rdtsc() - start < warm_cyc) {
@@ -428,7 +429,7 @@ static void jit_warmup(void)
 static void jit_summarise(struct jit_cpu *jc, const struct jit_period *per)
 {
 	u64 noise_ns = jit_cyc_to_ns(per->noise_cyc);
-	u64 limit_ns = jit_params.stop_total_us * NSEC_PER_USEC;
+	u64 limit_ns = per->duty.stop_total_us * NSEC_PER_USEC;
 	u64 anomalies = READ_ONCE(jc->anomalies) - per->anomalies;
 	u32 mask = READ_ONCE(jc->anomaly_mask);
 
@@ -468,11 +469,11 @@ static void jit_sleep(u64 sleep_us)
 }
 
 /* jit_sleep_us - the rest of the period, after the warm-up and runtime */
-static u64 jit_sleep_us(void)
+static u64 jit_sleep_us(const struct jit_period *per)
 {
-	u64 busy = jit_params.runtime_us + jit_params.warmup_us;
+	u64 busy = per->duty.runtime_us + per->duty.warmup_us;
 
-	return busy < jit_params.period_us ? jit_params.period_us - busy : 0;
+	return busy < per->duty.period_us ? per->duty.period_us - busy : 0;
 }
 
 /* jit_sampler_fn - body of kthread jitmod/N: sample, summarise, sleep. */
@@ -483,15 +484,16 @@ int jit_sampler_fn(void *data)
 	while (!kthread_should_stop()) {
 		struct jit_period per = { };
 
+		jit_duty_get(&per.duty);
 		if (READ_ONCE(jit_stopped) || READ_ONCE(jit_halting)) {
-			jit_sleep(jit_params.period_us);
+			jit_sleep(per.duty.period_us);
 			continue;
 		}
-		if (jit_params.warmup_us)
-			jit_warmup();
+		if (per.duty.warmup_us)
+			jit_warmup(&per);
 		jit_sample(jc, &per);
 		jit_summarise(jc, &per);
-		jit_sleep(jit_sleep_us());
+		jit_sleep(jit_sleep_us(&per));
 	}
 	return 0;
 }

@@ -43,6 +43,8 @@ def body():
     # almost all of each period sampled, so every injection lands in one
     sysio.write(f"{kmod.JIT_PARAMS}/period_us", 200000)
     sysio.write(f"{kmod.JIT_PARAMS}/runtime_us", 199000)
+    # in force from the next period, which starts within the old one
+    time.sleep(0.2)
     with tracefs.Instance("preset", events=("jitmod/softirq_noise",)) as inst:
         inst.marker(MARK)
         for _ in range(INJECTIONS):

@@ -6,7 +6,8 @@
    sampler kthread can be created, so writing enable=1 fails, and enable
    must not claim that jitmod samples; with the limit back, enable=1
    starts it;
- - a parameter write and rmmod return within LIMIT_S while SCHED_FIFO
+ - a parameter write that restarts the samplers (cpus; a duty setting
+   restarts nothing) and rmmod return within LIMIT_S while SCHED_FIFO
    samplers are in the middle of a 10 s runtime, with RT throttling off so
    nothing else gets the sampled CPU: the CPU-hotplug teardown that stops
    a sampler runs in a SCHED_OTHER thread on that CPU.
@@ -67,8 +68,8 @@ def fifo_samplers():
         kmod.insmod("jitmod", cpus=CPU, prio=50, period_us=10000000,
                     runtime_us=9900000, threshold_ns=10000)
         time.sleep(0.5)
-        timed("a parameter write",
-              lambda: sysio.write(f"{kmod.JIT_PARAMS}/threshold_ns", 20000))
+        timed("a restarting parameter write",
+              lambda: sysio.write(f"{kmod.JIT_PARAMS}/cpus", CPU))
         time.sleep(0.5)
         timed("rmmod", lambda: kmod.rmmod("jitmod"))
     finally:

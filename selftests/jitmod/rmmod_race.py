@@ -5,8 +5,9 @@
 A write to a parameter file holds no module reference, and module_exit()
 runs while the files still exist, so a writer can be inside jitmod's
 restart while rmmod tears the module down.  Each of ROUNDS rounds loads
-jitmod, starts a shell loop writing threshold_ns, and unloads it after a
-short, varied delay (20 to 140 ms).  After each round no jitmod thread,
+jitmod, starts a shell loop writing cpus (a restart) and threshold_ns (a
+duty setting, published without one), and unloads it after a short,
+varied delay (20 to 140 ms).  After each round no jitmod thread,
 parameter file or symbol may remain.  Then every injector class hits the
 sampled CPU: a probe, NMI handler or queued cross-CPU call left in the
 freed module would run there and oops, which the kernel-log check
@@ -26,7 +27,7 @@ from jitpy.guest.sysio import Fail, log
 CPU = 1
 ROUNDS = int(os.environ.get("RMMOD_ROUNDS", "60"))
 WRITER = ("while :; do echo 2000 > {p}/threshold_ns; "
-          "echo 3000 > {p}/threshold_ns; done 2>/dev/null")
+          f"echo {CPU} > {{p}}/cpus; done 2>/dev/null")
 
 
 def leftovers():

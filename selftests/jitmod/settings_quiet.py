@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Duty settings change without disturbing the sampled CPU.
+
+jitmod samples CPU 1 while this process, pinned to CPU 0, writes WRITES
+duty settings (threshold_ns, runtime_us, warmup_us, stop_us,
+stop_total_us, period_us one at a time, and several at once through
+duty) over WINDOW_S.  The same WINDOW_S with no write, before and after,
+is the baseline.  The function-call, TLB-shootdown, irq_work and
+reschedule interrupts (CAL, TLB, IWI, RES) CPU 1 takes while the writes
+run must be no more than the larger baseline's, give or take one: a
+window may hold one period more than another, and a period's wake-up can
+cost one.  A write that restarted the samplers would unhook and re-hook
+every probe, and each hook's text patch sends CPU 1 a function-call IPI:
+hundreds per write.
+
+Then the values must take effect at the next period: the summaries after
+a write of runtime_us run that long, and one write to duty sets a new
+period and runtime together.  A duty write with one bad value changes
+nothing.
+"""
+
+import os
+import sys
+import time
+
+import jittest as jt
+from jitpy.guest import kmod, sysio, trace, tracefs
+from jitpy.guest.sysio import Fail, log
+
+CPU = 1
+PERIOD_US = 200000
+RUNTIME_US = 100000
+WRITES = 100
+WINDOW_S = 5.0
+ROWS = ("CAL", "TLB", "IWI", "RES")
+# what stop_us and stop_total_us are set to: never reached
+NEVER_US = 10000000
+
+
+def ipis(cpu):
+    """{row: count on cpu} for ROWS, from /proc/interrupts."""
+    with open("/proc/interrupts") as f:
+        at = f.readline().split().index(f"CPU{cpu}") + 1
+        rows = (ln.split() for ln in f)
+        return {r[0].rstrip(":"): int(r[at]) for r in rows
+                if r and r[0].rstrip(":") in ROWS}
+
+
+def over(secs, act=None):
+    """CPU 1's ROWS over secs, with act(i) called WRITES times across."""
+    before = ipis(CPU)
+    t0 = time.monotonic()
+    if act:
+        for i in range(WRITES):
+            act(i)
+            time.sleep(max(0.0, t0 + (i + 1) * secs / WRITES -
+                           time.monotonic()))
+    else:
+        time.sleep(secs)
+    after = ipis(CPU)
+    return {r: after[r] - before[r] for r in ROWS}
+
+
+def param(name):
+    return f"{kmod.JIT_PARAMS}/{name}"
+
+
+def write_one(i):
+    """The i-th setting: each duty parameter in turn, and duty itself."""
+    step = i % 7
+    if step == 0:
+        sysio.write(param("threshold_ns"), 10000 + 1000 * (i % 3))
+    elif step == 1:
+        sysio.write(param("runtime_us"), RUNTIME_US - 1000 * (i % 5))
+    elif step == 2:
+        sysio.write(param("warmup_us"), 1000 * (i % 2))
+    elif step == 3:
+        sysio.write(param("stop_us"), NEVER_US)
+    elif step == 4:
+        sysio.write(param("stop_total_us"), NEVER_US)
+    elif step == 5:
+        sysio.write(param("period_us"), PERIOD_US + 1000 * (i % 3))
+    else:
+        sysio.write(param("duty"), f"period_us={PERIOD_US} "
+                    f"runtime_us={RUNTIME_US} warmup_us=0")
+
+
+def check_quiet():
+    """No IPI on CPU 1 for WRITES writes beyond what it takes alone."""
+    time.sleep(1)
+    alone = over(WINDOW_S)
+    writing = over(WINDOW_S, write_one)
+    again = over(WINDOW_S)
+    log(f"CPU {CPU} over {WINDOW_S:.0f} s: alone {alone}, "
+        f"{WRITES} writes {writing}, alone again {again}")
+    extra = {r: writing[r] - max(alone[r], again[r]) for r in ROWS
+             if writing[r] > max(alone[r], again[r]) + 1}
+    if extra:
+        raise Fail(f"{WRITES} duty writes cost CPU {CPU} {extra} more "
+                   "interrupts than sampling alone")
+
+
+def runtimes(inst, secs):
+    """The runtime_ns of CPU 1's summaries over the next secs."""
+    inst.clear()
+    time.sleep(secs)
+    return [e.ns("runtime_ns") for e in trace.parse(inst.text())
+            if e.name == "summary" and e.cpu == CPU]
+
+
+def check_effect():
+    """A written runtime is the next periods' runtime; duty sets both."""
+    periods = 4 * PERIOD_US / 1e6
+    with tracefs.Instance("quiet", events=("jitmod/summary",)) as inst:
+        sysio.write(param("runtime_us"), RUNTIME_US // 2)
+        got = runtimes(inst, periods)[1:]
+        log(f"runtime_us={RUNTIME_US // 2}: summaries ran {got} ns")
+        if not got or any(not RUNTIME_US // 2 * 1000 <= ns <
+                          RUNTIME_US * 1000 for ns in got):
+            raise Fail(f"after runtime_us={RUNTIME_US // 2} the periods "
+                       f"ran {got} ns")
+        sysio.write(param("duty"), "period_us=100000,runtime_us=80000")
+        got = runtimes(inst, periods)[1:]
+        log(f"duty period_us=100000 runtime_us=80000: {got} ns, "
+            f"{len(got)} summaries in {periods:.1f} s")
+        if len(got) < 5 or any(not 80000000 <= ns < 100000000
+                               for ns in got):
+            raise Fail(f"after one duty write the periods ran {got} ns")
+    before = sysio.read(param("duty"))
+    for bad in ("runtime_us=90000 period_us=50000", "period_us=50000 nope=1",
+                "runtime_us=x", ""):
+        try:
+            sysio.write(param("duty"), bad)
+        except OSError:
+            pass
+        else:
+            raise Fail(f"duty accepted '{bad}'")
+    if sysio.read(param("duty")) != before:
+        raise Fail(f"a refused duty write changed it: {before} -> "
+                   f"{sysio.read(param('duty'))}")
+
+
+def body():
+    os.sched_setaffinity(0, {0})
+    kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=PERIOD_US,
+                runtime_us=RUNTIME_US)
+    try:
+        check_quiet()
+        check_effect()
+    finally:
+        kmod.unload()
+
+
+if __name__ == "__main__":
+    sys.exit(jt.run(body))
