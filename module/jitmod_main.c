@@ -419,6 +419,60 @@ static void jit_default_cpus(void)
 		cpumask_copy(&jit_mask, cpu_online_mask);
 }
 
+/*
+ * Each of jitmod's own tracepoints keeps two probes that do nothing, from
+ * load to unload.  A tracepoint's first probe arms its static key and
+ * static call, and its second turns the call into the iterator; each is a
+ * text patch, which interrupts every CPU, the sampled ones too.  With two
+ * already there, a reader enabling the events in its instance (jitread, at
+ * every start and stop) adds a third and patches nothing.  The stub takes
+ * no arguments and is called with the event's, as the kernel's own
+ * tp_stub_func() is; it costs an event with no reader two empty calls.
+ */
+static struct tracepoint *const jit_own_tps[] = {
+	&__tracepoint_gap, &__tracepoint_irq_noise,
+	&__tracepoint_softirq_noise, &__tracepoint_nmi_noise,
+	&__tracepoint_thread_noise, &__tracepoint_detail,
+	&__tracepoint_summary, &__tracepoint_stop,
+};
+
+static int jit_armed_key[2];
+
+static void jit_armed_stub(void)
+{
+}
+
+#define JIT_ARMED_NR	((int)ARRAY_SIZE(jit_own_tps) * 2)
+
+/* jit_disarm_own - the first nr idle probes taken off again. */
+static void jit_disarm_own(int nr)
+{
+	while (nr-- > 0)
+		tracepoint_probe_unregister(jit_own_tps[nr / 2],
+					    (void *)jit_armed_stub,
+					    &jit_armed_key[nr % 2]);
+	tracepoint_synchronize_unregister();
+}
+
+/* jit_arm_own - two idle probes on each own tracepoint. */
+static int jit_arm_own(void)
+{
+	int i, ret;
+
+	for (i = 0; i < JIT_ARMED_NR; i++) {
+		ret = tracepoint_probe_register(jit_own_tps[i / 2],
+						(void *)jit_armed_stub,
+						&jit_armed_key[i % 2]);
+		if (ret)
+			goto err_disarm;
+	}
+	return 0;
+
+err_disarm:
+	jit_disarm_own(i);
+	return ret;
+}
+
 static int __init jit_init(void)
 {
 	int ret;
@@ -434,6 +488,11 @@ static int __init jit_init(void)
 	if (cpumask_empty(&jit_mask))
 		jit_default_cpus();
 	jit_conv_init();
+	ret = jit_arm_own();
+	if (ret) {
+		pr_err("cannot arm its own tracepoints: %d\n", ret);
+		return ret;
+	}
 	mutex_lock(&jit_lock);
 	jit_ready = true;
 	ret = jit_start();
@@ -442,6 +501,7 @@ static int __init jit_init(void)
 	mutex_unlock(&jit_lock);
 	if (ret) {
 		pr_err("cannot start: %d\n", ret);
+		jit_disarm_own(JIT_ARMED_NR);
 		return ret;
 	}
 	pr_info("sampling CPUs %*pbl, threshold %llu ns, %llu of %llu us, TSC %u kHz\n",
@@ -457,6 +517,7 @@ static void __exit jit_exit(void)
 	jit_ready = false;
 	jit_cgroup_exit();
 	mutex_unlock(&jit_lock);
+	jit_disarm_own(JIT_ARMED_NR);
 	pr_info("unloaded\n");
 }
 

@@ -5,14 +5,33 @@
 jitmod samples CPU 1 while this process, pinned to CPU 0, writes WRITES
 duty settings (threshold_ns, runtime_us, warmup_us, stop_us,
 stop_total_us, period_us one at a time, and several at once through
-duty) over WINDOW_S.  The same WINDOW_S with no write, before and after,
-is the baseline.  The function-call, TLB-shootdown, irq_work and
-reschedule interrupts (CAL, TLB, IWI, RES) CPU 1 takes while the writes
-run must be no more than the larger baseline's, give or take one: a
-window may hold one period more than another, and a period's wake-up can
-cost one.  A write that restarted the samplers would unhook and re-hook
-every probe, and each hook's text patch sends CPU 1 a function-call IPI:
-hundreds per write.
+duty) over WINDOW_S.  The baseline is the same WINDOW_S, before and
+after, with the same files read as often: every file closed queues an
+RCU callback, and a grace period can ask the sampled CPU for a
+quiescent state (an irq_work that restarts its tick), so that part of a
+write's cost is any syscall's, not jitmod's.  The function-call,
+TLB-shootdown, irq_work and reschedule interrupts (CAL, TLB, IWI, RES)
+CPU 1 takes while the writes run must be no more than the larger
+baseline's, give or take one: a window may hold one period more than
+another, and a period's wake-up can cost one.  A write that restarted
+the samplers would unhook and re-hook every probe, and each hook's text
+patch sends CPU 1 a function-call IPI: hundreds per write.
+
+A reader coming and going is quiet too: READERS runs of jitread hist
+over READERS_S, each creating its instance, enabling jitmod's events,
+reading and removing it, are held to a baseline with no run, in CAL
+and TLB, give or take PER_READER a run: making an instance's ring
+buffer bigger runs a work item on every CPU (the kernel's
+rb_update_pages, through schedule_work_on), whose wake-up of an idle CPU
+is a CAL.  A reader also costs the CPU the irq_work by which its ring
+buffer wakes it (IWI, RES), by design.  What must not come is a text
+patch: tens of CALs a run.  jitmod keeps two
+idle probes on each of its tracepoints, so that a reader's probe
+patches no text.  ftrace's comm recording is turned off for that part
+(options/record-cmd, a global option an instance inherits when made):
+with it on, the first instance to enable an event registers ftrace's own
+probes on sched_switch and sched_wakeup, which patches text (about 30
+IPIs in the generic guest), whatever the event.
 
 Then the values must take effect at the next period: the summaries after
 a write of runtime_us run that long, and one write to duty sets a new
@@ -21,9 +40,11 @@ nothing.
 """
 
 import os
+import subprocess
 import sys
 import time
 
+import jitpy
 import jittest as jt
 from jitpy.guest import kmod, sysio, trace, tracefs
 from jitpy.guest.sysio import Fail, log
@@ -33,7 +54,11 @@ PERIOD_US = 200000
 RUNTIME_US = 100000
 WRITES = 100
 WINDOW_S = 5.0
+READERS = 6
+READERS_S = 12.0
+PER_READER = 2
 ROWS = ("CAL", "TLB", "IWI", "RES")
+RECORD_CMD = f"{tracefs.ROOT}/options/record-cmd"
 # what stop_us and stop_total_us are set to: never reached
 NEVER_US = 10000000
 
@@ -47,14 +72,14 @@ def ipis(cpu):
                 if r and r[0].rstrip(":") in ROWS}
 
 
-def over(secs, act=None):
-    """CPU 1's ROWS over secs, with act(i) called WRITES times across."""
+def over(secs, act=None, n=WRITES):
+    """CPU 1's ROWS over secs, with act(i) called n times across."""
     before = ipis(CPU)
     t0 = time.monotonic()
     if act:
-        for i in range(WRITES):
+        for i in range(n):
             act(i)
-            time.sleep(max(0.0, t0 + (i + 1) * secs / WRITES -
+            time.sleep(max(0.0, t0 + (i + 1) * secs / n -
                            time.monotonic()))
     else:
         time.sleep(secs)
@@ -86,19 +111,38 @@ def write_one(i):
                     f"runtime_us={RUNTIME_US} warmup_us=0")
 
 
-def check_quiet():
-    """No IPI on CPU 1 for WRITES writes beyond what it takes alone."""
+def check_quiet(what, act, base=None, n=WRITES, secs=WINDOW_S, rows=ROWS,
+                slack=1):
+    """No IPI on CPU 1 in rows for n calls of act over secs beyond what
+    n calls of base (or nothing) take as long, give or take slack."""
     time.sleep(1)
-    alone = over(WINDOW_S)
-    writing = over(WINDOW_S, write_one)
-    again = over(WINDOW_S)
-    log(f"CPU {CPU} over {WINDOW_S:.0f} s: alone {alone}, "
-        f"{WRITES} writes {writing}, alone again {again}")
-    extra = {r: writing[r] - max(alone[r], again[r]) for r in ROWS
-             if writing[r] > max(alone[r], again[r]) + 1}
+    alone = over(secs, base, n)
+    t0 = time.monotonic()
+    writing = over(secs, act, n)
+    took = time.monotonic() - t0
+    if took > secs * 1.2:
+        raise Fail(f"{n} {what} took {took:.1f} s, not {secs:.0f}: the "
+                   "baseline would not compare")
+    again = over(secs, base, n)
+    log(f"CPU {CPU} over {secs:.0f} s: baseline {alone}, "
+        f"{n} {what} {writing}, baseline again {again}")
+    extra = {r: writing[r] - max(alone[r], again[r]) for r in rows
+             if writing[r] > max(alone[r], again[r]) + slack}
     if extra:
-        raise Fail(f"{WRITES} duty writes cost CPU {CPU} {extra} more "
+        raise Fail(f"{n} {what} cost CPU {CPU} {extra} more "
                    "interrupts than sampling alone")
+
+
+def read_one(i):
+    """What write_one(i) does to the files, but reading."""
+    sysio.read(param(("threshold_ns", "runtime_us", "warmup_us", "stop_us",
+                      "stop_total_us", "period_us", "duty")[i % 7]))
+
+
+def read_once(_i):
+    """One jitread run: its instance made, read and removed."""
+    subprocess.run([jitpy.JITREAD, "hist", "-c", str(CPU), "-d", "1s",
+                    "-q"], stdout=subprocess.DEVNULL, check=True)
 
 
 def runtimes(inst, secs):
@@ -146,7 +190,15 @@ def body():
     kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=PERIOD_US,
                 runtime_us=RUNTIME_US)
     try:
-        check_quiet()
+        check_quiet("duty writes", write_one, read_one)
+        old = sysio.read(RECORD_CMD)
+        sysio.write(RECORD_CMD, 0)
+        try:
+            check_quiet("jitread runs", read_once, n=READERS,
+                        secs=READERS_S, rows=("CAL", "TLB"),
+                        slack=1 + PER_READER * READERS)
+        finally:
+            sysio.write(RECORD_CMD, old)
         check_effect()
     finally:
         kmod.unload()
