@@ -13,6 +13,7 @@
 #include "cmd/jr_live.h"
 #include "cmd/jr_opts_rtla.h"
 #include "cmd/jr_out.h"
+#include "cmd/jr_top.h"
 #include "core/jr_envelope.h"
 
 /* jr_top_table - one table: every CPU of w seen, in ns */
@@ -45,19 +46,20 @@ static void jr_top_table(const struct jr_model *w)
 }
 
 /*
- * jr_top_frame - the last second's table, every second; with -q, as
- * rtla's top -q, only the whole run's at the end.
+ * jr_top_frames - the last second's table, every second, titled by cmd;
+ * with -q, as rtla's top -q, only the whole run's at the end.
  */
-static void jr_top_frame(struct jr_live *c, double elapsed, bool last)
+void jr_top_frames(struct jr_live *c, double elapsed, bool last,
+		   const char *cmd, void (*table)(const struct jr_model *))
 {
 	static double next = 1;
 	struct jr_model *w = &c->window;
 
 	if (last && c->o->out.quiet) {
-		printf("jitread top: %.0f s, %" PRIu64
+		printf("jitread %s: %.0f s, %" PRIu64
 		       " events; the whole run, ns\n",
-		       elapsed, c->model.events);
-		jr_top_table(&c->model);
+		       cmd, elapsed, c->model.events);
+		table(&c->model);
 	}
 	if (last || elapsed < next)
 		return;
@@ -66,17 +68,24 @@ static void jr_top_frame(struct jr_live *c, double elapsed, bool last)
 		goto next_window;
 	if (isatty(STDOUT_FILENO))
 		printf("\033[H\033[2J");
-	printf("jitread top: %.0f s, %" PRIu64 " events; last second, ns\n",
-	       elapsed, c->model.events);
-	jr_top_table(w);
+	printf("jitread %s: %.0f s, %" PRIu64 " events; last second, ns\n",
+	       cmd, elapsed, c->model.events);
+	table(w);
 next_window:
 	jr_model_free(w);
 	jr_model_of(w, c->o);
 }
 
-static int jr_top_run(struct jr_opts *o, int argc, char **argv)
+static void jr_top_frame(struct jr_live *c, double elapsed, bool last)
 {
-	struct jr_live c = { .o = o, .frame = jr_top_frame, .windowed = true };
+	jr_top_frames(c, elapsed, last, "top", jr_top_table);
+}
+
+/* jr_top_go - a windowed live run with frame, and its report files */
+int jr_top_go(struct jr_opts *o, int argc, char **argv,
+	      void (*frame)(struct jr_live *, double, bool))
+{
+	struct jr_live c = { .o = o, .frame = frame, .windowed = true };
 	int ret, files;
 
 	ret = jr_live_run(&c, argc, argv);
@@ -85,6 +94,11 @@ static int jr_top_run(struct jr_opts *o, int argc, char **argv)
 	ret = jr_live_exit(&c, jr_live_end(&c, ret) ?: files);
 	jr_live_free(&c);
 	return ret;
+}
+
+static int jr_top_run(struct jr_opts *o, int argc, char **argv)
+{
+	return jr_top_go(o, argc, argv, jr_top_frame);
 }
 
 static const struct jr_optdef jr_top_opts[] = {
@@ -100,7 +114,7 @@ static const struct jr_optdef jr_top_opts[] = {
 };
 
 /* jr_top_check - top's frames go to stdout, so its JSON cannot */
-static int jr_top_check(struct jr_opts *o, const char *name, struct jr_err *e)
+int jr_top_check(struct jr_opts *o, const char *name, struct jr_err *e)
 {
 	if (o->out.json && !strcmp(o->out.json, "-"))
 		return jr_fail(

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jr_top.h - top's frames and run, which hwnoise shares with a table of
+ * its own.
+ */
+#ifndef JR_TOP_H
+#define JR_TOP_H
+
+#include <stdbool.h>
+
+#include "cmd/jr_live.h"
+
+void jr_top_frames(struct jr_live *c, double elapsed, bool last,
+		   const char *cmd, void (*table)(const struct jr_model *));
+int jr_top_go(struct jr_opts *o, int argc, char **argv,
+	      void (*frame)(struct jr_live *, double, bool));
+int jr_top_check(struct jr_opts *o, const char *name, struct jr_err *e);
+
+#endif /* JR_TOP_H */
