@@ -28,15 +28,15 @@
  * OPTIONAL=no (JR_CORE_ONLY) leaves out with the tune/ and fleet/ layers.
  */
 static const struct jr_cmd_def *const jr_cmds[] = {
-	&jr_cmd_hist,	&jr_cmd_top,	 &jr_cmd_record, &jr_cmd_report,
-	&jr_cmd_user,	&jr_cmd_compare, &jr_cmd_attach,
+	&jr_cmd_hist,	&jr_cmd_top,   &jr_cmd_hwnoise, &jr_cmd_record,
+	&jr_cmd_report, &jr_cmd_user,  &jr_cmd_compare, &jr_cmd_attach,
 #ifndef JR_CORE_ONLY
-	&jr_cmd_diff,	&jr_cmd_audit,	 &jr_cmd_advise, &jr_cmd_serve,
+	&jr_cmd_diff,	&jr_cmd_audit, &jr_cmd_advise,	&jr_cmd_serve,
 	&jr_cmd_survey,
 #endif
 };
 
-#define JR_NR_CORE_CMDS 7
+#define JR_NR_CORE_CMDS 8
 
 static const char *const jr_optional[] = { "diff", "audit", "advise", "serve",
 					   "survey" };

@@ -9,7 +9,8 @@ import jitpy
 
 TOP = jitpy.TOP
 JITREAD = jitpy.JITREAD
-COMMANDS = ("hist", "top", "record", "report", "user", "compare", "attach",
+COMMANDS = ("hist", "top", "hwnoise", "record", "report", "user", "compare",
+            "attach",
             "diff", "audit", "advise", "serve", "survey")
 
 

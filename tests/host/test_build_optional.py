@@ -21,7 +21,8 @@ from tests.host import jrcli
 # and run the result and time nothing
 BESIDE_GUESTS = True
 
-CORE = ("hist", "top", "record", "report", "user", "compare", "attach")
+CORE = ("hist", "top", "hwnoise", "record", "report", "user", "compare",
+        "attach")
 OPTIONAL = ("diff", "audit", "advise", "serve", "survey")
 BPF_OUT = os.path.join(jrcli.TOP, "build", "bpf")
 

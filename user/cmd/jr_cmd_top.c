@@ -68,8 +68,8 @@ void jr_top_frames(struct jr_live *c, double elapsed, bool last,
 		goto next_window;
 	if (isatty(STDOUT_FILENO))
 		printf("\033[H\033[2J");
-	printf("jitread %s: %.0f s, %" PRIu64 " events; last second, ns\n",
-	       cmd, elapsed, c->model.events);
+	printf("jitread %s: %.0f s, %" PRIu64 " events; last second, ns\n", cmd,
+	       elapsed, c->model.events);
 	table(w);
 next_window:
 	jr_model_free(w);

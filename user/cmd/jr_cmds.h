@@ -9,6 +9,7 @@
 
 extern const struct jr_cmd_def jr_cmd_hist;
 extern const struct jr_cmd_def jr_cmd_top;
+extern const struct jr_cmd_def jr_cmd_hwnoise;
 extern const struct jr_cmd_def jr_cmd_record;
 extern const struct jr_cmd_def jr_cmd_report;
 extern const struct jr_cmd_def jr_cmd_user;

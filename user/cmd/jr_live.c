@@ -155,6 +155,41 @@ static void jr_save_tail(struct jr_live *c, const char *path, const char *when)
 		jr_warn("saved the last events to %s", path);
 }
 
+/*
+ * jr_save_hists - each -e's hist trigger, as its hist file stands at the
+ * end, to SYS_EVENT_hist.txt, as rtla saves them.
+ */
+static void jr_save_hists(struct jr_live *c)
+{
+	const struct jr_live_opts *l = &c->o->live;
+	char path[160];
+	struct jr_err e;
+	char *text;
+	FILE *f;
+	int i;
+
+	for (i = 0; i < l->nr_events; i++) {
+		text = jr_xevent_hist(c->xev, &l->events[i]);
+		if (!text)
+			continue;
+		snprintf(path, sizeof(path), "%s_%s_hist.txt", l->events[i].sys,
+			 l->events[i].event);
+		f = jr_safe_fopen(path, &e);
+		if (!f) {
+			jr_warn("%s", e.msg);
+		} else {
+			fputs(text, f);
+			if (fclose(f))
+				jr_warn("%s: write failed", path);
+			else
+				jr_warn("saved the -e %s:%s hist to %s",
+					l->events[i].sys, l->events[i].event,
+					path);
+		}
+		free(text);
+	}
+}
+
 static void jr_run_actions(struct jr_live *c, const struct jr_actions *l,
 			   const char *when)
 {
@@ -414,6 +449,7 @@ int jr_live_end(struct jr_live *c, int ret)
 	if (ret == JR_EXIT_GONE)
 		jr_warn("jitmod was unloaded during the run; the report covers what was read before");
 	jr_run_actions(c, &c->o->live.on_end, "the end");
+	jr_save_hists(c);
 	jr_xevents_close(&c->xev, c->o->live.events, c->o->live.nr_events);
 	return c->fail ? c->fail : ret;
 }

@@ -124,7 +124,7 @@ void jr_set_stops(const struct jr_opts *o, struct jr_ksave *saved)
 
 /*
  * jr_set_params - -T, -s, -S, -P, --runtime, --period and --wake-spin,
- * each noted to be put back at exit; a run that sets none changes
+ * and hwnoise's irqs_off, each noted to be put back at exit; a run that sets none changes
  * nothing, and only puts back what a killed run left.  -s and -S wait
  * for jitread's instance (jr_set_stops).  jitmod refuses a runtime
  * longer than its period at every write, so the period goes first when it
@@ -144,7 +144,7 @@ void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved)
 	for (i = 0; i < 5 && !vals[i]; i++)
 		;
 	if (i == 5 && !l->have_warmup && !l->have_prio && !l->cgroup &&
-	    !saved->owned) {
+	    !l->irqs_off && !saved->owned) {
 		jr_params_recover();
 		return;
 	}
@@ -166,6 +166,9 @@ void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved)
 	if (l->have_prio)
 		jr_change(o, saved, "prio", (uint64_t)l->prio);
 	jr_set_warmup(l, saved);
+	/* last: jitmod bounds the runtime while it is on */
+	if (l->irqs_off)
+		jr_change(o, saved, "irqs_off", 1);
 }
 
 /* jr_check_cpus - every CPU asked for must be sampled by jitmod. */

@@ -42,6 +42,7 @@ struct jr_live_opts {
 	uint64_t warm_up_ns; /* rtla's --warm-up: sampled, not collected */
 	int prio; /* with have_prio: jitmod's prio, 0 SCHED_OTHER */
 	bool have_prio;
+	bool irqs_off; /* jitmod's irqs_off for the run (hwnoise) */
 	bool cgroup; /* -C: the samplers into cgroup_name, or ours */
 	const char *cgroup_name;
 	struct jr_xevent events[JR_MAX_EVENTS]; /* -e */

@@ -279,6 +279,10 @@ static void jr_add_summary(struct jr_cpu *c, const struct jr_rec *r)
 		c->evt_open[h] = 0;
 	}
 	c->periods++;
+	/* a summary's cls is its irqs_off, its id2 what that held */
+	if (r->cls)
+		c->irqs_off_periods++;
+	c->held += (uint32_t)r->id2;
 	c->runtime_ns += r->v[0];
 	c->noise_ns += r->v[1];
 	if (r->v[2] > c->max_gap_ns)

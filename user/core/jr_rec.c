@@ -174,6 +174,10 @@ int jr_rec_check(const struct jr_rec *r, struct jr_err *e)
 		jr_fail(e, -EINVAL, "gap class %d out of range", r->cls);
 		return -EINVAL;
 	}
+	if (r->type == JR_SUMMARY && (r->cls < 0 || r->cls > 1)) {
+		jr_fail(e, -EINVAL, "summary irqs_off %d not 0 or 1", r->cls);
+		return -EINVAL;
+	}
 	if (r->type == JR_SOFTIRQ && (r->cls < 0 || r->cls > JR_MAX_SOFTIRQ)) {
 		jr_fail(e, -EINVAL, "softirq vector %d out of range", r->cls);
 		return -EINVAL;

@@ -35,6 +35,7 @@ enum jr_dst {
 struct jr_fieldmap {
 	const char *field;
 	enum jr_dst dst;
+	bool optional; /* an older jitmod lacks it: read as 0 */
 };
 
 static const char *const jr_event_names[JR_NR_TYPES] = {
@@ -79,7 +80,9 @@ static const struct jr_fieldmap jr_fields[JR_NR_TYPES][JR_MAX_FIELDS] = {
 			 { "resolution_ps", D_V4 },
 			 { "self_ns", D_V5 },
 			 { "anomalies", D_V6 },
-			 { "anomaly_mask", D_ID } },
+			 { "anomaly_mask", D_ID },
+			 { "irqs_off", D_CLS, true },
+			 { "held", D_ID2, true } },
 	[JR_STOP] = { { "value_ns", D_V0 },
 		      { "limit_ns", D_V1 },
 		      { "reason", D_CLS } },
@@ -114,7 +117,7 @@ int jr_decoder_init(struct jr_stream *s, struct jr_err *e)
 		for (i = 0; i < JR_MAX_FIELDS && jr_fields[t][i].field; i++) {
 			s->fld[t][i] = tep_find_any_field(
 				s->ev[t], jr_fields[t][i].field);
-			if (!s->fld[t][i])
+			if (!s->fld[t][i] && !jr_fields[t][i].optional)
 				return jr_fail(
 					e, -EINVAL,
 					"jitmod:%s has no field %s: jitmod too old?",
@@ -213,6 +216,8 @@ static int jr_decode(struct jr_stream *s, int t, struct tep_record *rec,
 	for (i = 0; i < JR_MAX_FIELDS && jr_fields[t][i].field; i++) {
 		enum jr_dst d = jr_fields[t][i].dst;
 
+		if (!s->fld[t][i])
+			continue;
 		if (d == D_NAME) {
 			jr_str(s->fld[t][i], rec, r->name, sizeof(r->name));
 			continue;

@@ -100,6 +100,17 @@ int jr_xevents_save(struct tracefs_instance *inst, FILE *f)
 	return 0;
 }
 
+char *jr_xevent_hist(struct tracefs_instance *inst, const struct jr_xevent *ev)
+{
+	char path[200];
+
+	if (!inst || !ev->event[0] || !ev->trigger ||
+	    strncmp(ev->trigger, "hist", 4))
+		return NULL;
+	snprintf(path, sizeof(path), "events/%s/%s/hist", ev->sys, ev->event);
+	return tracefs_instance_file_read(inst, path, NULL);
+}
+
 void jr_xevents_close(struct tracefs_instance **inst,
 		      const struct jr_xevent *ev, int nr)
 {

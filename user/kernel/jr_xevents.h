@@ -31,6 +31,11 @@ int jr_xevents_open(struct tracefs_instance **inst, const char *name,
 		    struct jr_err *e);
 /* jr_xevents_save - what the instance's ring buffer holds, as text, to f */
 int jr_xevents_save(struct tracefs_instance *inst, FILE *f);
+/*
+ * jr_xevent_hist - the hist file of ev's "hist:..." trigger as it stands
+ * (malloc'd), or NULL: no such trigger, or nothing to read
+ */
+char *jr_xevent_hist(struct tracefs_instance *inst, const struct jr_xevent *ev);
 void jr_xevents_close(struct tracefs_instance **inst,
 		      const struct jr_xevent *ev, int nr);
 
