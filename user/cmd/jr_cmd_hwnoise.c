@@ -25,36 +25,25 @@
 /* jitmod's bound on a window with interrupts off (JIT_IRQS_OFF_MAX_US) */
 #define JR_HWNOISE_MAX_RUNTIME_US 1000000
 
-/* jr_hwnoise_table - one table: every CPU of w seen, in ns */
-static void jr_hwnoise_table(const struct jr_model *w)
+/* jr_hwnoise_row - the hardware classes only, and what was held */
+static void jr_hwnoise_row(int cpu, const struct jr_cpu *p, const char *avail,
+			   uint64_t hw)
 {
-	int cpu;
-
-	printf("%-4s %7s %14s %12s %9s %12s %7s %7s %7s %7s\n", "CPU",
-	       "periods", "runtime", "noise", "%avail", "max-single", "HW",
-	       "NMI", "held", "lost");
-	for (cpu = 0; cpu < w->nr_cpus; cpu++) {
-		const struct jr_cpu *p = &w->cpu[cpu];
-		uint64_t hw = p->hist[JR_H_SMI].count +
-			      p->hist[JR_H_STEAL].count +
-			      p->hist[JR_H_UNKNOWN].count;
-		char pct[JR_AVAIL_LEN];
-
-		if (!p->seen)
-			continue;
-		printf("%-4d %7" PRIu64 " %14" PRIu64 " %12" PRIu64
-		       " %9s %12" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
-		       " %7" PRIu64 "\n",
-		       cpu, p->periods, p->runtime_ns, p->noise_ns,
-		       jr_cpu_avail_str(p, pct, sizeof(pct)), p->max_gap_ns, hw,
-		       p->hist[JR_H_NMI].count, p->held, p->lost);
-	}
-	fflush(stdout);
+	printf("%-4d %7" PRIu64 " %14" PRIu64 " %12" PRIu64 " %9s %12" PRIu64
+	       " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 "\n",
+	       cpu, p->periods, p->runtime_ns, p->noise_ns, avail,
+	       p->max_gap_ns, hw, p->hist[JR_H_NMI].count, p->held, p->lost);
 }
+
+static const struct jr_top_view jr_hwnoise_view = {
+	.cmd = "hwnoise",
+	.head = "CPU  periods        runtime        noise    %avail   max-single      HW     NMI    held    lost",
+	.row = jr_hwnoise_row,
+};
 
 static void jr_hwnoise_frame(struct jr_live *c, double elapsed, bool last)
 {
-	jr_top_frames(c, elapsed, last, "hwnoise", jr_hwnoise_table);
+	jr_top_frames(c, elapsed, last, &jr_hwnoise_view);
 }
 
 static int jr_hwnoise_run(struct jr_opts *o, int argc, char **argv)

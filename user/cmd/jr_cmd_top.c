@@ -16,14 +16,12 @@
 #include "cmd/jr_top.h"
 #include "core/jr_envelope.h"
 
-/* jr_top_table - one table: every CPU of w seen, in ns */
-static void jr_top_table(const struct jr_model *w)
+/* jr_top_table - the header, then v's row for every CPU of w seen */
+static void jr_top_table(const struct jr_model *w, const struct jr_top_view *v)
 {
 	int cpu;
 
-	printf("%-4s %14s %12s %9s %12s %7s %7s %7s %7s %7s %7s\n", "CPU",
-	       "runtime", "noise", "%avail", "max-single", "HW", "NMI", "IRQ",
-	       "SIRQ", "THREAD", "lost");
+	printf("%s\n", v->head);
 	for (cpu = 0; cpu < w->nr_cpus; cpu++) {
 		const struct jr_cpu *p = &w->cpu[cpu];
 		uint64_t hw = p->hist[JR_H_SMI].count +
@@ -31,26 +29,38 @@ static void jr_top_table(const struct jr_model *w)
 			      p->hist[JR_H_UNKNOWN].count;
 		char pct[JR_AVAIL_LEN];
 
-		if (!p->seen)
-			continue;
-		printf("%-4d %14" PRIu64 " %12" PRIu64 " %9s %12" PRIu64
-		       " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
-		       " %7" PRIu64 " %7" PRIu64 "\n",
-		       cpu, p->runtime_ns, p->noise_ns,
-		       jr_cpu_avail_str(p, pct, sizeof(pct)), p->max_gap_ns, hw,
-		       p->hist[JR_H_NMI].count, p->hist[JR_H_IRQ].count,
-		       p->hist[JR_H_SOFTIRQ].count, p->hist[JR_H_THREAD].count,
-		       p->lost);
+		if (p->seen)
+			v->row(cpu, p, jr_cpu_avail_str(p, pct, sizeof(pct)),
+			       hw);
 	}
 	fflush(stdout);
 }
 
+/* jr_top_row - top's row: every class, in ns */
+static void jr_top_row(int cpu, const struct jr_cpu *p, const char *avail,
+		       uint64_t hw)
+{
+	printf("%-4d %14" PRIu64 " %12" PRIu64 " %9s %12" PRIu64 " %7" PRIu64
+	       " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
+	       "\n",
+	       cpu, p->runtime_ns, p->noise_ns, avail, p->max_gap_ns, hw,
+	       p->hist[JR_H_NMI].count, p->hist[JR_H_IRQ].count,
+	       p->hist[JR_H_SOFTIRQ].count, p->hist[JR_H_THREAD].count,
+	       p->lost);
+}
+
+static const struct jr_top_view jr_top_view = {
+	.cmd = "top",
+	.head = "CPU         runtime        noise    %avail   max-single      HW     NMI     IRQ    SIRQ  THREAD    lost",
+	.row = jr_top_row,
+};
+
 /*
- * jr_top_frames - the last second's table, every second, titled by cmd;
+ * jr_top_frames - the last second's table, every second, as v draws it;
  * with -q, as rtla's top -q, only the whole run's at the end.
  */
 void jr_top_frames(struct jr_live *c, double elapsed, bool last,
-		   const char *cmd, void (*table)(const struct jr_model *))
+		   const struct jr_top_view *v)
 {
 	static double next = 1;
 	struct jr_model *w = &c->window;
@@ -58,8 +68,8 @@ void jr_top_frames(struct jr_live *c, double elapsed, bool last,
 	if (last && c->o->out.quiet) {
 		printf("jitread %s: %.0f s, %" PRIu64
 		       " events; the whole run, ns\n",
-		       cmd, elapsed, c->model.events);
-		table(&c->model);
+		       v->cmd, elapsed, c->model.events);
+		jr_top_table(&c->model, v);
 	}
 	if (last || elapsed < next)
 		return;
@@ -68,9 +78,9 @@ void jr_top_frames(struct jr_live *c, double elapsed, bool last,
 		goto next_window;
 	if (isatty(STDOUT_FILENO))
 		printf("\033[H\033[2J");
-	printf("jitread %s: %.0f s, %" PRIu64 " events; last second, ns\n", cmd,
-	       elapsed, c->model.events);
-	table(w);
+	printf("jitread %s: %.0f s, %" PRIu64 " events; last second, ns\n",
+	       v->cmd, elapsed, c->model.events);
+	jr_top_table(w, v);
 next_window:
 	jr_model_free(w);
 	jr_model_of(w, c->o);
@@ -78,7 +88,7 @@ next_window:
 
 static void jr_top_frame(struct jr_live *c, double elapsed, bool last)
 {
-	jr_top_frames(c, elapsed, last, "top", jr_top_table);
+	jr_top_frames(c, elapsed, last, &jr_top_view);
 }
 
 /* jr_top_go - a windowed live run with frame, and its report files */

@@ -7,11 +7,20 @@
 #define JR_TOP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "cmd/jr_live.h"
 
+/* a command's table: its name, its header line, and a CPU's row */
+struct jr_top_view {
+	const char *cmd;
+	const char *head;
+	void (*row)(int cpu, const struct jr_cpu *p, const char *avail,
+		    uint64_t hw);
+};
+
 void jr_top_frames(struct jr_live *c, double elapsed, bool last,
-		   const char *cmd, void (*table)(const struct jr_model *));
+		   const struct jr_top_view *v);
 int jr_top_go(struct jr_opts *o, int argc, char **argv,
 	      void (*frame)(struct jr_live *, double, bool));
 int jr_top_check(struct jr_opts *o, const char *name, struct jr_err *e);
