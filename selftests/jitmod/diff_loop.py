@@ -22,6 +22,8 @@ Then:
    of B against C is logged, not asserted: that the rule holds an
    unchanged machine unchanged is what the host test's crafted runs
    check.
+Over a minute under TCG: three runs of jitread hist of several seconds
+each, and A and B again where a host stall hid the change.
 """
 
 import json

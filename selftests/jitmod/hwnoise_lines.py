@@ -16,6 +16,7 @@ to jitmod:
    tracer (rt), else -e ends 1 with one line and the hist is taken of
    jitmod:irq_noise.
 
+Over a minute under TCG: hwnoise.t's lines run 5 to 10 s each.
 hwnoise.t's -c 0 becomes -c 1: CPU 0 keeps the guest's time, and with
 interrupts off there for 0.9 s of every second the remote tick of a
 nohz_full CPU warned (smi.py's history, testing.rst).

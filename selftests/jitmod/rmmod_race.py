@@ -12,7 +12,8 @@ parameter file or symbol may remain.  Then every injector class hits the
 sampled CPU: a probe, NMI handler or queued cross-CPU call left in the
 freed module would run there and oops, which the kernel-log check
 catches.  RMMOD_ROUNDS sets the number of rounds (default 60: each of
-the five delays a dozen times).
+the five delays a dozen times).  Over a minute under TCG: each round
+loads and unloads jitmod, about 1.7 s.
 """
 
 import os

@@ -19,6 +19,7 @@ a threshold, is jitread's 5); then what rtla's options do to jitmod:
    report, and the trace file;
  - jitmod stopped with no stop event read (here: enable written 0 while
    a stop limit is set): the run ends 5 within seconds, saying so.
+About a minute under TCG: several of osnoise.t's lines run 10 s each.
 """
 
 import os
