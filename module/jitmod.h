@@ -60,6 +60,7 @@ struct jit_window {
 struct jit_cpu {
 	struct task_struct *task;
 	bool sampling;			/* probes act only while set */
+	u64 sleep_end_ns;		/* ktime the sleep ends, 0 awake */
 	unsigned int cpu;
 
 	/* Interference bookkeeping, written by probes on this CPU. */
@@ -208,7 +209,9 @@ extern bool jit_ready;
 int jit_restart(void (*apply)(void *), void *arg);
 
 /* jitmod_duty.c */
-void jit_duty_get(struct jit_duty *d);
+extern unsigned long jit_duty_gen;
+unsigned long jit_duty_get(struct jit_duty *d);
+void jit_duty_wake(u64 period_us);
 bool jit_runtime_fits(u64 runtime_us, u64 period_us);
 bool jit_irqs_off_fits(u64 runtime_us, bool irqs_off);
 

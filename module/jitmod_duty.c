@@ -51,20 +51,24 @@ static struct jit_duty_param jit_duty_params[JIT_D_NR] = {
 
 /* guards jit_params.duty while a write publishes it or a sampler copies it */
 static DEFINE_RAW_SPINLOCK(jit_duty_lock);
+/* how many duties were published: a window polls it to see a change */
+unsigned long jit_duty_gen;
 
 static u64 *jit_duty_field(struct jit_duty *d, const struct jit_duty_param *p)
 {
 	return (u64 *)((char *)d + p->off);
 }
 
-/* jit_duty_get - the duty in force, as one consistent copy. */
-void jit_duty_get(struct jit_duty *d)
+/* jit_duty_get - the duty in force, as one consistent copy; its gen. */
+unsigned long jit_duty_get(struct jit_duty *d)
 {
-	unsigned long flags;
+	unsigned long flags, gen;
 
 	raw_spin_lock_irqsave(&jit_duty_lock, flags);
 	*d = jit_params.duty;
+	gen = jit_duty_gen;
 	raw_spin_unlock_irqrestore(&jit_duty_lock, flags);
+	return gen;
 }
 
 /* jit_runtime_fits - runtime_us must not exceed period_us. */
@@ -108,6 +112,11 @@ static int jit_duty_parse(const struct jit_duty_param *p, char *val, u64 *out)
 /*
  * jit_duty_commit - check d as a whole and make it the duty in force.
  *
+ * A sampler takes it at its next period; one asleep past the end of a
+ * new period is woken now (jit_duty_wake), and a window longer than the
+ * new runtime ends at its next poll, so that a shorter duty never waits
+ * out an old one (a 60 s period, say).
+ *
  * Under jit_lock, so that two writers cannot each pass the runtime <=
  * period rule against a value the other is replacing, and irqs_off's
  * bound is checked against the irqs_off in force.  Before init the values
@@ -124,7 +133,10 @@ static int jit_duty_commit(const struct jit_duty *d)
 		return -EINVAL;
 	raw_spin_lock_irqsave(&jit_duty_lock, flags);
 	jit_params.duty = *d;
+	WRITE_ONCE(jit_duty_gen, jit_duty_gen + 1);
 	raw_spin_unlock_irqrestore(&jit_duty_lock, flags);
+	if (jit_ready)
+		jit_duty_wake(d->period_us);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
@@ -69,6 +70,7 @@ struct jit_period {
 	u64 min_delta_cyc;
 	u64 anomalies;			/* jc->anomalies at period start */
 	struct jit_duty duty;		/* the duty in force at its start */
+	unsigned long duty_gen;		/* and its jit_duty_gen */
 };
 
 /*
@@ -321,6 +323,18 @@ static u32 jit_irqs_on(struct jit_cpu *jc)
  * next delta's: jit_restamp() moves it to self_cyc.  With irqs_off the
  * whole loop runs with interrupts disabled and never yields.
  */
+/*
+ * jit_duty_again - a duty published during the window: the period takes
+ * it for what is left (its sleep, its stop limits), and a shorter runtime
+ * ends the window now; a longer one waits for the next period.
+ */
+static u64 jit_duty_again(struct jit_period *per, u64 run_cyc)
+{
+	per->duty_gen = jit_duty_get(&per->duty);
+	return min(run_cyc,
+		   jit_ns_to_cyc(per->duty.runtime_us * NSEC_PER_USEC));
+}
+
 static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 {
 	u64 thr_cyc = jit_ns_to_cyc(per->duty.threshold_ns);
@@ -377,6 +391,8 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 		if (unlikely(!(iters & JIT_STOP_POLL_MASK))) {
 			if (kthread_should_stop() || READ_ONCE(jit_halting))
 				break;
+			if (READ_ONCE(jit_duty_gen) != per->duty_gen)
+				run_cyc = jit_duty_again(per, run_cyc);
 			if (!(iters & JIT_RCU_QS_MASK)) {
 				jit_rcu_qs(irqs_off);
 				t = jit_restamp(jc, per, t, c);
@@ -455,17 +471,42 @@ static void jit_summarise(struct jit_cpu *jc, const struct jit_period *per)
  * caller (BPF trampolines, ftrace and kprobe detach) would wait for it, and
  * on a kernel without preemption the soft-lockup watchdog would fire.
  */
-static void jit_sleep(u64 sleep_us)
+static void jit_sleep(struct jit_cpu *jc, u64 sleep_us)
 {
-	ktime_t kt = ns_to_ktime(max_t(u64, sleep_us, JIT_MIN_SLEEP_US) *
-				 NSEC_PER_USEC);
+	u64 ns = max_t(u64, sleep_us, JIT_MIN_SLEEP_US) * NSEC_PER_USEC;
+	ktime_t kt = ns_to_ktime(ns);
 
+	WRITE_ONCE(jc->sleep_end_ns, ktime_get_ns() + ns);
 	set_current_state(TASK_INTERRUPTIBLE);
 	if (kthread_should_stop()) {
 		__set_current_state(TASK_RUNNING);
+		WRITE_ONCE(jc->sleep_end_ns, 0);
 		return;
 	}
 	schedule_hrtimeout(&kt, HRTIMER_MODE_REL);
+	WRITE_ONCE(jc->sleep_end_ns, 0);
+}
+
+/*
+ * jit_duty_wake - wake each sampler whose sleep would outlast a new
+ * period of period_us, so that it starts one under the new duty now.
+ * The caller holds jit_lock, so no restart frees a sampler meanwhile, and
+ * cpus_read_lock() keeps CPU hotplug from doing so.  A sampler that
+ * samples, or sleeps less, is left alone: its CPU sees nothing.
+ */
+void jit_duty_wake(u64 period_us)
+{
+	u64 by = ktime_get_ns() + period_us * NSEC_PER_USEC;
+	unsigned int cpu;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct jit_cpu *jc = jit_cpu_get(cpu);
+
+		if (jc->task && READ_ONCE(jc->sleep_end_ns) > by)
+			wake_up_process(jc->task);
+	}
+	cpus_read_unlock();
 }
 
 /* jit_sleep_us - the rest of the period, after the warm-up and runtime */
@@ -484,16 +525,16 @@ int jit_sampler_fn(void *data)
 	while (!kthread_should_stop()) {
 		struct jit_period per = { };
 
-		jit_duty_get(&per.duty);
+		per.duty_gen = jit_duty_get(&per.duty);
 		if (READ_ONCE(jit_stopped) || READ_ONCE(jit_halting)) {
-			jit_sleep(per.duty.period_us);
+			jit_sleep(jc, per.duty.period_us);
 			continue;
 		}
 		if (per.duty.warmup_us)
 			jit_warmup(&per);
 		jit_sample(jc, &per);
 		jit_summarise(jc, &per);
-		jit_sleep(jit_sleep_us(&per));
+		jit_sleep(jc, jit_sleep_us(&per));
 	}
 	return 0;
 }

@@ -36,7 +36,9 @@ IPIs in the generic guest), whatever the event.
 Then the values must take effect at the next period: the summaries after
 a write of runtime_us run that long, and one write to duty sets a new
 period and runtime together.  A duty write with one bad value changes
-nothing.
+nothing.  And a shorter duty never waits out a long one: written while
+the sampler sleeps 30 s, or samples a 20 s window, it brings a summary
+within PROMPT_S.
 """
 
 import os
@@ -59,6 +61,8 @@ READERS_S = 12.0
 PER_READER = 2
 ROWS = ("CAL", "TLB", "IWI", "RES")
 RECORD_CMD = f"{tracefs.ROOT}/options/record-cmd"
+PROMPT_S = 5
+SHORT = f"period_us={PERIOD_US} runtime_us={RUNTIME_US}"
 # what stop_us and stop_total_us are set to: never reached
 NEVER_US = 10000000
 
@@ -185,6 +189,26 @@ def check_effect():
                    f"{sysio.read(param('duty'))}")
 
 
+def check_prompt():
+    """A shorter duty ends a 30 s sleep and a 20 s window at once."""
+    cases = (("a 30 s sleep", "period_us=30000000 runtime_us=100000"),
+             ("a 20 s window", "period_us=30000000 runtime_us=20000000"))
+    with tracefs.Instance("prompt", events=("jitmod/summary",)) as inst:
+        for what, long_duty in cases:
+            sysio.write(param("duty"), long_duty)
+            # the short period ends, and the long one is under way
+            time.sleep(1)
+            inst.clear()
+            t0 = time.monotonic()
+            sysio.write(param("duty"), SHORT)
+            if not sysio.wait_for(lambda: "summary:" in inst.text(),
+                                  PROMPT_S):
+                raise Fail(f"a shorter duty written during {what}: no "
+                           f"summary within {PROMPT_S} s")
+            log(f"a shorter duty written during {what}: a summary "
+                f"{time.monotonic() - t0:.2f} s later")
+
+
 def body():
     os.sched_setaffinity(0, {0})
     kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000, period_us=PERIOD_US,
@@ -200,6 +224,7 @@ def body():
         finally:
             sysio.write(RECORD_CMD, old)
         check_effect()
+        check_prompt()
     finally:
         kmod.unload()
 
