@@ -411,6 +411,8 @@ class JitreadErrors(unittest.TestCase):
             "bad magic": b"X" + data[1:],
             "garbage at record 3": data[:1024 + 3 * jrrec.REC.size] +
             b"\xff" * jrrec.REC.size,
+            "summary irqs_off 2 not 0 or 1": data[:1024 + 3 * jrrec.REC.size]
+            + jrrec.rec(jrrec.SUMMARY, 1, (900, 10, 5), cls=2),
         }
         for want, blob in cases.items():
             with open(self.rec, "wb") as f:
