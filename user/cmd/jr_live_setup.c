@@ -124,12 +124,12 @@ void jr_set_stops(const struct jr_opts *o, struct jr_ksave *saved)
 
 /*
  * jr_set_params - -T, -s, -S, -P, --runtime, --period and --wake-spin,
- * and hwnoise's irqs_off, each noted to be put back at exit; a run that sets none changes
- * nothing, and only puts back what a killed run left.  -s and -S wait
- * for jitread's instance (jr_set_stops).  jitmod refuses a runtime
- * longer than its period at every write, so the period goes first when it
- * is not shorter than the runtime in force; put back newest first, the
- * old pair passes the same way.
+ * and hwnoise's irqs_off, each noted to be put back at exit; a run that
+ * sets none changes nothing, and only puts back what a killed run left.
+ * -s and -S wait for jitread's instance (jr_set_stops).  jitmod refuses a
+ * runtime longer than its period at every write, so the period goes
+ * first when it is not shorter than the runtime in force; put back newest
+ * first, the old pair passes the same way.
  */
 void jr_set_params(const struct jr_opts *o, struct jr_ksave *saved)
 {

@@ -279,9 +279,7 @@ static void jr_add_summary(struct jr_cpu *c, const struct jr_rec *r)
 		c->evt_open[h] = 0;
 	}
 	c->periods++;
-	/* a summary's cls is its irqs_off, its id2 what that held */
-	if (r->cls)
-		c->irqs_off_periods++;
+	/* a summary's id2 is what its irqs_off window held (cls: irqs_off) */
 	c->held += (uint32_t)r->id2;
 	c->runtime_ns += r->v[0];
 	c->noise_ns += r->v[1];

@@ -80,8 +80,7 @@ struct jr_cpu {
 	uint64_t resolution_ps; /* smallest seen; 0 = none */
 	uint64_t self_ns; /* jitmod's own slow path, not noise */
 	uint64_t anomalies; /* impossible states jitmod counted */
-	uint64_t irqs_off_periods; /* sampled with interrupts off */
-	uint64_t held; /* interrupts those periods held to their end */
+	uint64_t held; /* interrupts irqs_off periods held to their end */
 	uint32_t anomaly_mask; /* their kinds, BIT(enum jit_anomaly) */
 	uint64_t lost;
 	uint64_t stops;
