@@ -30,6 +30,8 @@
 
 /* Sleep used when runtime_us == period_us, so the thread still yields. */
 #define JIT_MIN_SLEEP_US 100
+/* a sleep longer than this is cut short by a duty write */
+#define JIT_DUTY_PROMPT_US 1000000ULL
 /* Poll kthread_should_stop() once per this many + 1 loops (~10 us). */
 #define JIT_STOP_POLL_MASK 0x3ffULL
 /*
@@ -489,14 +491,17 @@ static void jit_sleep(struct jit_cpu *jc, u64 sleep_us)
 
 /*
  * jit_duty_wake - wake each sampler whose sleep would outlast a new
- * period of period_us, so that it starts one under the new duty now.
- * The caller holds jit_lock, so no restart frees a sampler meanwhile, and
- * cpus_read_lock() keeps CPU hotplug from doing so.  A sampler that
- * samples, or sleeps less, is left alone: its CPU sees nothing.
+ * period of period_us, or JIT_DUTY_PROMPT_US, so that it starts a period
+ * under the new duty now: a new setting is in force within the shorter
+ * of the two.  The caller holds jit_lock, so no restart frees a sampler
+ * meanwhile, and cpus_read_lock() keeps CPU hotplug from doing so.  A
+ * sampler that samples, or sleeps less, is left alone: its CPU sees
+ * nothing.
  */
 void jit_duty_wake(u64 period_us)
 {
-	u64 by = ktime_get_ns() + period_us * NSEC_PER_USEC;
+	u64 by = ktime_get_ns() +
+		 min(period_us, JIT_DUTY_PROMPT_US) * NSEC_PER_USEC;
 	unsigned int cpu;
 
 	cpus_read_lock();

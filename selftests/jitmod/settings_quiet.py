@@ -36,9 +36,10 @@ IPIs in the generic guest), whatever the event.
 Then the values must take effect at the next period: the summaries after
 a write of runtime_us run that long, and one write to duty sets a new
 period and runtime together.  A duty write with one bad value changes
-nothing.  And a shorter duty never waits out a long one: written while
-the sampler sleeps 30 s, or samples a 20 s window, it brings a summary
-within PROMPT_S.
+nothing.  And a new setting never waits out a long duty: a shorter duty
+written while the sampler sleeps 30 s, or samples a 20 s window, and a
+stop_us written during a 30 s sleep (jitmod cuts a sleep of over 1 s
+short for any duty write) each bring a summary within PROMPT_S.
 """
 
 import os
@@ -190,23 +191,27 @@ def check_effect():
 
 
 def check_prompt():
-    """A shorter duty ends a 30 s sleep and a 20 s window at once."""
-    cases = (("a 30 s sleep", "period_us=30000000 runtime_us=100000"),
-             ("a 20 s window", "period_us=30000000 runtime_us=20000000"))
+    """A new setting ends a 30 s sleep and a 20 s window at once."""
+    sleep = "period_us=30000000 runtime_us=100000"
+    window = "period_us=30000000 runtime_us=20000000"
+    cases = (("a shorter duty", "a 30 s sleep", sleep, "duty", SHORT),
+             ("a shorter duty", "a 20 s window", window, "duty", SHORT),
+             ("stop_us", "a 30 s sleep", sleep, "stop_us", NEVER_US))
     with tracefs.Instance("prompt", events=("jitmod/summary",)) as inst:
-        for what, long_duty in cases:
+        for what, during, long_duty, name, value in cases:
             sysio.write(param("duty"), long_duty)
             # the short period ends, and the long one is under way
             time.sleep(1)
             inst.clear()
             t0 = time.monotonic()
-            sysio.write(param("duty"), SHORT)
+            sysio.write(param(name), value)
             if not sysio.wait_for(lambda: "summary:" in inst.text(),
                                   PROMPT_S):
-                raise Fail(f"a shorter duty written during {what}: no "
-                           f"summary within {PROMPT_S} s")
-            log(f"a shorter duty written during {what}: a summary "
+                raise Fail(f"{what} written during {during}: no summary "
+                           f"within {PROMPT_S} s")
+            log(f"{what} written during {during}: a summary "
                 f"{time.monotonic() - t0:.2f} s later")
+            sysio.write(param("duty"), SHORT)
 
 
 def body():
