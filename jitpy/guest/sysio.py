@@ -50,8 +50,9 @@ def dump_blocked_tasks():
         log(f"dmesg: {line}")
 
 
-def sh(cmd, check=True, timeout=CMD_TIMEOUT_S):
-    """Run a command; return (rc, output).
+def sh_split(cmd, timeout=CMD_TIMEOUT_S, stderr=subprocess.PIPE):
+    """Run a command; return (rc, stdout, stderr), stderr None when it
+    went into stdout.
 
     A command stuck in the kernel (D state) cannot be killed, so on the
     time limit the blocked tasks go to the kernel log and the test fails
@@ -59,17 +60,24 @@ def sh(cmd, check=True, timeout=CMD_TIMEOUT_S):
     of eating the suite's time.
     """
     p = subprocess.Popen(cmd, shell=isinstance(cmd, str), text=True,
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                         stdout=subprocess.PIPE, stderr=stderr)
     try:
-        out, _ = p.communicate(timeout=timeout)
+        out, err = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         p.kill()
         dump_blocked_tasks()
         raise Fail(f"'{cmd}' still running after {timeout} s; blocked "
                    "tasks are in the kernel log")
-    if check and p.returncode:
-        raise Fail(f"'{cmd}' failed ({p.returncode}): {out.strip()}")
-    return p.returncode, out
+    return p.returncode, out, err
+
+
+def sh(cmd, check=True, timeout=CMD_TIMEOUT_S):
+    """Run a command; return (rc, output), its stderr in the output
+    (sh_split says what a hang does)."""
+    rc, out, _ = sh_split(cmd, timeout, stderr=subprocess.STDOUT)
+    if check and rc:
+        raise Fail(f"'{cmd}' failed ({rc}): {out.strip()}")
+    return rc, out
 
 
 def wait_for(pred, seconds, step=0.1):
