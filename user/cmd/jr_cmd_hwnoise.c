@@ -75,18 +75,6 @@ static int jr_hwnoise_check(struct jr_opts *o, const char *name,
 	return jr_top_check(o, name, e);
 }
 
-static const struct jr_optdef jr_hwnoise_opts[] = {
-	{ .group = jr_opts_live },
-	{ .group = jr_opt_record },
-	{ .group = jr_opt_precision },
-	{ .group = jr_opt_json },
-	{ .name = "no-period",
-	  .key = JR_K_NOPERIOD,
-	  .help = "rtla's: leave jitmod's period as it is (undoes -p)" },
-	{ .group = jr_opt_help },
-	{ 0 },
-};
-
 static const struct jr_opthelp jr_hwnoise_helps[] = {
 	{ JR_K_THRESHOLD, "smallest gap recorded, jitmod's threshold_ns\n"
 			  "(default 5us, rtla hwnoise's); bare: us" },
@@ -99,7 +87,7 @@ static const struct jr_opthelp jr_hwnoise_helps[] = {
 const struct jr_cmd_def jr_cmd_hwnoise = {
 	.name = "hwnoise",
 	.summary = "top with interrupts off: only NMIs and the hardware remain",
-	.opts = jr_hwnoise_opts,
+	.opts = jr_top_opts,
 	.helps = jr_hwnoise_helps,
 	.defaults = jr_hwnoise_defaults,
 	.apply = jr_apply_rtla,

@@ -111,7 +111,8 @@ static int jr_top_run(struct jr_opts *o, int argc, char **argv)
 	return jr_top_go(o, argc, argv, jr_top_frame);
 }
 
-static const struct jr_optdef jr_top_opts[] = {
+/* top's options, which hwnoise takes too */
+const struct jr_optdef jr_top_opts[] = {
 	{ .group = jr_opts_live },
 	{ .group = jr_opt_record },
 	{ .group = jr_opt_precision },

@@ -23,6 +23,7 @@ void jr_top_frames(struct jr_live *c, double elapsed, bool last,
 		   const struct jr_top_view *v);
 int jr_top_go(struct jr_opts *o, int argc, char **argv,
 	      void (*frame)(struct jr_live *, double, bool));
+extern const struct jr_optdef jr_top_opts[];
 int jr_top_check(struct jr_opts *o, const char *name, struct jr_err *e);
 
 #endif /* JR_TOP_H */
