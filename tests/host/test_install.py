@@ -74,7 +74,7 @@ class Install(unittest.TestCase):
         if os.path.exists(PLUGIN):
             want.append("usr/lib/jitread/jitread-mpi.so")
         self.assertEqual(self.files, sorted(want))
-        self.assertEqual(len(pages), 13)
+        self.assertEqual(len(pages), 14)
         mode = os.stat(self.bin).st_mode & 0o777
         self.assertEqual(mode, 0o755)
 

@@ -11,7 +11,7 @@
 
 #include "cmd/jr_cmds.h"
 #include "cmd/jr_opts_rtla.h"
-#include "cmd/jr_top.h"
+#include "cmd/jr_cmd_top.h"
 
 /*
  * rtla hwnoise's threshold and period.  Its runtime is the whole period;

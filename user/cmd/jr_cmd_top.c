@@ -13,7 +13,7 @@
 #include "cmd/jr_live.h"
 #include "cmd/jr_opts_rtla.h"
 #include "cmd/jr_out.h"
-#include "cmd/jr_top.h"
+#include "cmd/jr_cmd_top.h"
 #include "core/jr_envelope.h"
 
 /* jr_top_table - the header, then v's row for every CPU of w seen */

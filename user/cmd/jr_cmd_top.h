@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * jr_top.h - top's frames and run, which hwnoise shares with a table of
+ * jr_cmd_top.h - top's frames and run, which hwnoise shares with a table of
  * its own.
  */
-#ifndef JR_TOP_H
-#define JR_TOP_H
+#ifndef JR_CMD_TOP_H
+#define JR_CMD_TOP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,4 +26,4 @@ int jr_top_go(struct jr_opts *o, int argc, char **argv,
 extern const struct jr_optdef jr_top_opts[];
 int jr_top_check(struct jr_opts *o, const char *name, struct jr_err *e);
 
-#endif /* JR_TOP_H */
+#endif /* JR_CMD_TOP_H */
