@@ -3,9 +3,11 @@
  * jitmod_main.c - parameters, control and lifecycle of jitmod.
  *
  * Every parameter is a module parameter and also a root-only (0600) file in
- * /sys/module/jitmod/parameters/.  A write there is validated, then the
- * sampler kthreads are stopped, the value is changed and they are started
- * again, so a sampler never sees a half-changed configuration.
+ * /sys/module/jitmod/parameters/.  A write to one of those here (cpus,
+ * prio, irqs_off, enable) is validated, then the sampler kthreads are
+ * stopped, the value is changed and they are started again, so a sampler
+ * never sees a half-changed configuration.  The duty parameters change
+ * without a restart (jitmod_duty.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -46,7 +48,7 @@ DEFINE_MUTEX(jit_lock);			/* serialises start, stop, params */
 static struct cpumask jit_mask;		/* CPUs to sample */
 static char jit_cpus_str[256];		/* jit_mask as the user wrote it */
 static bool jit_enable = true;
-bool jit_ready;				/* init done: params now restart */
+bool jit_ready;				/* init done: writes now take effect */
 static int jit_hp_state = -1;		/* cpuhp state while running */
 static bool jit_starting;		/* jit_start() wakes the samplers */
 
