@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# jitread-serve.service and .socket as a user runs them, in a guest whose
-# PID 1 is the root's systemd and where jitread's packages are installed
-# (tests/host/test_deb_install.py runs it).  Each check prints one line,
-# "RESULT NAME VALUE", for the host to assert; the unit's journal follows
-# each case, for a failure to be read.  CPU 1 is the sampled CPU.
+# jitread's packages as a user runs them, in a guest whose PID 1 is the
+# root's systemd and where they are installed (tests/host/test_deb_install.py
+# runs it): first a load and a report, each line "REPORT LINE"; then
+# jitread-serve.service and .socket, each check one line, "RESULT NAME
+# VALUE", for the host to assert; the unit's journal follows each case,
+# for a failure to be read.  CPU 1 is the sampled CPU.
 set -u
 SCRAPE_S=${SCRAPE_S:-180}
 
@@ -68,6 +69,15 @@ serve_case() {
 	systemctl disable jitread-serve 2>&1
 	journal jitread-serve
 }
+
+# the packages on a plain load: jitmod, a report and both versions
+{
+	modprobe jitmod cpus=1 && jitread --version &&
+		/usr/bin/jitread hist -d 5s -c 1 --json /tmp/h.json &&
+		grep -o '"jitread_version": "[^"]*"' /tmp/h.json &&
+		cat /sys/module/jitmod/version
+	rmmod jitmod
+} 2>&1 | sed 's/^/REPORT /'
 
 say systemd_pid1 "$(cat /proc/1/comm)"
 say exposure "$(systemd-analyze security jitread-serve 2>/dev/null |
