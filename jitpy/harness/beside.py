@@ -4,12 +4,14 @@
 A guest running the suite keeps about one host CPU busy (its sampled
 vCPU spins; the other mostly waits on the tests' durations) and leaves the
 second mostly idle.  This lane takes that idle time, in an idle CPU
-group (jitpy/cpugroup.py) so that the guests come first: it builds the
-modules for the kernel matrix, then runs the host tests that set
-BESIDE_GUESTS (they time nothing and run no sampler), then flip.sh in its
-single-threaded boots, whose checks are counts and hold under any load.
-It prints TAP, which check.py numbers into the whole run's once the
-guests are done.
+group (jitpy/cpugroup.py) so that the guests and the timed host tests
+come first: it builds the modules for the kernel matrix, then runs the
+host tests that set BESIDE_GUESTS (they time nothing and run no
+sampler), then the smoke suite in one boot of each of the matrix's
+kernels that it claims before the guests' lane does (its checks are
+counts, and bounds that hold under any load).
+It prints TAP, which check.py numbers into the whole run's once its own
+lane is done.
 
     nice -n 19 python3 -m jitpy.harness.beside [RUN]
 
@@ -24,10 +26,12 @@ import time
 
 import jitpy
 from jitpy import cpugroup
-from jitpy.harness.guests import chosen, run_flips
+from jitpy.harness.guests import chosen, run_smoke
 from jitpy.harness.tap import Tally, run_host_tests
 
 LANE_DIR = os.path.join(jitpy.TOP, "build", "check")
+# where the two lanes claim the smoke boots (jitpy/harness/guests.py)
+CLAIMS = os.path.join(LANE_DIR, "claims")
 # written once the matrix's modules are built: the smoke boots wait for it
 MODULES_DONE = os.path.join(LANE_DIR, "modules.done")
 RUN = "lane"
@@ -59,10 +63,10 @@ def main(argv):
     # its own, at nice 19
     jitpy.session_nice(os.getpid())
     os.makedirs(LANE_DIR, exist_ok=True)
-    flavours, rows = chosen()
+    _, rows = chosen()
     build_modules(tally)
-    run_host_tests(tally, beside=True)
-    run_flips(tally, flavours, rows)
+    run_host_tests(tally, "beside")
+    run_smoke(tally, rows, CLAIMS)
     print(f"# beside the guests: {time.monotonic() - t0:.0f} s of wall "
           "time", flush=True)
     return tally.closing(slowest=False)

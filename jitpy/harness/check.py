@@ -2,12 +2,16 @@
 """make check: the selftests in QEMU on each kernel, the host tests.
 
 Two lanes share the machine, in a CPU group that weighs more than any
-session.  The guests run one at a time, while a second lane
-(jitpy/harness/beside.py) runs beside them in an idle subgroup: the modules
-for the kernel matrix, the host tests that time nothing, and the flip
-boots (jitpy/cpugroup.py says why groups, and not nice values).  Once
-both are done, the host tests that time something or run a sampler
-natively run alone.
+session.  The guests' lane boots the full suite on the generic and rt
+kernels one at a time, then runs the host tests that time something or
+run a sampler natively.  A second lane (jitpy/harness/beside.py) runs
+beside it in an idle subgroup, which takes only what the first leaves:
+the modules for the kernel matrix, the host tests that time nothing, and
+the smoke suite on each kernel of the matrix (jitpy/cpugroup.py says why
+groups, and not nice values).  Each smoke boot goes to the lane that
+claims it first, so a lane that finishes early takes what the other has
+not begun.  Once both are done, the host tests that compare measurements
+taken apart in time run alone.
 
 Prints one TAP line per test, each with its wall time ('# 1.2 s'); the
 lane's are numbered in when it ends.  Ends with the ten slowest and 'N
@@ -15,6 +19,7 @@ passed, N failed, N skipped'; exits 1 if anything failed.
 """
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,9 +27,8 @@ import time
 
 import jitpy
 from jitpy import cpugroup
-from jitpy.harness.beside import LANE_DIR, MODULES_DONE
-from jitpy.harness.guests import (SMOKE_GEN, SMOKE_PROGS, SMOKE_VCPUS,
-                                  WIDE_BOOTS, chosen, run_vm_suite)
+from jitpy.harness.beside import CLAIMS, LANE_DIR, MODULES_DONE
+from jitpy.harness.guests import WIDE_BOOTS, chosen, run_smoke, run_vm_suite
 from jitpy.harness.tap import Tally, replay, run_host_tests
 
 LANE_TAP = os.path.join(LANE_DIR, "beside.tap")
@@ -35,7 +39,8 @@ RUN = str(os.getpid())
 def start_lane():
     """The lane beside the guests, its output into LANE_TAP.  It puts
     itself in the idle group; nice 19 is for where there is none."""
-    os.makedirs(LANE_DIR, exist_ok=True)
+    shutil.rmtree(CLAIMS, ignore_errors=True)
+    os.makedirs(CLAIMS)
     for path in (MODULES_DONE, LANE_TAP):
         if os.path.exists(path):
             os.unlink(path)
@@ -77,6 +82,23 @@ def stop_lane(lane):
     cpugroup.kill(RUN, "lane")
 
 
+def timed(what, fn, *args):
+    """fn(*args), then a comment line with its wall time."""
+    t0 = time.monotonic()
+    fn(*args)
+    print(f"# {what}: {time.monotonic() - t0:.0f} s of wall time",
+          flush=True)
+
+
+def run_guests(tally, flavours):
+    """The full suite on each flavour, then the wide boots."""
+    for flavour in flavours:
+        run_vm_suite(tally, flavour)
+    for name, flavour, vcpus, progs in WIDE_BOOTS:
+        if flavour in flavours:
+            run_vm_suite(tally, flavour, name, vcpus, progs)
+
+
 def main():
     """Run everything; exit non-zero on any failure."""
     tally = Tally()
@@ -86,29 +108,16 @@ def main():
     flavours, rows = chosen()
     lane = start_lane()
     try:
-        t0 = time.monotonic()
-        for flavour in flavours:
-            run_vm_suite(tally, flavour)
-        for name, flavour, vcpus, progs in WIDE_BOOTS:
-            if flavour in flavours:
-                run_vm_suite(tally, flavour, name, vcpus, progs)
+        timed("guests", run_guests, tally, flavours)
+        timed("timed host tests", run_host_tests, tally, "timed")
         await_modules(lane)
-        for rel, skip in rows:
-            if skip:
-                tally.report(True, f"vm-{rel}", skip_reason=skip)
-            else:
-                run_vm_suite(tally, rel, vcpus=SMOKE_VCPUS,
-                             progs=SMOKE_PROGS, gen=SMOKE_GEN)
-        print(f"# guests: {time.monotonic() - t0:.0f} s of wall time",
-              flush=True)
+        timed("smoke boots the lane had not claimed", run_smoke, tally,
+              rows, CLAIMS)
         join_lane(tally, lane)
     finally:
         stop_lane(lane)
         cpugroup.leave(RUN, "lane")
-    t0 = time.monotonic()
-    run_host_tests(tally, beside=False)
-    print(f"# host tests, alone: {time.monotonic() - t0:.0f} s of wall "
-          "time", flush=True)
+    timed("host tests, alone", run_host_tests, tally, "alone")
     cpugroup.leave(RUN, "guests")
     return tally.closing()
 

@@ -38,19 +38,14 @@ WIDE_BOOTS = (("generic-4cpu", "generic", 4, "user_pinned.py"),)
 # The smoke suite on every other kernel of the matrix (make kernels):
 # load and unload, bad parameters, a hotplug cycle, trace-cmd decoding,
 # the events' formats, each injector class once, a woken task's latency
-# on a sampled CPU, and two tasks in softirq on one CPU; the harness
-# checks the boot's dmesg after.
+# on a sampled CPU, two tasks in softirq on one CPU, and jitmod's events
+# flipped while it samples; the harness checks the boot's dmesg after.
 SMOKE_PROGS = ("load_unload.sh params.sh hotplug.sh decode.sh inject_once.py "
-               "wake.sh softnest.py")
+               "wake.sh softnest.py flip.sh")
 SMOKE_GEN = "jitmod_events"
 # 3 vCPUs (CPUs 1-2 isolated): 6.12 refuses to offline an isolated CPU
 # that is alone in its set, which would leave the hotplug cycle untested
 SMOKE_VCPUS = 3
-# The test that flips jitmod's events while it samples, in a boot of its
-# own on every kernel, under single-threaded TCG: with one host thread per
-# vCPU, QEMU can run a translation made stale by the kernel's text
-# patching, which oopses or hangs the guest (Documentation/testing.rst).
-FLIP_PROG = "flip.sh"
 
 
 def matrix():
@@ -72,11 +67,30 @@ def chosen():
              if names is None or rel in names])
 
 
-def run_flips(tally, flavours, rows):
-    """flip.sh in a boot of its own on each chosen kernel."""
-    for kernel in flavours + [rel for rel, skip in rows if not skip]:
-        run_vm_suite(tally, kernel, f"{kernel}-flip", progs=FLIP_PROG,
-                     tcg_thread="single")
+def claim(claims, name):
+    """Whether this lane is the first to claim name in the directory
+    claims, which both lanes share: the claim is a file made with
+    O_EXCL."""
+    try:
+        os.close(os.open(os.path.join(claims, name),
+                         os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return False
+    return True
+
+
+def run_smoke(tally, rows, claims):
+    """The smoke suite in one boot of each of the matrix's kernels that
+    this lane claims first (claims: the directory both lanes claim
+    kernels in, emptied before either starts)."""
+    for rel, skip in rows:
+        if not claim(claims, rel):
+            continue
+        if skip:
+            tally.report(True, f"vm-{rel}", skip_reason=skip)
+        else:
+            run_vm_suite(tally, rel, vcpus=SMOKE_VCPUS, progs=SMOKE_PROGS,
+                         gen=SMOKE_GEN)
 
 
 # A guest that oopses on an int3 inside jitmod's sampling loop met QEMU
@@ -113,12 +127,11 @@ def boot_lines(cmd):
     return proc.returncode, lines
 
 
-def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen="",
-                 tcg_thread="multi"):
+def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen=""):
     """Boot one kernel, run the kselftests there, check its whole dmesg.
 
     progs, if given, replaces the suite's TEST_PROGS for this boot, and gen
-    its TEST_GEN_PROGS; tcg_thread is the runner's --tcg-thread.
+    its TEST_GEN_PROGS.
     """
     name = name or flavour
     try:
@@ -133,15 +146,14 @@ def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen="",
         return
     dmesg = os.path.join(TOP, "build", f"dmesg-{name}.txt")
     print(f"# booting the {flavour} kernel {release} with {vcpus} vCPUs "
-          f"({tcg_thread}-threaded TCG) for the selftests", flush=True)
+          "for the selftests", flush=True)
     only = [f"TEST_PROGS={progs}", f"TEST_GEN_PROGS={gen}"] if progs else []
     t0 = time.monotonic()
     for boot in range(1, STALE_INT3_BOOTS + 1):
         t_boot = time.monotonic()
         rc, lines = boot_lines(
             [sys.executable, "-m", "jitpy.vm",
-             "-q", "-k", flavour, "-s", str(vcpus), "--tcg-thread",
-             tcg_thread, "-t", "35m", "--dmesg",
+             "-q", "-k", flavour, "-s", str(vcpus), "-t", "35m", "--dmesg",
              dmesg, "-C", TOP, "--", "make", "-s", "-C", KSFT_DIR,
              f"OUTPUT={KSFT_DIR}", "run_tests"] + only)
         oops = stale_int3(rc, dmesg)

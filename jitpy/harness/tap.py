@@ -99,14 +99,31 @@ class _TapResult(unittest.TextTestResult):
                           secs=self._secs())
 
 
-def beside_guests(test):
-    """Whether a host test runs in the lane beside the guests: its class,
-    else its module, sets BESIDE_GUESTS (it times nothing and runs no
-    sampler, so a guest beside it changes none of its results)."""
+LANES = ("beside", "timed", "alone")
+
+
+def lane_of(test):
+    """Where make check runs a host test, as its class, else its module,
+    says:
+
+      beside  BESIDE_GUESTS: it times nothing and runs no sampler, so it
+              runs in the idle lane beside the guests, which changes
+              none of its results;
+      alone   ALONE: it compares measurements taken apart in time, which
+              any other load moves, so it runs once both lanes are done;
+      timed   the rest: they time something or run a sampler natively,
+              in the guests' group once the guests are done, while the
+              idle lane may still run.
+    """
     cls = type(test)
     module = sys.modules.get(cls.__module__)
-    return bool(getattr(cls, "BESIDE_GUESTS",
-                        getattr(module, "BESIDE_GUESTS", False)))
+
+    def marked(name):
+        return bool(getattr(cls, name, getattr(module, name, False)))
+
+    if marked("BESIDE_GUESTS"):
+        return "beside"
+    return "alone" if marked("ALONE") else "timed"
 
 
 def _flat(suite):
@@ -117,13 +134,15 @@ def _flat(suite):
             yield test
 
 
-def run_host_tests(tally, beside):
-    """Every tests/host/test_*.py test whose beside_guests() is beside,
-    through unittest."""
+def run_host_tests(tally, lane):
+    """Every tests/host/test_*.py test whose lane_of() is lane, through
+    unittest."""
+    if lane not in LANES:
+        raise ValueError(f"run_host_tests: no lane {lane!r}")
     found = unittest.defaultTestLoader.discover(
         os.path.join(TOP, "tests", "host"), top_level_dir=TOP)
     suite = unittest.TestSuite(t for t in _flat(found)
-                               if beside_guests(t) == beside)
+                               if lane_of(t) == lane)
     _TapResult.tally = tally
     _TapResult.last = time.monotonic()
     with open(os.devnull, "w") as devnull:

@@ -1,16 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # While jitmod samples, its events' enable file is flipped on and off 50
-# times, 10 ms apart.  Each flip patches the static branches of the
-# trace_jitmod_*() sites in the sampling loop while the sampled CPU runs
-# them.  Events must be recorded from the sampled CPU during the flips;
+# times, 10 ms apart.  Each flip adds and removes a probe on each of the
+# trace_jitmod_*() tracepoints that the sampling loop calls while the
+# sampled CPU runs it (jitmod keeps two probes of its own on them, so the
+# loop's static keys and calls stay as they are: testing.rst, "The flip
+# test").  Events must be recorded from the sampled CPU during the flips;
 # afterwards the sampler still runs, its summaries arrive again and report
 # no measurement anomaly, rmmod works and the kernel log is clean.
 #
 # The sampler runs 5 of every 10 ms, so each flip lands in or near a
-# sampling window.  Under QEMU, run it with single-threaded TCG
-# (Documentation/testing.rst says why); there a text patch waits for the
-# sampled vCPU's turn, which a shorter runtime keeps short.
+# sampling window.
 . "$(dirname "$0")/lib.sh"
 jit_require
 

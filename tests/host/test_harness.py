@@ -99,7 +99,7 @@ class Lane(unittest.TestCase):
     """The lane beside the guests: its TAP numbered into the run's, and
     which host tests it takes."""
 
-    LANE = ["ok 1 host: a # 2.5 s", "not ok 2 vm-x-flip: flip.sh # 30.0 s",
+    LANE = ["ok 1 host: a # 2.5 s", "not ok 2 vm-x: flip.sh # 30.0 s",
             "# why it failed", "ok 3 host: b # SKIP no dkms", "stray",
             "1..3", "1 passed, 1 failed, 1 skipped"]
 
@@ -114,10 +114,10 @@ class Lane(unittest.TestCase):
         self.assertEqual((tally.n, tally.passed, tally.failed,
                           tally.skipped), (4, 2, 1, 1))
         self.assertEqual(lines[1:6], [
-            "ok 2 host: a # 2.5 s", "not ok 3 vm-x-flip: flip.sh # 30.0 s",
+            "ok 2 host: a # 2.5 s", "not ok 3 vm-x: flip.sh # 30.0 s",
             "# why it failed", "ok 4 host: b # SKIP no dkms", "# stray"])
         self.assertIn("#    120.0 s  vm-generic: soak.py", lines)
-        self.assertIn("#     30.0 s +vm-x-flip: flip.sh", lines)
+        self.assertIn("#     30.0 s +vm-x: flip.sh", lines)
 
     def test_a_lane_cut_short_fails(self):
         for rc, lane in ((0, self.LANE[:3]), (-9, self.LANE), (0, [])):
@@ -131,9 +131,28 @@ class Lane(unittest.TestCase):
                 check.join_lane(tally, mock.Mock(wait=lambda: rc))
             self.assertEqual(tally.failed, 1 + (len(lane) > 1), (rc, lane))
 
-    def test_only_marked_tests_go_beside(self):
-        class Marked(unittest.TestCase):
+    def test_each_smoke_boot_goes_to_the_lane_that_claims_it_first(self):
+        rows = [("5.10", None), ("6.12", None), ("7.3-rt", "not fetched")]
+        with tempfile.TemporaryDirectory() as d, \
+                mock.patch.object(guests, "run_vm_suite") as boot, \
+                mock.patch("builtins.print"):
+            self.assertTrue(guests.claim(d, "6.12"))
+            first, second = tap.Tally(), tap.Tally()
+            guests.run_smoke(first, rows, d)
+            guests.run_smoke(second, rows, d)
+            self.assertFalse(guests.claim(d, "5.10"))
+        self.assertEqual([c.args[1] for c in boot.call_args_list], ["5.10"])
+        self.assertEqual((first.skipped, second.n), (1, 0))
+
+    def test_each_host_test_in_the_lane_it_is_marked_for(self):
+        class Beside(unittest.TestCase):
             BESIDE_GUESTS = True
+
+            def test_x(self):
+                pass
+
+        class Alone(unittest.TestCase):
+            ALONE = True
 
             def test_x(self):
                 pass
@@ -142,11 +161,16 @@ class Lane(unittest.TestCase):
             def test_x(self):
                 pass
 
-        self.assertTrue(tap.beside_guests(Marked("test_x")))
-        self.assertFalse(tap.beside_guests(Plain("test_x")))
-        from tests.host import test_deb_install, test_user
+        self.assertEqual([tap.lane_of(c("test_x"))
+                          for c in (Beside, Alone, Plain)],
+                         ["beside", "alone", "timed"])
+        from tests.host import test_attach_agree, test_deb_install, test_user
         self.assertTrue(test_deb_install.BESIDE_GUESTS)
+        self.assertTrue(test_attach_agree.ALONE)
         self.assertFalse(hasattr(test_user, "BESIDE_GUESTS"))
+        self.assertFalse(hasattr(test_user, "ALONE"))
+        with self.assertRaises(ValueError):
+            tap.run_host_tests(tap.Tally(), "besides")
 
 
 if __name__ == "__main__":
