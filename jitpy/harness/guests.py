@@ -19,6 +19,9 @@ KSFT_DIR = os.path.join(TOP, "build", "ksft", "jitmod")
 FLAVOURS = ("generic", "rt")
 TAP_LINE = re.compile(r"^(not )?ok \d+ selftests: jitmod: (\S+)(.*)$")
 START_LINE = re.compile(r"^# selftests: jitmod: (\S+)$")
+# a measurement a test made again (jittest.attempts), as the kselftest
+# runner prints the test's log line
+AGAIN = re.compile(r"^# # again after .* \d+ of \d+: ")
 
 
 def bad_dmesg_pattern():
@@ -166,12 +169,15 @@ def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen=""):
             print(f"#   {line.rstrip()}")
     print(f"# vm-{name}: {time.monotonic() - t0:.0f} s of wall time, "
           f"{boot} boot(s)", flush=True)
-    seen = 0
+    if boot > 1:
+        tally.retried(f"vm-{name}: the boot", boot - 1)
+    seen = again = 0
     began = t_boot
     for at, line in lines:
         started = START_LINE.match(line)
         if started:
             began = at
+        again += bool(AGAIN.match(line))
         m = TAP_LINE.match(line)
         if not m:
             print(f"# {line}" if not line.startswith("#") else line)
@@ -183,7 +189,9 @@ def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen=""):
                          secs=at - began)
         else:
             tally.report(not m.group(1), test, secs=at - began)
-        began = at
+        if again:
+            tally.retried(test, again)
+        began, again = at, 0
     tally.report(rc == 0 and seen > 0, f"vm-{name}: guest ran the suite",
                  detail=f"runner exit {rc}, {seen} tests seen",
                  secs=time.monotonic() - t_boot)

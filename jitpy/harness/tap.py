@@ -3,8 +3,9 @@
 
 Each result is one numbered TAP line with its wall time ('# 1.2 s'); a
 host test's time runs from the previous result, so that its class's
-set-up counts.  The run ends with the ten slowest and 'N passed, N
-failed, N skipped'.
+set-up counts.  A measurement made again is a '# retried:' line after
+its test's.  The run ends with the ten slowest, every retry counted, and
+'N passed, N failed, N skipped'.
 """
 
 import os
@@ -27,6 +28,7 @@ class Tally:
         self.n = self.passed = self.failed = self.skipped = 0
         self.times = []
         self.beside = set()
+        self.retries = []
 
     def report(self, ok, name, skip_reason=None, detail=None, secs=None):
         self.n += 1
@@ -47,6 +49,20 @@ class Tally:
             for line in detail.splitlines()[-30:]:
                 print(f"# {line}")
 
+    def retried(self, name, n):
+        """name made n measurements (or boots) again: printed now, and
+        counted at the close."""
+        self.retries.append((name, n))
+        print(f"# retried: {name}: {n}", flush=True)
+
+    def retry_line(self):
+        """What was made again, as one comment line."""
+        if not self.retries:
+            return "# retries: none"
+        each = ", ".join(f"{name} ({n})" for name, n in self.retries)
+        return (f"# retries: {sum(n for _, n in self.retries)}, each logged "
+                f"above: {each}")
+
     def slowest(self):
         """The ten slowest, as comment lines."""
         print(f"# the {SLOWEST} slowest (+: beside the guests):")
@@ -59,6 +75,7 @@ class Tally:
         the exit code."""
         if slowest:
             self.slowest()
+            print(self.retry_line())
         print(f"1..{self.n}")
         print(f"{self.passed} passed, {self.failed} failed, "
               f"{self.skipped} skipped", flush=True)
@@ -151,6 +168,7 @@ def run_host_tests(tally, lane):
 
 
 RESULT = re.compile(r"^(not )?ok \d+ (.*?)(?: # SKIP (.*)| # ([\d.]+) s)?$")
+RETRIED = re.compile(r"^# retried: (.*): (\d+)$")
 PLAN = re.compile(r"^1\.\.(\d+)$")
 COUNTS = re.compile(r"^\d+ passed, \d+ failed, \d+ skipped$")
 
@@ -168,6 +186,9 @@ def replay(tally, lines):
             secs = float(m.group(4)) if m.group(4) else None
             tally.report(not m.group(1), m.group(2), skip_reason=m.group(3),
                          secs=secs)
+        elif RETRIED.match(line):
+            m = RETRIED.match(line)
+            tally.retried(m.group(1), int(m.group(2)))
         elif PLAN.match(line):
             plan = int(PLAN.match(line).group(1))
         elif not COUNTS.match(line):

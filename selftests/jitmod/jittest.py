@@ -52,7 +52,9 @@ def attempts(fn, n, after_fail=None, retry=(Fail,), what="attempt"):
                     raise
                 raise Fail(f"{what}: made again in every one of {n} "
                            f"attempts; the last: {e}") from e
-            log(f"{what} {i + 1} of {n}: {e}; again")
+            # the harness counts these lines by their start (AGAIN in
+            # jitpy/harness/guests.py)
+            log(f"again after {what} {i + 1} of {n}: {e}")
     raise Fail(f"{what}: no attempt made (n={n})")
 
 

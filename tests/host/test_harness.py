@@ -9,7 +9,6 @@ import unittest
 from unittest import mock
 
 from jitpy.harness import check, guests, tap
-from jitpy.harness import tap
 
 OOPS = ("[ 74.6] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n"
         "[ 74.6] CPU: 1 UID: 0 PID: 745 Comm: jitmod/1\n"
@@ -72,6 +71,22 @@ class StaleInt3(unittest.TestCase):
             (0, "ok 1 selftests: jitmod: a\nok 2 selftests: jitmod: b\n",
              "[ 1.0] clean\n")])
         self.assertEqual((n, tally.passed, tally.failed), (2, 4, 0))
+        self.assertEqual(tally.retries, [("vm-9.9-test: the boot", 1)])
+
+    def test_each_measurement_made_again_is_counted(self):
+        """jittest.attempts' lines, counted against the test they came
+        from, and all of them at the close."""
+        _, tally = self.suite([
+            (0, "# selftests: jitmod: a\n"
+             "# # again after attempt 1 of 3: spoiled\n"
+             "# # again after the stop 2 of 3: late\n"
+             "ok 1 selftests: jitmod: a\n# selftests: jitmod: b\n"
+             "# # made again by hand 1 of 2\nok 2 selftests: jitmod: b\n",
+             "[ 1.0] clean\n")])
+        self.assertEqual(tally.retries, [("vm-9.9-test: a", 2)])
+        self.assertEqual(tally.retry_line(), "# retries: 2, each logged "
+                         "above: vm-9.9-test: a (2)")
+        self.assertEqual(tap.Tally().retry_line(), "# retries: none")
 
     def test_each_test_timed_from_its_start(self):
         """A guest test's time runs from the runner's line that starts
@@ -101,7 +116,8 @@ class Lane(unittest.TestCase):
 
     LANE = ["ok 1 host: a # 2.5 s", "not ok 2 vm-x: flip.sh # 30.0 s",
             "# why it failed", "ok 3 host: b # SKIP no dkms", "stray",
-            "1..3", "1 passed, 1 failed, 1 skipped"]
+            "# retried: vm-x: wake.sh: 2", "1..3",
+            "1 passed, 1 failed, 1 skipped"]
 
     def test_replay_numbers_and_marks(self):
         tally = tap.Tally()
@@ -118,6 +134,8 @@ class Lane(unittest.TestCase):
             "# why it failed", "ok 4 host: b # SKIP no dkms", "# stray"])
         self.assertIn("#    120.0 s  vm-generic: soak.py", lines)
         self.assertIn("#     30.0 s +vm-x: flip.sh", lines)
+        self.assertEqual(tally.retries, [("vm-x: wake.sh", 2)])
+        self.assertIn("# retried: vm-x: wake.sh: 2", lines)
 
     def test_a_lane_cut_short_fails(self):
         for rc, lane in ((0, self.LANE[:3]), (-9, self.LANE), (0, [])):
