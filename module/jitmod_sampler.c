@@ -472,6 +472,9 @@ static void jit_summarise(struct jit_cpu *jc, const struct jit_period *per)
  * through an RCU-tasks quiescent state, so every synchronize_rcu_tasks()
  * caller (BPF trampolines, ftrace and kprobe detach) would wait for it, and
  * on a kernel without preemption the soft-lockup watchdog would fire.
+ *
+ * The timer is pinned: an unpinned one armed on a nohz_full CPU goes to a
+ * housekeeping CPU, whose wake-up of the sampler is an IPI every period.
  */
 static void jit_sleep(struct jit_cpu *jc, u64 sleep_us)
 {
@@ -485,7 +488,7 @@ static void jit_sleep(struct jit_cpu *jc, u64 sleep_us)
 		WRITE_ONCE(jc->sleep_end_ns, 0);
 		return;
 	}
-	schedule_hrtimeout(&kt, HRTIMER_MODE_REL);
+	schedule_hrtimeout(&kt, HRTIMER_MODE_REL_PINNED);
 	WRITE_ONCE(jc->sleep_end_ns, 0);
 }
 

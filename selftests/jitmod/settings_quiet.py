@@ -12,8 +12,9 @@ quiescent state (an irq_work that restarts its tick), so that part of a
 write's cost is any syscall's, not jitmod's.  The function-call,
 TLB-shootdown, irq_work and reschedule interrupts (CAL, TLB, IWI, RES)
 CPU 1 takes while the writes run must be no more than the larger
-baseline's, give or take one: a window may hold one period more than
-another, and a period's wake-up can cost one.  A write that restarted
+baseline's, give or take one, which the kernel can send in any window
+(jitmod's own wake-up at each period's end is the CPU's timer
+interrupt, LOC, which is not counted).  A write that restarted
 the samplers would unhook and re-hook every probe, and each hook's text
 patch sends CPU 1 a function-call IPI: hundreds per write.
 
