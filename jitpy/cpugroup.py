@@ -8,16 +8,21 @@ session of its own; and even at nice 19 a task keeps the CPU for the rest
 of its slice when a vCPU wakes.  Control groups can.  A run of make
 check makes one group, PREFIX + its pid, which weighs WEIGHT_FACTOR times
 a session, so that a job the user started elsewhere (at any nice: its
-session counts, not its nice) takes little from it; and in it two leaves:
+session counts, not its nice) takes little from it; and in it three
+leaves:
 
   guests   make check itself: the guests under test and the host tests
-           that run alone, with the run's real-time time (the host
+           that time something, with the run's real-time time (the host
            tests' SCHED_FIFO samplers need it where the kernel schedules
            real-time tasks by group);
-  lane     the lane beside the guests, with every guest it boots: an idle
-           group (cpu.idle), which runs only on a CPU nothing else in the
-           run wants, and which a waking guest thread takes the CPU from
-           at once.
+  lane     the lane beside the guests: an idle group (cpu.idle), which
+           runs only on a CPU nothing else in the run wants, and which a
+           waking guest thread takes the CPU from at once;
+  smoke    the smoke boots the lane runs: an eighth of guests' weight, no
+           real-time time.  An idle group's guest can wait seconds for a
+           CPU (a woken task in it measured 3.2 s), where a weight keeps
+           it to a share of each scheduling period; when the guests' leaf
+           wants both CPUs, the smoke guest gets about a ninth of them.
 
 join() moves the calling process, and so everything it starts from then
 on, into a leaf.  Where the machine has no CPU controller to write (a
@@ -91,14 +96,14 @@ def _current(version):
     return "/"
 
 
-def _make(path, version, weight=None, idle=False):
+def _make(path, version, weight=None, idle=False, leaf=True):
     """Make group path if need be and give it its weight, or make it an
-    idle group (cpu.idle, new in 5.15; before it, the least weight)."""
+    idle group (cpu.idle, new in 5.15; before it, the least weight).  In
+    v2, a group that is not a leaf hands the CPU controller to its
+    children (a leaf must not: it could hold no process then)."""
     os.makedirs(path, exist_ok=True)
-    if version == 2:
-        sub = os.path.join(path, "cgroup.subtree_control")
-        if not idle and weight is not None:
-            _write(sub, "+cpu")
+    if version == 2 and not leaf:
+        _write(os.path.join(path, "cgroup.subtree_control"), "+cpu")
     if idle:
         try:
             _write(os.path.join(path, "cpu.idle"), 1)
@@ -146,13 +151,14 @@ def run_dir(run, leaf=None):
     return os.path.join(path, leaf) if leaf else path
 
 
-def join(run, leaf, idle=False):
+def join(run, leaf, idle=False, share=None):
     """Move this process into leaf of run's group, made if need be.
 
     A run's group weighs WEIGHT_FACTOR times a session and has all the
     real-time time its parent gives; in it, a leaf has the default weight
     and the run's real-time time, or is an idle group (idle=True) with
-    none.  Returns a line that says what was done, or why nothing was."""
+    none, or has share times the default weight (a fraction) and none.
+    Returns a line that says what was done, or why nothing was."""
     found = where()
     if found is None:
         return (f"{run}/{leaf}: no CPU controller to write under {V1_CPU} "
@@ -163,10 +169,12 @@ def join(run, leaf, idle=False):
     try:
         origin = _current(version)
         _make(top, version, weight=(1024 if version == 1 else 100) *
-              WEIGHT_FACTOR)
+              WEIGHT_FACTOR, leaf=False)
         # an idle leaf runs no real-time task: it needs none, nor its run
-        rt = not idle and _give_rt(top)
-        _make(path, version, idle=idle)
+        rt = not idle and share is None and _give_rt(top)
+        weight = None if share is None else max(
+            1, round(share * (1024 if version == 1 else 100)))
+        _make(path, version, weight=weight, idle=idle)
         if rt:
             rt = _give_rt(path)
         _write(os.path.join(path, "cgroup.procs"), os.getpid())
@@ -175,6 +183,7 @@ def join(run, leaf, idle=False):
                 f"scheduling left as it is")
     _ORIGIN[run, leaf] = os.path.join(base, origin.lstrip("/"))
     kind = "idle" if idle else (
+        f"weight {weight}, no real-time time" if share is not None else
         "the run's real-time time" if rt else
         "no real-time time: SCHED_FIFO is refused in it")
     return (f"{run}/{leaf}: in {path} (cgroup v{version}; the run "

@@ -7,9 +7,10 @@ second mostly idle.  This lane takes that idle time, in an idle CPU
 group (jitpy/cpugroup.py) so that the guests and the timed host tests
 come first: it builds the modules for the kernel matrix, then runs the
 host tests that set BESIDE_GUESTS (they time nothing and run no
-sampler), then the smoke suite in one boot of each of the matrix's
-kernels that it claims before the guests' lane does (its checks are
-counts, and bounds that hold under any load).
+sampler), then, from a leaf with an eighth of the guests' weight, the
+smoke suite in one boot of each of the matrix's kernels that it claims
+before the guests' lane does (its checks are counts, and bounds that
+hold while a guest waits its turn for a CPU).
 It prints TAP, which check.py numbers into the whole run's once its own
 lane is done.
 
@@ -35,6 +36,8 @@ CLAIMS = os.path.join(LANE_DIR, "claims")
 # written once the matrix's modules are built: the smoke boots wait for it
 MODULES_DONE = os.path.join(LANE_DIR, "modules.done")
 RUN = "lane"
+# the smoke boots' weight, of the guests' leaf's (jitpy/cpugroup.py)
+SMOKE_SHARE = 1 / 8
 
 
 def build_modules(tally):
@@ -66,6 +69,9 @@ def main(argv):
     _, rows = chosen()
     build_modules(tally)
     run_host_tests(tally, "beside")
+    # the smoke suite's bounds hold while a guest waits its turn for a
+    # CPU, not while it waits seconds, as an idle group's can
+    print(f"# {cpugroup.join(run, 'smoke', share=SMOKE_SHARE)}", flush=True)
     run_smoke(tally, rows, CLAIMS)
     print(f"# beside the guests: {time.monotonic() - t0:.0f} s of wall "
           "time", flush=True)

@@ -79,7 +79,8 @@ def stop_lane(lane):
     if lane.poll() is None:
         os.killpg(lane.pid, signal.SIGKILL)
         lane.wait()
-    cpugroup.kill(RUN, "lane")
+    for leaf in ("lane", "smoke"):
+        cpugroup.kill(RUN, leaf)
 
 
 def timed(what, fn, *args):
@@ -117,6 +118,7 @@ def main():
     finally:
         stop_lane(lane)
         cpugroup.leave(RUN, "lane")
+        cpugroup.leave(RUN, "smoke")
     timed("host tests, alone", run_host_tests, tally, "alone")
     cpugroup.leave(RUN, "guests")
     return tally.closing()

@@ -220,6 +220,35 @@ class MadeUpTree(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.top, "lane",
                                                      "cpu.rt_runtime_us")))
 
+    def test_a_share_is_a_weight_without_real_time(self):
+        with mock.patch.object(cpugroup, "V1_CPU", self.base):
+            cpugroup.join("r", "guests")
+            said = cpugroup.join("r", "smoke", share=1 / 8)
+        self.assertIn("weight 128, no real-time time", said)
+        self.assertEqual((self.read("smoke", "cpu.shares"),
+                          self.read("smoke", "cpu.idle"),
+                          self.read("guests", "cpu.rt_runtime_us")),
+                         ("128", "0", "950000"))
+        self.assertFalse(os.path.exists(os.path.join(self.top, "smoke",
+                                                     "cpu.rt_runtime_us")))
+
+    def test_v2_leaves_hand_down_no_controller(self):
+        """A v2 leaf that enabled a controller for children could hold
+        no process; only the run's group does."""
+        for d in (self.top, os.path.join(self.top, "guests")):
+            self.put(d, "cgroup.subtree_control", "")
+        with mock.patch.object(cpugroup, "where",
+                               lambda: (2, self.base)), \
+                mock.patch.object(cpugroup, "_current", lambda v: "/"):
+            cpugroup.join("r", "guests")
+            cpugroup.join("r", "smoke", share=1 / 8)
+        self.assertEqual((self.read("", "cgroup.subtree_control"),
+                          self.read("guests", "cgroup.subtree_control"),
+                          self.read("smoke", "cpu.weight")),
+                         ("+cpu", "", "12"))
+        self.assertFalse(os.path.exists(os.path.join(
+            self.top, "smoke", "cgroup.subtree_control")))
+
     def test_least_weight_where_there_is_no_idle(self):
         os.makedirs(os.path.join(self.top, "lane", "cpu.idle"))
         with mock.patch.object(cpugroup, "V1_CPU", self.base):
