@@ -52,7 +52,10 @@ def check(cpu):
         if not rows:
             have = {s["source"]: [d["name"] for d in s["detail"]]
                     for s in cpu["sources"] if s["detail"]}
-            raise Fail(f"{name} is under no {prefix} row: {have}")
+            seen = [(s["source"], s["count"]) for s in cpu["sources"]]
+            raise Fail(f"{name} is under no {prefix} row: {have}; the "
+                       f"rows {seen}; summary {cpu['summary']}; orphans "
+                       f"{cpu['detail_orphans']}")
         for s in rows:
             d = [d for d in s["detail"] if d["name"] == name][0]
             if d["count"] > s["count"] or d["total_ns"] > s["total_ns"]:
