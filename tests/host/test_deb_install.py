@@ -226,6 +226,13 @@ class Installed:
         rc, out, err = self.systemd_boot()
         got = dict(ln.split(" ", 2)[1:] for ln in out.splitlines()
                    if ln.startswith("RESULT ") and ln.count(" ") >= 2)
+        # where the boot's minutes went, for make check's log
+        print(f"\n# serve under systemd on {self.rel}: seconds at the end "
+              "of each part: " + ", ".join(
+                  f"{k[3:]} {v}" for k, v in got.items()
+                  if k.startswith("at.")) + "; first scrapes (s): " +
+              ", ".join(f"{k} {v}" for k, v in got.items()
+                        if k.endswith("scrape_s")), file=sys.stderr)
         why = out[-6000:] + err[-2000:]
         self.assertEqual(rc, 0, why)
         self.assertEqual(got.get("systemd_pid1"), "systemd", why)

@@ -4,8 +4,9 @@
 # root's systemd and where they are installed (tests/host/test_deb_install.py
 # runs it): first a load and a report, each line "REPORT LINE"; then
 # jitread-serve.service and .socket, each check one line, "RESULT NAME
-# VALUE", for the host to assert; the unit's journal follows each case,
-# for a failure to be read.  CPU 1 is the sampled CPU.
+# VALUE", for the host to assert, and "RESULT at.PART SECONDS" as each
+# part ends; the unit's journal follows each case, for a failure to be
+# read.  CPU 1 is the sampled CPU.
 set -u
 SCRAPE_S=${SCRAPE_S:-180}
 
@@ -78,14 +79,17 @@ serve_case() {
 		cat /sys/module/jitmod/version
 	rmmod jitmod
 } 2>&1 | sed 's/^/REPORT /'
+say at.report "$SECONDS"
 
 say systemd_pid1 "$(cat /proc/1/comm)"
 say exposure "$(systemd-analyze security jitread-serve 2>/dev/null |
 	sed -n 's/.*Overall exposure level for jitread-serve.service: \([0-9.]*\).*/\1/p')"
 
 modprobe jitmod cpus=1 && serve_case jitmod "-c 1 --sampler jitmod"
+say at.jitmod "$SECONDS"
 rmmod jitmod
 serve_case user "-c 1 --sampler user"
+say at.user "$SECONDS"
 
 # a bad option: failed, with its status, and not restarted
 options "--no-such-option"
@@ -101,6 +105,7 @@ systemctl start jitread-serve.socket
 say socket_before "$(prop jitread-serve ActiveState)"
 say socket.scrape_s "$(wait_scrape "$SCRAPE_S")"
 say socket_after "$(prop jitread-serve ActiveState)"
+say at.socket "$SECONDS"
 systemctl stop jitread-serve.socket jitread-serve
 journal jitread-serve
 exit 0
