@@ -4,8 +4,8 @@
 # times, 10 ms apart.  Each flip adds and removes a probe on each of the
 # trace_jitmod_*() tracepoints that the sampling loop calls while the
 # sampled CPU runs it (jitmod keeps two probes of its own on them, so the
-# loop's static keys and calls stay as they are: testing.rst, "The flip
-# test").  Events must be recorded from the sampled CPU during the flips;
+# loop's static keys and calls stay as they are, and no text is patched:
+# testing.rst, "The flip test").  Events must be recorded from the sampled CPU during the flips;
 # afterwards the sampler still runs, its summaries arrive again and report
 # no measurement anomaly, rmmod works and the kernel log is clean.
 #
@@ -17,6 +17,15 @@ jit_require
 FLIPS=50
 jit_last_cpu
 stats=$TRACEFS/per_cpu/cpu$cpu/stats
+
+# ftrace's comm recording registers its own probes on sched_switch and
+# sched_wakeup when the first event is enabled and removes them with the
+# last: each flip would patch the scheduler's text, which the sampled CPU
+# runs at every period's end (testing.rst, "The flip test").  It is off
+# while the events flip, so that a flip patches no text at all.
+rec=$(cat $TRACEFS/options/record-cmd)
+trap 'echo $rec > $TRACEFS/options/record-cmd' EXIT
+echo 0 > $TRACEFS/options/record-cmd
 
 insmod "$JIT_KO" cpus=$cpu period_us=10000 runtime_us=5000 ||
 	jit_fail "insmod cpus=$cpu failed"
