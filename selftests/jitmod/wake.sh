@@ -7,11 +7,14 @@
 # sampler must offer the CPU (cond_resched); under full or lazy preemption
 # (7.x generic has no voluntary mode, so cond_resched() does nothing) the
 # kernel must preempt it.  A wake-up that waited for the sampler would take
-# up to its 2 s runtime; the limit is 200 ms, which leaves room for TCG.
+# up to its 2 s runtime, and the slowest of 300 over 3 s close to it; the
+# limit is 1 s, which leaves room for TCG and for a guest that waits its
+# turn for a host CPU (make check's smoke boots beside the guests saw
+# 231 ms and 331 ms).
 . "$(dirname "$0")/lib.sh"
 jit_require
 
-LIMIT_US=200000
+LIMIT_US=1000000
 jit_last_cpu
 command -v cyclictest >/dev/null || jit_skip "cyclictest (rt-tests) missing"
 [ -d /sys/kernel/debug/sched ] || mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
