@@ -6,9 +6,10 @@ session.  The guests' lane boots the full suite on the generic and rt
 kernels one at a time, then runs the host tests that time something or
 run a sampler natively.  A second lane (jitpy/harness/beside.py) runs
 beside it in an idle subgroup, which takes only what the first leaves:
-the modules for the kernel matrix, the host tests that time nothing, and
-the smoke suite on each kernel of the matrix (jitpy/cpugroup.py says why
-groups, and not nice values).  Each smoke boot goes to the lane that
+the modules for the kernel matrix and the host tests that time nothing;
+then, from a subgroup with an eighth of the guests' weight, the smoke
+suite on each kernel of the matrix (jitpy/cpugroup.py says why groups,
+and not nice values).  Each smoke boot goes to the lane that
 claims it first, so a lane that finishes early takes what the other has
 not begun.  Once both are done, the host tests that compare measurements
 taken apart in time run alone.

@@ -5,9 +5,10 @@
 # trace_jitmod_*() tracepoints that the sampling loop calls while the
 # sampled CPU runs it (jitmod keeps two probes of its own on them, so the
 # loop's static keys and calls stay as they are, and no text is patched:
-# testing.rst, "The flip test").  Events must be recorded from the sampled CPU during the flips;
-# afterwards the sampler still runs, its summaries arrive again and report
-# no measurement anomaly, rmmod works and the kernel log is clean.
+# testing.rst, "The flip test").  Events must be recorded from the
+# sampled CPU during the flips; afterwards the sampler still runs, its
+# summaries arrive again and report no measurement anomaly, rmmod works
+# and the kernel log is clean.
 #
 # The sampler runs 5 of every 10 ms, so each flip lands in or near a
 # sampling window.
