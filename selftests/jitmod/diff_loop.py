@@ -5,17 +5,24 @@
 jitmod samples CPU 1 for three runs of jitread hist:
  - A: the injector fires N NMIs of D_US on CPU 1, a few a second;
  - B and C: nothing injected.
+D_US is long enough that the level the gaps are judged at, the highest
+at most D/2, sits above nearly all of a busy host's stalls: below a few
+milliseconds those come in bursts at several a second, and the rule
+rightly calls a change of five a second among them unchanged.
 Then:
- - diff A B: nmi:jinj_nmi is in A N times and gone in B, judged better;
-   the rate of gaps above the highest level at most D/2, which every
-   injected gap passes, is better (up to 5 attempts of A and B, each
-   logged: a host stall in B can hide that); --fail-worse exits 4
+ - diff A B: nmi:jinj_nmi is in A between N - N/20 and N times (an NMI
+   that lands between two periods, in the sampler's sleep and its wake-up,
+   is not sampled: at least 100 us a period, more when a busy host wakes
+   the vCPU late) and gone in B, judged better; the rate of gaps above
+   the highest level at most D/2, which every injected gap passes, is
+   better (up to 5 attempts of A and B, each logged: a host stall in B can
+   hide that); --fail-worse exits 4
    exactly when the verdict is worse.  The overall verdict is logged with
    every judged measure, not asserted: "worse wins", and in a guest that
    has run for a while under TCG the quiet run B can have a burst that
    some other level or source judges worse;
- - diff B A: the same, the other way: worse, and --fail-worse exits 4
-   with one line;
+ - diff B A: the same, the other way (A's count of NMIs): worse, and
+   --fail-worse exits 4 with one line;
  - diff B C, two runs without the injector: no NMI source on either
    side.  Under TCG the quiet runs' own noise (host stalls) is large,
    bursty, and moves with the host's load between runs, so the verdict
@@ -39,7 +46,8 @@ from jitpy.guest.sysio import Fail, log
 
 CPU = 1
 N = 100
-D_US = 1000
+D_US = 20000
+MISSED = N // 20  # at most, in the sleeps between periods
 RUN_S = 20
 ATTEMPTS = 5  # of A and B: a host stall in B can hide the gaps' change
 
@@ -115,21 +123,24 @@ def nmi_seen(path):
 
 
 def a_b(jr, a, b):
-    """diff A B: the NMIs gone and the gaps above D/2 judged better."""
+    """diff A B: the NMIs gone and the gaps above D/2 judged better; how
+    many NMIs A saw."""
     rc, d, err = diff(jr, a, b, "--fail-worse")
     nmi = source(d, "nmi:jinj_nmi")
     if rc != (4 if d["verdict"] == "worse" else 0):
         raise Fail(f"diff A B: exit {rc} with verdict {d['verdict']}")
-    if not nmi or nmi["count"] != [N, 0] or nmi["verdict"] != "better":
+    if not nmi or not N - MISSED <= nmi["count"][0] <= N or \
+            nmi["count"][1] or nmi["verdict"] != "better":
         raise Fail(f"diff A B: nmi:jinj_nmi {nmi}; {judged(d)}; "
                    f"{nmi_seen(a)}")
     lvl = level_at_most(d, D_US * 500)
     if not lvl or lvl["verdict"] != "better":
         raise Fail(f"diff A B: gaps above {D_US * 500} ns {lvl}; "
                    f"{judged(d)}")
-    log(f"A B: {d['verdict']}; NMIs {nmi['count']}, above "
+    log(f"A B: {d['verdict']}; NMIs {nmi['count']} of {N}, above "
         f"{lvl['level_ns']} ns {lvl['value']} /s, z {lvl['z']:.1f}; "
         f"{judged(d)}")
+    return nmi["count"][0]
 
 
 def body():
@@ -146,15 +157,15 @@ def body():
     def runs_a_b(_try):
         hist(jr, a, True)
         hist(jr, b, False)
-        a_b(jr, a, b)
+        return a_b(jr, a, b)
 
-    jt.attempts(runs_a_b, ATTEMPTS)
+    seen = jt.attempts(runs_a_b, ATTEMPTS)
     hist(jr, c, False)
 
     rc, d, err = diff(jr, b, a, "--fail-worse")
     if rc != 4 or d["verdict"] != "worse" or \
             err.strip() != "jitread: diff: worse" or \
-            source(d, "nmi:jinj_nmi")["count"] != [0, N]:
+            source(d, "nmi:jinj_nmi")["count"] != [0, seen]:
         raise Fail(f"diff B A: exit {rc}, verdict {d['verdict']}: {err}")
 
     rc, d, err = diff(jr, b, c)
