@@ -55,7 +55,11 @@
  * handler's) went to interrupts nested in it: the steps of its loop in
  * which the CPU's interrupt counts moved.  That time rightly comes off
  * the source's net time, and under TCG a host stall inside a nested tick
- * makes it any length, so a test's lower bound subtracts it.
+ * makes it any length, so a test's lower bound subtracts it.  After
+ * softnest, own_ns holds how long the thread took by the clock from its
+ * local_bh_disable() to the return of its local_bh_enable(), less its
+ * tasklet's run: its own time, with any stall of the vCPU in it, which an
+ * upper bound on what the thread is charged adds.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -97,6 +101,8 @@ static u64 jinj_spin_ns;		/* what the handler spins */
 static u64 jinj_irq_ns;			/* what the hrtimer spins */
 static atomic64_t jinj_late_ns;		/* this injection's spins' overrun */
 static atomic64_t jinj_nested_ns;	/* interrupts in the source's spin */
+static atomic64_t jinj_tasklet_ns;	/* softnest: the tasklet's run */
+static atomic64_t jinj_own_ns;		/* softnest: the thread's, net */
 static bool jinj_has_thread;		/* the injection's source is a thread */
 static struct hrtimer jinj_hrtimer;
 static struct timer_list jinj_timer;
@@ -201,7 +207,10 @@ static void jinj_timer_fn(struct timer_list *t)
 
 static void jinj_tasklet_fn(struct tasklet_struct *t)
 {
+	u64 t0 = ktime_get_mono_fast_ns();
+
 	jinj_spin(READ_ONCE(jinj_irq_ns), true);
+	atomic64_set(&jinj_tasklet_ns, ktime_get_mono_fast_ns() - t0);
 	atomic_inc(&jinj_done);
 }
 
@@ -265,9 +274,14 @@ static int jinj_thread_fn(void *arg)
 		spin = READ_ONCE(jinj_irq_ns);
 	}
 	if (mode == JINJ_SOFTNEST) {
-		local_bh_disable();
+		u64 t0;
+
+		local_bh_disable();	/* with a BH lock, may wait for TIMER */
+		t0 = ktime_get_mono_fast_ns();
 		tasklet_schedule(&jinj_tasklet);
 		local_bh_enable();	/* runs it here */
+		atomic64_set(&jinj_own_ns, ktime_get_mono_fast_ns() - t0 -
+			     atomic64_read(&jinj_tasklet_ns));
 		return jinj_park();
 	}
 	jinj_spin(spin, true);
@@ -376,6 +390,8 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 	atomic_set(&jinj_done, 0);
 	atomic64_set(&jinj_late_ns, 0);
 	atomic64_set(&jinj_nested_ns, 0);
+	atomic64_set(&jinj_tasklet_ns, 0);
+	atomic64_set(&jinj_own_ns, 0);
 	WRITE_ONCE(jinj_has_thread, !strcmp(cls, "thread") ||
 		   !strcmp(cls, "nest") || !strcmp(cls, "softpre"));
 	softnest = !strcmp(cls, "softnest");
@@ -520,6 +536,8 @@ module_param_cb(late_ns, &jinj_atomic64_ops, &jinj_late_ns, 0400);
 MODULE_PARM_DESC(late_ns, "ns the last injection's spins ran past their time");
 module_param_cb(nested_ns, &jinj_atomic64_ops, &jinj_nested_ns, 0400);
 MODULE_PARM_DESC(nested_ns, "ns of interrupts nested in the last injection's source spin");
+module_param_cb(own_ns, &jinj_atomic64_ops, &jinj_own_ns, 0400);
+MODULE_PARM_DESC(own_ns, "softnest: ns the thread ran around its tasklet, by the clock");
 
 /*
  * "smi": N SMIs, delivery mode SMI, as a chipset or another CPU raises
