@@ -5,8 +5,8 @@
 # runs it): first a load and a report, each line "REPORT LINE"; then
 # jitread-serve.service and .socket, each check one line, "RESULT NAME
 # VALUE", for the host to assert, and "RESULT at.PART SECONDS" as each
-# part ends; the unit's journal follows each case, for a failure to be
-# read.  CPU 1 is the sampled CPU.
+# part, and each step of a serve case, ends; the unit's journal follows
+# each case, for a failure to be read.  CPU 1 is the sampled CPU.
 set -u
 SCRAPE_S=${SCRAPE_S:-180}
 
@@ -51,6 +51,7 @@ serve_case() {
 	before=$(params)
 	systemctl enable --now jitread-serve 2>&1
 	say "$name.scrape_s" "$(wait_scrape "$SCRAPE_S")"
+	say "at.$name.up" "$SECONDS"
 	[ -d /sys/module/jitmod ] &&
 		say "$name.params_set" "$([ "$before" != "$(params)" ] &&
 			echo yes || echo "no: $before")"
@@ -60,9 +61,11 @@ serve_case() {
 	sleep 3
 	systemctl thaw jitread-serve
 	say "$name.after_thaw" "$(wait_scrape 60)"
+	say "at.$name.thawed" "$SECONDS"
 	say "$name.same_server" "$([ -n "$pid" ] && [ "$pid" = "$(server)" ] &&
 		echo yes || echo "no:$pid:$(server)")"
 	systemctl stop jitread-serve
+	say "at.$name.stop" "$SECONDS"
 	say "$name.stopped" "$(prop jitread-serve ActiveState)/$(prop jitread-serve Result)/$(prop jitread-serve ExecMainStatus)"
 	[ -d /sys/module/jitmod ] &&
 		say "$name.params_back" "$([ "$before" = "$(params)" ] &&
