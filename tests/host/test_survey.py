@@ -348,9 +348,10 @@ class SurveyClocks(unittest.TestCase):
 class SurveyMemory(unittest.TestCase):
     """Rank 0 merges each report as it comes and keeps a few hundred
     bytes of it: merging a report with the longest timeline a report
-    keeps (20,000 gaps) as 50 and as 550 ranks, its peak resident size
+    keeps (20,000 gaps) as 50 and as 250 ranks, its peak resident size
     grows by under 4 KiB per rank (keeping each report would be about
-    500 KiB a rank)."""
+    500 KiB a rank, 100 MB over the 200 ranks between the two runs)."""
+    RANKS = (50, 250)
 
     def test_bounded_per_rank(self):
         with tempfile.TemporaryDirectory() as d:
@@ -368,15 +369,16 @@ class SurveyMemory(unittest.TestCase):
             with open(path, "w") as f:
                 json.dump(jrsurvey.rank_report(report, 0, "h"), f)
             rss = []
-            for n in (50, 550):
+            for n in self.RANKS:
                 rc, out = build_and_run("survey_test",
                                         libs=["-lm", "-ljansson"],
                                         args=["--ranks", str(n), path])
                 self.assertEqual(rc, 0, out)
                 rss.append(int(out.split("maxrss_kb ")[1]))
-        per_rank = (rss[1] - rss[0]) / 500
-        print(f"\nsurvey merge: peak RSS {rss[0]} KiB at 50 ranks, "
-              f"{rss[1]} KiB at 550: {per_rank:.2f} KiB a rank",
+        per_rank = (rss[1] - rss[0]) / (self.RANKS[1] - self.RANKS[0])
+        print(f"\nsurvey merge: peak RSS {rss[0]} KiB at {self.RANKS[0]} "
+              f"ranks, {rss[1]} KiB at {self.RANKS[1]}: {per_rank:.2f} KiB "
+              "a rank",
               file=sys.stderr)
         self.assertLess(per_rank, 4.0, rss)
 
