@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * jitinject.c - test-only noise injector for the jitmod selftests.
+ * jitinject_main.c - test-only noise injector for the jitmod selftests.
  *
  * Never installed.  On the CPU in /sys/module/jitinject/parameters/cpu it
  * makes one interruption of a known class that busy-waits for a known time:
@@ -41,7 +41,8 @@
  *            runs other tasks.  Elsewhere the callback spins on the lock.
  *
  * Writing N to smi sends the CPU N SMIs through its local APIC, which the
- * firmware takes with no kernel code; smi_count reads its MSR_SMI_COUNT.
+ * firmware takes with no kernel code; smi_count reads its MSR_SMI_COUNT
+ * (jitinject_smi.c).
  *
  * Reading sync_rcu_ns runs one synchronize_rcu() and gives how long it
  * took, so that a test can see whether sampling delays grace periods.
@@ -85,16 +86,15 @@
 #include <asm/msr.h>
 #include <asm/nmi.h>
 #include "jitmod_kcompat.h"
+#include "jitinject.h"
 
 #define JINJ_MAX_US		1000000U
 #define JINJ_ARM_DELAY_US	50
 #define JINJ_SLACK_MS		5000
-#define JINJ_MAX_SMI		100
-#define JINJ_SMI_GAP_MS		20	/* each SMI a gap of its own */
 
-static unsigned int jinj_cpu = 1;
+unsigned int jinj_cpu = 1;
 static int jinj_last_pid;
-static DEFINE_MUTEX(jinj_lock);		/* one injection at a time */
+DEFINE_MUTEX(jinj_lock);		/* one injection at a time */
 static atomic_t jinj_done;		/* injections that have finished */
 static atomic_t jinj_nmi_pending;	/* an NMI we sent, not yet claimed */
 static u64 jinj_spin_ns;		/* what the handler spins */
@@ -538,56 +538,6 @@ module_param_cb(nested_ns, &jinj_atomic64_ops, &jinj_nested_ns, 0400);
 MODULE_PARM_DESC(nested_ns, "ns of interrupts nested in the last injection's source spin");
 module_param_cb(own_ns, &jinj_atomic64_ops, &jinj_own_ns, 0400);
 MODULE_PARM_DESC(own_ns, "softnest: ns the thread ran around its tasklet, by the clock");
-
-/*
- * "smi": N SMIs, delivery mode SMI, as a chipset or another CPU raises
- * them.  Spun between, not slept: a nohz_full CPU's timer runs on a
- * housekeeping CPU, which irqs_off would hold to its window's end.
- */
-static int jinj_smi_set(const char *val, const struct kernel_param *kp)
-{
-	unsigned int n, i, cpu = READ_ONCE(jinj_cpu);
-
-	if (kstrtouint(val, 0, &n) || !n || n > JINJ_MAX_SMI) {
-		pr_err("smi: want a count of 1..%u\n", JINJ_MAX_SMI);
-		return -EINVAL;
-	}
-	mutex_lock(&jinj_lock);
-	cpus_read_lock();
-	for (i = 0; i < n && cpu_online(cpu); i++) {
-		local_irq_disable();	/* the xAPIC's ICR is two writes */
-		apic->icr_write(APIC_DM_SMI | APIC_DEST_PHYSICAL,
-				cpu_physical_id(cpu));
-		local_irq_enable();
-		mdelay(JINJ_SMI_GAP_MS);
-	}
-	cpus_read_unlock();
-	mutex_unlock(&jinj_lock);
-	if (i < n)
-		pr_err("smi: cpu %u is offline\n", cpu);
-	return i < n ? -EINVAL : 0;
-}
-
-static const struct kernel_param_ops jinj_smi_ops = {
-	.set = jinj_smi_set,
-};
-module_param_cb(smi, &jinj_smi_ops, NULL, 0200);
-MODULE_PARM_DESC(smi, "write N to send the CPU N SMIs through its local APIC");
-
-static int jinj_smi_count_get(char *buf, const struct kernel_param *kp)
-{
-	u64 val;
-
-	if (jit_rdmsr_safe_on_cpu(READ_ONCE(jinj_cpu), MSR_SMI_COUNT, &val))
-		return -EIO;
-	return scnprintf(buf, PAGE_SIZE, "%llu\n", val);
-}
-
-static const struct kernel_param_ops jinj_smi_count_ops = {
-	.get = jinj_smi_count_get,
-};
-module_param_cb(smi_count, &jinj_smi_count_ops, NULL, 0400);
-MODULE_PARM_DESC(smi_count, "the CPU's MSR_SMI_COUNT (-EIO if it faults)");
 
 static int __init jinj_init(void)
 {

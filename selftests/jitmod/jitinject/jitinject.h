@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jitinject.h - what the injector's files share: the target CPU and the
+ * lock that lets one injection run at a time.
+ */
+#ifndef JITINJECT_H
+#define JITINJECT_H
+
+#include <linux/mutex.h>
+
+extern unsigned int jinj_cpu;
+extern struct mutex jinj_lock;
+
+#endif /* JITINJECT_H */
