@@ -44,7 +44,8 @@ journal() {
 }
 options() { echo "JITREAD_SERVE_OPTS=\"$1\"" > /etc/default/jitread-serve; }
 
-# serve_case NAME OPTS: enable --now, scrape, freeze and thaw, stop
+# serve_case NAME OPTS: enable --now, scrape, freeze and thaw, stop;
+# case_end then disables the unit and prints its journal
 serve_case() {
 	local name=$1 before pid
 	options "$2"
@@ -70,6 +71,9 @@ serve_case() {
 	[ -d /sys/module/jitmod ] &&
 		say "$name.params_back" "$([ "$before" = "$(params)" ] &&
 			echo yes || echo "no: $before / $(params)")"
+}
+
+case_end() {
 	systemctl disable jitread-serve 2>&1
 	journal jitread-serve
 }
@@ -87,11 +91,16 @@ say at.report "$SECONDS"
 say systemd_pid1 "$(cat /proc/1/comm)"
 say exposure "$(systemd-analyze security jitread-serve 2>/dev/null |
 	sed -n 's/.*Overall exposure level for jitread-serve.service: \([0-9.]*\).*/\1/p')"
+say at.exposure "$SECONDS"
 
+# jitmod samples CPU 1 from its load on, a host CPU's worth under TCG:
+# what needs no jitmod comes after the rmmod
 modprobe jitmod cpus=1 && serve_case jitmod "-c 1 --sampler jitmod"
-say at.jitmod "$SECONDS"
 rmmod jitmod
+case_end
+say at.jitmod "$SECONDS"
 serve_case user "-c 1 --sampler user"
+case_end
 say at.user "$SECONDS"
 
 # a bad option: failed, with its status, and not restarted
