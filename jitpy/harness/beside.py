@@ -27,6 +27,7 @@ import time
 
 import jitpy
 from jitpy import cpugroup
+from jitpy.harness import cpu
 from jitpy.harness.guests import chosen, run_smoke
 from jitpy.harness.tap import Tally, run_host_tests
 
@@ -74,7 +75,7 @@ def main(argv):
     print(f"# {cpugroup.join(run, 'smoke', share=SMOKE_SHARE)}", flush=True)
     run_smoke(tally, rows, CLAIMS)
     print(f"# beside the guests: {time.monotonic() - t0:.0f} s of wall "
-          "time", flush=True)
+          f"time, {cpu.used():.0f} s of CPU", flush=True)
     return tally.closing(slowest=False)
 
 

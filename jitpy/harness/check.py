@@ -14,8 +14,10 @@ claims it first, so a lane that finishes early takes what the other has
 not begun.  Once both are done, the host tests that compare measurements
 taken apart in time run alone.
 
-Prints one TAP line per test, each with its wall time ('# 1.2 s'); the
-lane's are numbered in when it ends.  Ends with the ten slowest and 'N
+Prints one TAP line per test, each with its wall time and, where
+measured, its CPU time ('# 1.2 s, CPU 2.0 s'); the lane's are numbered
+in when it ends.  Each part says its wall and CPU time, and the whole
+run how much of the machine it used.  Ends with the ten slowest and 'N
 passed, N failed, N skipped'; exits 1 if anything failed.
 """
 
@@ -28,6 +30,7 @@ import time
 
 import jitpy
 from jitpy import cpugroup
+from jitpy.harness import cpu
 from jitpy.harness.beside import CLAIMS, LANE_DIR, MODULES_DONE
 from jitpy.harness.guests import WIDE_BOOTS, chosen, run_smoke, run_vm_suite
 from jitpy.harness.tap import Tally, replay, run_host_tests
@@ -85,10 +88,19 @@ def stop_lane(lane):
 
 
 def timed(what, fn, *args):
-    """fn(*args), then a comment line with its wall time."""
-    t0 = time.monotonic()
+    """fn(*args), then a comment line with its wall and CPU time."""
+    t0, c0 = time.monotonic(), cpu.used()
     fn(*args)
-    print(f"# {what}: {time.monotonic() - t0:.0f} s of wall time",
+    print(f"# {what}: {time.monotonic() - t0:.0f} s of wall time, "
+          f"{cpu.used() - c0:.0f} s of CPU", flush=True)
+
+
+def machine_used(t0):
+    """One comment line: what the run used of the machine since t0,
+    the lane's part with it once it was waited for."""
+    wall, used = time.monotonic() - t0, cpu.used()
+    print(f"# the whole run: {wall:.0f} s of wall time, {used:.0f} s of "
+          f"CPU, {used / wall:.2f} of the machine's {os.cpu_count()} CPUs",
           flush=True)
 
 
@@ -104,6 +116,7 @@ def run_guests(tally, flavours):
 def main():
     """Run everything; exit non-zero on any failure."""
     tally = Tally()
+    t0 = time.monotonic()
     print("TAP version 13", flush=True)
     cpugroup.sweep()
     print(f"# {cpugroup.join(RUN, 'guests')}", flush=True)
@@ -122,6 +135,7 @@ def main():
         cpugroup.leave(RUN, "smoke")
     timed("host tests, alone", run_host_tests, tally, "alone")
     cpugroup.leave(RUN, "guests")
+    machine_used(t0)
     return tally.closing()
 
 

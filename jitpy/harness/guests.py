@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """make check's guests: boot one kernel in QEMU, run the kselftests there
 and tally each, timed from the line the kselftest runner prints as it
-starts it, as the guest's output streams in; a boot's whole time is its
-'guest ran the suite' line's.  Then the boot's whole dmesg is checked.
+starts it, as the guest's output streams in, with the CPU time its
+runner and QEMU took meanwhile; a boot's whole times are its 'guest ran
+the suite' line's.  Then the boot's whole dmesg is checked.
 """
 
 import os
@@ -12,6 +13,7 @@ import sys
 import time
 
 import jitpy
+from jitpy.harness import cpu
 from jitpy.vm import runner as jitvm
 
 TOP = jitpy.TOP
@@ -119,14 +121,18 @@ def stale_int3(rc, dmesg):
 
 
 def boot_lines(cmd):
-    """Run the runner; (exit code, [(arrival, line)]) as its output
-    streams in."""
+    """Run the runner; (exit code, [(arrival, CPU, line)]) as its output
+    streams in, CPU the seconds the runner and its QEMU had used by the
+    line that starts or ends a test (None on other lines)."""
     lines = []
     with subprocess.Popen(cmd, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True,
                           errors="replace", cwd=TOP) as proc:
         for line in proc.stdout:
-            lines.append((time.monotonic(), line.rstrip("\n")))
+            line = line.rstrip("\n")
+            edge = START_LINE.match(line) or TAP_LINE.match(line)
+            lines.append((time.monotonic(),
+                          cpu.tree(proc.pid) if edge else None, line))
     return proc.returncode, lines
 
 
@@ -153,7 +159,7 @@ def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen=""):
     only = [f"TEST_PROGS={progs}", f"TEST_GEN_PROGS={gen}"] if progs else []
     t0 = time.monotonic()
     for boot in range(1, STALE_INT3_BOOTS + 1):
-        t_boot = time.monotonic()
+        t_boot, c_boot = time.monotonic(), cpu.used()
         rc, lines = boot_lines(
             [sys.executable, "-m", "jitpy.vm",
              "-q", "-k", flavour, "-s", str(vcpus), "-t", "35m", "--dmesg",
@@ -165,18 +171,18 @@ def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen=""):
         print(f"# vm-{name}: the guest oopsed on an int3 that its text no "
               "longer held, QEMU's stale translation (testing.rst); its "
               "output and oops, then the suite in a boot of its own:")
-        for line in [ln for _, ln in lines] + oops:
+        for line in [ln for _, _, ln in lines] + oops:
             print(f"#   {line.rstrip()}")
     print(f"# vm-{name}: {time.monotonic() - t0:.0f} s of wall time, "
           f"{boot} boot(s)", flush=True)
     if boot > 1:
         tally.retried(f"vm-{name}: the boot", boot - 1)
     seen = again = 0
-    began = t_boot
-    for at, line in lines:
+    began, c_began = t_boot, 0.0
+    for at, c_at, line in lines:
         started = START_LINE.match(line)
         if started:
-            began = at
+            began, c_began = at, c_at
         again += bool(AGAIN.match(line))
         m = TAP_LINE.match(line)
         if not m:
@@ -188,13 +194,15 @@ def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen=""):
             tally.report(True, test, skip_reason="in guest (see log above)",
                          secs=at - began)
         else:
-            tally.report(not m.group(1), test, secs=at - began)
+            tally.report(not m.group(1), test, secs=at - began,
+                         cpu_s=c_at - c_began)
         if again:
             tally.retried(test, again)
-        began, again = at, 0
+        began, c_began, again = at, c_at, 0
     tally.report(rc == 0 and seen > 0, f"vm-{name}: guest ran the suite",
                  detail=f"runner exit {rc}, {seen} tests seen",
-                 secs=time.monotonic() - t_boot)
+                 secs=time.monotonic() - t_boot,
+                 cpu_s=cpu.used() - c_boot)
     bad = []
     if os.path.exists(dmesg):
         with open(dmesg, errors="replace") as f:

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """make check's TAP tally, and the host unit tests run into it.
 
-Each result is one numbered TAP line with its wall time ('# 1.2 s'); a
-host test's time runs from the previous result, so that its class's
-set-up counts.  A measurement made again is a '# retried:' line after
-its test's.  The run ends with the ten slowest, every retry counted, and
-'N passed, N failed, N skipped'.
+Each result is one numbered TAP line with its wall time and, where it
+was measured, the CPU time it took ('# 1.2 s, CPU 2.0 s': a guest's QEMU
+can use more than one CPU); a host test's times run from the previous
+result, so that its class's set-up counts.  A measurement made again
+is a '# retried:' line after its test's.  The run ends with the ten
+slowest, every retry counted, and 'N passed, N failed, N skipped'.
 """
 
 import os
@@ -15,6 +16,7 @@ import time
 import unittest
 
 import jitpy
+from jitpy.harness import cpu
 
 TOP = jitpy.TOP
 SLOWEST = 10
@@ -27,15 +29,20 @@ class Tally:
     def __init__(self):
         self.n = self.passed = self.failed = self.skipped = 0
         self.times = []
+        self.cpu = {}
         self.beside = set()
         self.retries = []
 
-    def report(self, ok, name, skip_reason=None, detail=None, secs=None):
+    def report(self, ok, name, skip_reason=None, detail=None, secs=None,
+               cpu_s=None):
         self.n += 1
         took = ""
         if secs is not None:
             self.times.append((secs, name))
             took = f" # {secs:.1f} s"
+            if cpu_s is not None:
+                self.cpu[name] = cpu_s
+                took += f", CPU {cpu_s:.1f} s"
         if skip_reason is not None:
             self.skipped += 1
             print(f"ok {self.n} {name} # SKIP {skip_reason}", flush=True)
@@ -68,7 +75,9 @@ class Tally:
         print(f"# the {SLOWEST} slowest (+: beside the guests):")
         for secs, name in sorted(self.times, reverse=True)[:SLOWEST]:
             mark = "+" if name in self.beside else " "
-            print(f"# {secs:8.1f} s {mark}{name}")
+            used = f" (CPU {self.cpu[name]:.0f} s)" if name in self.cpu \
+                else ""
+            print(f"# {secs:8.1f} s {mark}{name}{used}")
 
     def closing(self, slowest=True):
         """The ten slowest (if slowest), the plan line and the counts;
@@ -89,31 +98,33 @@ class _TapResult(unittest.TextTestResult):
     tally = None
     last = None
 
-    def _secs(self):
-        now = time.monotonic()
-        secs, _TapResult.last = now - (_TapResult.last or now), now
-        return secs
+    def _took(self):
+        """Wall and CPU seconds since the previous result, as report()'s
+        keywords."""
+        now = (time.monotonic(), cpu.used())
+        last, _TapResult.last = _TapResult.last or now, now
+        return {"secs": now[0] - last[0], "cpu_s": now[1] - last[1]}
 
     def addSuccess(self, test):
         super().addSuccess(test)
-        self.tally.report(True, f"host: {test.id()}", secs=self._secs())
+        self.tally.report(True, f"host: {test.id()}", **self._took())
 
     def addFailure(self, test, err):
         super().addFailure(test, err)
         self.tally.report(False, f"host: {test.id()}",
                           detail=self._exc_info_to_string(err, test),
-                          secs=self._secs())
+                          **self._took())
 
     def addError(self, test, err):
         super().addError(test, err)
         self.tally.report(False, f"host: {test.id()}",
                           detail=self._exc_info_to_string(err, test),
-                          secs=self._secs())
+                          **self._took())
 
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
         self.tally.report(True, f"host: {test.id()}", skip_reason=reason,
-                          secs=self._secs())
+                          **self._took())
 
 
 LANES = ("beside", "timed", "alone")
@@ -161,13 +172,14 @@ def run_host_tests(tally, lane):
     suite = unittest.TestSuite(t for t in _flat(found)
                                if lane_of(t) == lane)
     _TapResult.tally = tally
-    _TapResult.last = time.monotonic()
+    _TapResult.last = (time.monotonic(), cpu.used())
     with open(os.devnull, "w") as devnull:
         unittest.TextTestRunner(stream=devnull, resultclass=_TapResult,
                                 verbosity=0).run(suite)
 
 
-RESULT = re.compile(r"^(not )?ok \d+ (.*?)(?: # SKIP (.*)| # ([\d.]+) s)?$")
+RESULT = re.compile(r"^(not )?ok \d+ (.*?)"
+                    r"(?: # SKIP (.*)| # ([\d.]+) s(?:, CPU ([\d.]+) s)?)?$")
 RETRIED = re.compile(r"^# retried: (.*): (\d+)$")
 PLAN = re.compile(r"^1\.\.(\d+)$")
 COUNTS = re.compile(r"^\d+ passed, \d+ failed, \d+ skipped$")
@@ -184,8 +196,9 @@ def replay(tally, lines):
             got += 1
             tally.beside.add(m.group(2))
             secs = float(m.group(4)) if m.group(4) else None
+            cpu_s = float(m.group(5)) if m.group(5) else None
             tally.report(not m.group(1), m.group(2), skip_reason=m.group(3),
-                         secs=secs)
+                         secs=secs, cpu_s=cpu_s)
         elif RETRIED.match(line):
             m = RETRIED.match(line)
             tally.retried(m.group(1), int(m.group(2)))

@@ -4,11 +4,14 @@ jitmod's sampling loop runs its suite once more; any other death does
 not, and the second boot's results stand alone."""
 
 import os
+import subprocess
+import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
-from jitpy.harness import check, guests, tap
+from jitpy.harness import check, cpu, guests, tap
 
 OOPS = ("[ 74.6] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n"
         "[ 74.6] CPU: 1 UID: 0 PID: 745 Comm: jitmod/1\n"
@@ -49,7 +52,7 @@ class StaleInt3(unittest.TestCase):
             calls.append(cmd)
             with open(cmd[cmd.index("--dmesg") + 1], "w") as f:
                 f.write(dm)
-            return rc, [(float(i), ln)
+            return rc, [(float(i), 10.0 * i, ln)
                         for i, ln in enumerate(out.splitlines())]
 
         tally = tap.Tally()
@@ -97,11 +100,13 @@ class StaleInt3(unittest.TestCase):
              "ok 2 selftests: jitmod: b\n", "[ 1.0] clean\n")])
         self.assertEqual(tally.times[:2], [(3.0, "vm-9.9-test: a"),
                                            (1.0, "vm-9.9-test: b")])
+        self.assertEqual((tally.cpu["vm-9.9-test: a"],
+                          tally.cpu["vm-9.9-test: b"]), (30.0, 10.0))
         with mock.patch("builtins.print") as out:
             tally.slowest()
         lines = [c.args[0] for c in out.call_args_list]
         self.assertEqual(lines[0], "# the 10 slowest (+: beside the guests):")
-        self.assertIn("vm-9.9-test: a", lines[1])
+        self.assertIn("vm-9.9-test: a (CPU 30 s)", lines[1])
 
     def test_other_deaths_and_a_second_oops_fail(self):
         n, tally = self.suite([(125, "ok 1 selftests: jitmod: a\n", GPF)])
@@ -114,7 +119,8 @@ class Lane(unittest.TestCase):
     """The lane beside the guests: its TAP numbered into the run's, and
     which host tests it takes."""
 
-    LANE = ["ok 1 host: a # 2.5 s", "not ok 2 vm-x: flip.sh # 30.0 s",
+    LANE = ["ok 1 host: a # 2.5 s, CPU 0.5 s",
+            "not ok 2 vm-x: flip.sh # 30.0 s",
             "# why it failed", "ok 3 host: b # SKIP no dkms", "stray",
             "# retried: vm-x: wake.sh: 2", "1..3",
             "1 passed, 1 failed, 1 skipped"]
@@ -130,7 +136,8 @@ class Lane(unittest.TestCase):
         self.assertEqual((tally.n, tally.passed, tally.failed,
                           tally.skipped), (4, 2, 1, 1))
         self.assertEqual(lines[1:6], [
-            "ok 2 host: a # 2.5 s", "not ok 3 vm-x: flip.sh # 30.0 s",
+            "ok 2 host: a # 2.5 s, CPU 0.5 s",
+            "not ok 3 vm-x: flip.sh # 30.0 s",
             "# why it failed", "ok 4 host: b # SKIP no dkms", "# stray"])
         self.assertIn("#    120.0 s  vm-generic: soak.py", lines)
         self.assertIn("#     30.0 s +vm-x: flip.sh", lines)
@@ -189,6 +196,54 @@ class Lane(unittest.TestCase):
         self.assertFalse(hasattr(test_user, "ALONE"))
         with self.assertRaises(ValueError):
             tap.run_host_tests(tap.Tally(), "besides")
+
+
+# a grandchild that spins SPIN_S of CPU, then waits to be read
+SPIN_S = 0.5
+SPINNER = ("import time\nt = time.process_time() + %s\n"
+           "while time.process_time() < t: pass\nprint('spun', flush=True)\n"
+           "time.sleep(30)\n" % SPIN_S)
+
+
+class Cost(unittest.TestCase):
+    """The CPU time beside each result's wall time."""
+
+    def test_tree_counts_descendants_while_they_run(self):
+        with subprocess.Popen(["sh", "-c", f"{sys.executable} -c \"$0\"",
+                               SPINNER], stdout=subprocess.PIPE,
+                              text=True) as p:
+            self.assertEqual(p.stdout.readline(), "spun\n")
+            got = cpu.tree(p.pid)
+            p.kill()
+        self.assertGreaterEqual(got, SPIN_S * 0.8)
+        self.assertLess(got, SPIN_S * 4)
+        self.assertEqual(cpu.tree(p.pid), 0.0)
+
+    def test_used_counts_waited_children(self):
+        before = cpu.used()
+        subprocess.run([sys.executable, "-c", SPINNER.replace(
+            "time.sleep(30)", "")], check=True, capture_output=True)
+        self.assertGreaterEqual(cpu.used() - before, SPIN_S * 0.8)
+
+    def test_a_host_test_says_its_cpu(self):
+        class Spins(unittest.TestCase):
+            def test_spin(self):
+                t = time.process_time() + SPIN_S
+                while time.process_time() < t:
+                    pass
+
+            def test_sleep(self):
+                time.sleep(SPIN_S)
+
+        tally = tap.Tally()
+        suite = unittest.TestSuite([Spins("test_spin"), Spins("test_sleep")])
+        with mock.patch.object(tap.unittest.defaultTestLoader, "discover",
+                               lambda *a, **k: suite), \
+                mock.patch("builtins.print"):
+            tap.run_host_tests(tally, "timed")
+        spin, sleep = (tally.cpu[f"host: {t.id()}"] for t in suite)
+        self.assertGreaterEqual(spin, SPIN_S * 0.8)
+        self.assertLess(sleep, SPIN_S / 2)
 
 
 if __name__ == "__main__":
