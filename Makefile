@@ -8,6 +8,7 @@ KSRC_TAR ?= /usr/src/linux-source-6.1.tar.xz
 KSFT := $(BUILD)/ksft
 # Debian's python3 has the python3-numpy/matplotlib that make deps installs.
 PYTHON ?= $(firstword $(wildcard /usr/bin/python3) python3)
+NPROC := $(shell nproc)
 
 # Kernel tree for `make`: the running kernel's, else the newest installed.
 RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
@@ -86,7 +87,9 @@ ksft: $(KSFT)/lib.mk
 	$(MAKE) -s -C $(KSFT)/jitmod OUTPUT=$(KSFT)/jitmod
 
 # the matrix's modules are built beside the first guests (jitpy/harness)
-check: ksft user
+# the builds first, on every CPU: the harness's lanes start after them
+check:
+	@$(MAKE) --no-print-directory -j$(NPROC) ksft user
 	@bash scripts/modules-all.sh --only installed $(BUILD)
 	@$(PYTHON) -m jitpy.harness
 

@@ -72,7 +72,8 @@ for t in "${trees[@]}"; do
 	echo "  MODULE  $rel"
 	for m in module jitinject jitbench; do
 		# shellcheck disable=SC2046
-		if ! make -s -C "$out/$m" KDIR="$kd" KCFLAGS=-Werror \
+		if ! make -s -j"$(nproc)" -C "$out/$m" KDIR="$kd" \
+			KCFLAGS=-Werror \
 			$(bash "$TOP/scripts/tree-args.sh" "$kd") \
 			>"$out/$m.log" 2>&1; then
 			grep -v 'Skipping BTF' "$out/$m.log" >&2 || true
