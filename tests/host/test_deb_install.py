@@ -118,8 +118,12 @@ class Installed:
             ["unshare", "--mount", "--", "mmdebstrap", "--variant=minbase",
              "--include=dkms,kmod,procps,systemd-sysv,dbus",
              # the kernel's suite is not the root's: apt, not mmdebstrap's
-             # own selection, takes its packages from there
-             "--customize-hook=chroot \"$1\" apt-get install -y "
+             # own selection, takes its packages from there; jitvm boots
+             # the kernel with an initramfs of its own, so the kernel's
+             # hook is told to build none (INITRD=No, which
+             # /etc/kernel/postinst.d/initramfs-tools reads)
+             "--customize-hook=chroot \"$1\" env INITRD=No "
+             "apt-get install -y "
              f"--no-install-recommends {target}linux-image-{cls.rel} "
              f"linux-headers-{cls.rel}",
              "--customize-hook=mkdir -p \"$1/root/debs\"",
