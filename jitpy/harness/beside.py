@@ -43,7 +43,7 @@ SMOKE_SHARE = 1 / 8
 
 def build_modules(tally):
     """scripts/modules-all.sh for the matrix's kernels, as one result."""
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), cpu.used()
     p = subprocess.run(["bash", os.path.join("scripts", "modules-all.sh"),
                         "--only", "matrix",
                         os.path.join(jitpy.TOP, "build")],
@@ -51,7 +51,8 @@ def build_modules(tally):
                        check=False)
     tally.report(p.returncode == 0,
                  "host: the modules for the kernel matrix built",
-                 detail=p.stdout + p.stderr, secs=time.monotonic() - t0)
+                 detail=p.stdout + p.stderr, secs=time.monotonic() - t0,
+                 cpu_s=cpu.used() - c0)
     with open(MODULES_DONE, "w") as f:
         f.write(f"{p.returncode}\n")
 
