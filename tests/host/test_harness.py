@@ -235,15 +235,30 @@ class Cost(unittest.TestCase):
             def test_sleep(self):
                 time.sleep(SPIN_S)
 
-        tally = tap.Tally()
-        suite = unittest.TestSuite([Spins("test_spin"), Spins("test_sleep")])
+        inner = tap.Tally()
+        spins = unittest.TestSuite([Spins("test_spin"), Spins("test_sleep")])
+
+        class Outer(unittest.TestCase):
+            """A host test that runs host tests, as this one does."""
+
+            def test_a_runs_some(self):
+                tap.run_host_tests(inner, "timed")
+
+            def test_b_after(self):
+                pass
+
+        outer = tap.Tally()
+        suites = [unittest.TestSuite([Outer("test_a_runs_some"),
+                                      Outer("test_b_after")]), spins]
         with mock.patch.object(tap.unittest.defaultTestLoader, "discover",
-                               lambda *a, **k: suite), \
+                               side_effect=suites), \
                 mock.patch("builtins.print"):
-            tap.run_host_tests(tally, "timed")
-        spin, sleep = (tally.cpu[f"host: {t.id()}"] for t in suite)
+            tap.run_host_tests(outer, "timed")
+        spin, sleep = (inner.cpu[f"host: {t.id()}"] for t in spins)
         self.assertGreaterEqual(spin, SPIN_S * 0.8)
         self.assertLess(sleep, SPIN_S / 2)
+        # each run's results in its own tally, numbered there
+        self.assertEqual((inner.n, outer.n, outer.passed), (2, 2, 2))
 
 
 if __name__ == "__main__":
