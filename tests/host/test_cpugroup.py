@@ -63,12 +63,6 @@ def under_a_run():
 
 @unittest.skipIf(os.geteuid() != 0, "cgroups need root")
 class OnThisMachine(unittest.TestCase):
-    # make check runs these once nothing else runs: the shares two of a
-    # run's leaves get on one CPU move with whatever else wants it (with
-    # the smoke boots beside it, the idle leaf got 1/7.5 of the guests'
-    # leaf's, not 1/130)
-    ALONE = True
-
     def setUp(self):
         if cpugroup.where() is None:
             self.skipTest("no CPU controller to write here")
