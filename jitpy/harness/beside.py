@@ -18,12 +18,6 @@ lane is done.
 
 RUN names the run's CPU group, whose idle leaf "lane" it takes
 (check.py gives its pid).
-
-    nice -n 19 python3 -m jitpy.harness.beside RUN smoke
-
-claims and boots, from the smoke leaf, only the smoke boots that no lane
-has claimed yet: check.py starts it once the guests are done, so that
-the last smoke boots run beside the timed host tests, not after them.
 """
 
 import os
@@ -63,28 +57,11 @@ def build_modules(tally):
         f.write(f"{p.returncode}\n")
 
 
-def smoke_only(run):
-    """The smoke boots that no lane has claimed yet, from the smoke leaf:
-    check.py's second claimer, beside the timed host tests."""
-    tally = Tally()
-    t0 = time.monotonic()
-    print(f"# {cpugroup.join(run, 'smoke', share=SMOKE_SHARE)}", flush=True)
-    jitpy.session_nice(os.getpid())
-    _, rows = chosen()
-    run_smoke(tally, rows, CLAIMS)
-    print(f"# smoke boots beside the timed host tests: "
-          f"{time.monotonic() - t0:.0f} s of wall time, {cpu.used():.0f} s "
-          "of CPU", flush=True)
-    return tally.closing(slowest=False)
-
-
 def main(argv):
     """The lane's work, in order; exit 1 if anything failed."""
-    run = argv[0] if argv else RUN
-    if argv[1:] == ["smoke"]:
-        return smoke_only(run)
     tally = Tally()
     t0 = time.monotonic()
+    run = argv[0] if argv else RUN
     # before anything is started, so that all of it is in the idle leaf
     print(f"# {cpugroup.join(run, 'lane', idle=True)}", flush=True)
     # where there is no group: check.py starts the lane in a session of

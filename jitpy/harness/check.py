@@ -11,11 +11,8 @@ then, from a subgroup with an eighth of the guests' weight, the smoke
 suite on each kernel of the matrix (jitpy/cpugroup.py says why groups,
 and not nice values).  Each smoke boot goes to the lane that
 claims it first, so a lane that finishes early takes what the other has
-not begun: once the guests are done, the guests' lane starts a second
-claimer in the smoke leaf (beside.py's smoke mode), so that the boots
-left run beside the timed host tests, not alone after them.  Once all
-are done, the host tests that compare measurements taken apart in time
-run alone.
+not begun.  Once both are done, the host tests that compare measurements
+taken apart in time run alone.
 
 Prints one TAP line per test, each with its wall time and, where
 measured, its CPU time ('# 1.2 s, CPU 2.0 s'); the lane's are numbered
@@ -39,25 +36,22 @@ from jitpy.harness.guests import WIDE_BOOTS, chosen, run_smoke, run_vm_suite
 from jitpy.harness.tap import Tally, replay, run_host_tests
 
 LANE_TAP = os.path.join(LANE_DIR, "beside.tap")
-SMOKE_TAP = os.path.join(LANE_DIR, "smoke.tap")
 # this run's CPU group (jitpy/cpugroup.py), with leaves guests and lane
 RUN = str(os.getpid())
 
 
-def start_lane(tap=None, *mode):
-    """jitpy.harness.beside with mode, its output into tap: the lane
-    beside the guests, or (mode "smoke") the smoke boots no lane has
-    claimed.  It puts itself in its group; nice 19 is for where there is
-    none."""
-    if not mode:
-        shutil.rmtree(CLAIMS, ignore_errors=True)
-        os.makedirs(CLAIMS)
-        if os.path.exists(MODULES_DONE):
-            os.unlink(MODULES_DONE)
-    with open(tap or LANE_TAP, "w") as out:
+def start_lane():
+    """The lane beside the guests, its output into LANE_TAP.  It puts
+    itself in the idle group; nice 19 is for where there is none."""
+    shutil.rmtree(CLAIMS, ignore_errors=True)
+    os.makedirs(CLAIMS)
+    for path in (MODULES_DONE, LANE_TAP):
+        if os.path.exists(path):
+            os.unlink(path)
+    with open(LANE_TAP, "w") as out:
         return subprocess.Popen(
             ["nice", "-n", "19", sys.executable, "-m",
-             "jitpy.harness.beside", RUN, *mode], stdout=out,
+             "jitpy.harness.beside", RUN], stdout=out,
             stderr=subprocess.STDOUT,
             cwd=jitpy.TOP, start_new_session=True,
             env=dict(os.environ, PYTHONUNBUFFERED="1"))
@@ -69,31 +63,26 @@ def await_modules(lane):
         time.sleep(1)
 
 
-def join_lane(tally, lane, tap=None, what="the lane beside the guests",
-              may_be_empty=False):
-    """Wait for a lane started by start_lane, then number its results
-    (tap, else LANE_TAP) into tally; may_be_empty: a lane that found
-    nothing to do ran to its end too."""
-    tap = tap or LANE_TAP
+def join_lane(tally, lane):
+    """Wait for the lane, then number its results into tally."""
     t0 = time.monotonic()
     rc = lane.wait()
     print(f"# the guests' lane waited {time.monotonic() - t0:.0f} s for "
-          f"{what}", flush=True)
-    with open(tap, errors="replace") as f:
+          "the lane beside it", flush=True)
+    with open(LANE_TAP, errors="replace") as f:
         got, plan = replay(tally, f.read().splitlines())
-    tally.report(rc in (0, 1) and (got > 0 or may_be_empty) and
-                 plan == got, f"host: {what} ran to its end",
+    tally.report(rc in (0, 1) and got > 0 and plan == got,
+                 "host: the lane beside the guests ran to its end",
                  detail=f"exit {rc}; {got} results, its plan said {plan} "
-                 f"(its whole output: {tap})")
+                 f"(its whole output: {LANE_TAP})")
 
 
-def stop_lane(*lanes):
-    """End what is left of the lanes, their guests with them: they run in
-    sessions of their own, but in the lanes' CPU groups."""
-    for lane in lanes:
-        if lane is not None and lane.poll() is None:
-            os.killpg(lane.pid, signal.SIGKILL)
-            lane.wait()
+def stop_lane(lane):
+    """End what is left of the lane, its guests with it: they run in
+    sessions of their own, but in the lane's CPU group."""
+    if lane.poll() is None:
+        os.killpg(lane.pid, signal.SIGKILL)
+        lane.wait()
     for leaf in ("lane", "smoke"):
         cpugroup.kill(RUN, leaf)
 
@@ -133,22 +122,15 @@ def main():
     print(f"# {cpugroup.join(RUN, 'guests')}", flush=True)
     flavours, rows = chosen()
     lane = start_lane()
-    smoke = None
     try:
         timed("guests", run_guests, tally, flavours)
-        await_modules(lane)
-        # a second claimer of the smoke boots, beside the timed host
-        # tests, so that the last boots do not run alone after them
-        smoke = start_lane(SMOKE_TAP, "smoke")
         timed("timed host tests", run_host_tests, tally, "timed")
-        join_lane(tally, smoke, SMOKE_TAP,
-                  "the smoke boots beside the timed host tests",
-                  may_be_empty=True)
+        await_modules(lane)
+        timed("smoke boots the lane had not claimed", run_smoke, tally,
+              rows, CLAIMS)
         join_lane(tally, lane)
-        timed("smoke boots no lane had claimed", run_smoke, tally, rows,
-              CLAIMS)
     finally:
-        stop_lane(lane, smoke)
+        stop_lane(lane)
         cpugroup.leave(RUN, "lane")
         cpugroup.leave(RUN, "smoke")
     timed("host tests, alone", run_host_tests, tally, "alone")

@@ -11,7 +11,7 @@ import time
 import unittest
 from unittest import mock
 
-from jitpy.harness import beside, check, cpu, guests, tap
+from jitpy.harness import check, cpu, guests, tap
 
 OOPS = ("[ 74.6] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI\n"
         "[ 74.6] CPU: 1 UID: 0 PID: 745 Comm: jitmod/1\n"
@@ -155,53 +155,6 @@ class Lane(unittest.TestCase):
                     f.write("\n".join(lane))
                 check.join_lane(tally, mock.Mock(wait=lambda: rc))
             self.assertEqual(tally.failed, 1 + (len(lane) > 1), (rc, lane))
-
-    def test_a_claimer_with_nothing_left_ran_to_its_end(self):
-        empty = ["# smoke boots beside the timed host tests: 0 s", "1..0",
-                 "0 passed, 0 failed, 0 skipped"]
-        for may_be_empty, failed in ((True, 0), (False, 1)):
-            tally = tap.Tally()
-            with tempfile.TemporaryDirectory() as d, \
-                    mock.patch("builtins.print"):
-                path = os.path.join(d, "smoke.tap")
-                with open(path, "w") as f:
-                    f.write("\n".join(empty))
-                check.join_lane(tally, mock.Mock(wait=lambda: 0), path,
-                                "the smoke boots", may_be_empty=may_be_empty)
-            self.assertEqual((tally.n, tally.failed), (1, failed))
-
-    def test_the_last_smoke_boots_run_beside_the_timed_host_tests(self):
-        """Once the guests are done, a second claimer of the smoke boots
-        starts before the timed host tests, and both lanes are joined
-        before the sweep and the tests that run alone."""
-        order = []
-
-        def step(name):
-            """A stand-in that logs name, and start_lane's mode."""
-            return lambda *a, **k: order.append(" ".join([name, *a[1:2]])
-                                                if name == "start" else name)
-
-        with mock.patch.object(check, "start_lane", step("start")), \
-                mock.patch.object(check, "run_guests", step("guests")), \
-                mock.patch.object(check, "await_modules", step("modules")), \
-                mock.patch.object(check, "run_host_tests",
-                                  lambda t, lane: order.append(
-                                      f"host {lane}")), \
-                mock.patch.object(check, "join_lane", step("join")), \
-                mock.patch.object(check, "run_smoke", step("sweep")), \
-                mock.patch.object(check, "stop_lane", step("stop")), \
-                mock.patch.object(check, "chosen", lambda: ([], [])), \
-                mock.patch.object(check, "cpugroup"), \
-                mock.patch("builtins.print"):
-            check.main()
-        self.assertEqual(order, ["start", "guests", "modules", "start smoke",
-                                 "host timed", "join", "join", "sweep",
-                                 "stop", "host alone"])
-        with mock.patch.object(beside, "smoke_only",
-                               lambda run: f"smoke {run}"), \
-                mock.patch.object(beside, "build_modules") as built:
-            self.assertEqual(beside.main(["42", "smoke"]), "smoke 42")
-        built.assert_not_called()
 
     def test_each_smoke_boot_goes_to_the_lane_that_claims_it_first(self):
         rows = [("5.10", None), ("6.12", None), ("7.3-rt", "not fetched")]
