@@ -133,7 +133,8 @@ fi
 # the other (they share packages), its status lines into $status.SUITE
 suite_kernels() {
 	local s=$1 f ver hdr rel pkgs d img tree vml mods
-	status=$status.$s
+	# skip() and the lines below write to this suite's file
+	local status=$status.$s
 	: >"$status"
 	for f in "${FLAVOURS[@]}"; do
 		ver=$(apt-cache madison "linux-headers-$f" 2>/dev/null |
