@@ -115,10 +115,20 @@ def unload():
     rmmod("jitmod", check=False)
 
 
+def is_ready(p, ready):
+    """Whether jitread p has written its --ready-file, ready: the file
+    holds its pid, so one that an earlier run left there does not count."""
+    try:
+        with open(ready) as f:
+            return f.read().strip() == str(p.pid)
+    except OSError:
+        return False
+
+
 def await_ready(p, ready, what, seconds=30):
     """Wait until jitread p writes its --ready-file; Fail if it does not
     within seconds (p killed) or ends first."""
-    if not wait_for(lambda: os.path.exists(ready) or p.poll() is not None,
+    if not wait_for(lambda: is_ready(p, ready) or p.poll() is not None,
                     seconds):
         p.kill()
         p.wait()

@@ -15,7 +15,6 @@ must be timed.
 """
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -59,7 +58,7 @@ def inject(proc):
     """N of each class at CPU once attach watches; per class, each
     injection's (injector thread's pid or None, its nested_ns)."""
     if not sysio.wait_for(lambda: proc.poll() is not None
-                          or os.path.exists(READY), 120):
+                          or kmod.is_ready(proc, READY), 120):
         raise Fail(f"no {READY} after 120 s")
     if proc.poll() is not None:
         raise Fail(f"jitread attach ended: {proc.communicate()[0][-600:]}")

@@ -63,7 +63,7 @@ def inject_while_sampling(proc):
     injection's (injector thread's pid or None, its nested_ns)."""
     sampler = f"jr-samp/{INJECT_CPU}"
     if not sysio.wait_for(lambda: proc.poll() is not None
-                          or os.path.exists(READY), 60):
+                          or kmod.is_ready(proc, READY), 60):
         raise Fail(f"no {READY} after 60 s")
     done = {}
     t0 = time.monotonic()
