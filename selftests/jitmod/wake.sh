@@ -22,6 +22,7 @@ jit_require
 LATE_US=100000
 LATE_MAX=2
 inst=$TRACEFS/instances/jitmod-wake-$$
+# the instance goes on any exit, a failure's too
 trap 'rmdir "$inst" 2>/dev/null' EXIT
 jit_last_cpu
 command -v cyclictest >/dev/null || jit_skip "cyclictest (rt-tests) missing"
@@ -95,8 +96,7 @@ for policy in fifo other; do
 	[ "$2" -le $LATE_MAX ] ||
 		jit_fail "$policy: $2 wake-ups waited ${LATE_US} us or more to run (at most $LATE_MAX)"
 done
-rmdir "$inst"
-ps -eo comm | grep -qx "jitmod/$cpu" || jit_fail "sampler died"
+ps -eo comm | grep -qx "jitmod/$cpu" || jit_fail "sampler jitmod/$cpu died"
 rmmod jitmod || jit_fail "rmmod failed"
 jit_check_dmesg
 exit $KSFT_PASS
