@@ -34,6 +34,9 @@ AVAIL_TOL = 0.03
 # a native histogram of schema 3 has buckets 2^(1/8) wide; PromQL
 # interpolates inside one
 NATIVE_TOL = 2 ** 0.25
+# the least share of the sampled time the hog must take from the sampler,
+# which it shares CPU 1 with about half and half
+HOG_SHARE = 0.2
 
 
 def usable():
@@ -259,12 +262,39 @@ class ServeScraped(unittest.TestCase):
         self.assertAlmostEqual(got, want, delta=AVAIL_TOL)
 
     def test_promql_names_the_hog(self):
+        """PromQL's top thread on CPU 1 is the hog, as in jitread's own
+        report, where the hog holds a real share of the sampled time.
+        The top of all sources may be hw:unknown instead: on a virtual
+        machine whose host is busy, the vCPU's own pauses can outweigh
+        a hog that has the CPU half the time, and they are the
+        machine's, not jitread's."""
         q = (f'topk(1, increase(jitread_source_noise_seconds_total'
-             f'{{cpu="{CPU}"}}[1h]))')
+             f'{{cpu="{CPU}",class="thread"}}[1h]))')
         res = self.prom.query(q, self.t1)
-        self.assertEqual(len(res), 1, res)
-        self.assertEqual((res[0]["metric"]["class"],
-                          res[0]["metric"]["source"]), ("thread", "python3"))
+        seen = self.seen()
+        self.assertEqual(len(res), 1, (res, seen))
+        self.assertEqual(res[0]["metric"]["source"], "python3",
+                         (res, seen))
+        hog = f"thread:python3[{self.hog.pid}]"
+        took = sum(s["total_ns"] for s in self.cpu_report()["sources"]
+                   if s["source"] == hog)
+        runtime = self.report["sampler"]["runtime_ns"]
+        self.assertGreater(took, HOG_SHARE * runtime, (hog, runtime, seen))
+
+    def seen(self):
+        """What both sides saw, for a failure to say: PromQL's five
+        largest sources on CPU 1, jitread's, and its BPF and clock
+        alignment figures."""
+        q = (f'topk(5, increase(jitread_source_noise_seconds_total'
+             f'{{cpu="{CPU}"}}[1h]))')
+        prom = [(r["metric"]["class"], r["metric"]["source"],
+                 r["value"][1]) for r in self.prom.query(q, self.t1)]
+        mine = [(s["source"], s["total_ns"])
+                for s in self.cpu_report()["sources"][:5]]
+        sampler = self.report["sampler"]
+        return {"promql": prom, "jitread": mine, "bpf": sampler["bpf"],
+                "align": sampler["align"], "gaps": sampler["gaps"],
+                "classified": sampler["gaps_classified"]}
 
     def test_promql_quantile_in_jitread_bucket(self):
         q = ('histogram_quantile(0.99, sum by (le) (increase('
