@@ -262,12 +262,12 @@ class ServeScraped(unittest.TestCase):
         self.assertAlmostEqual(got, want, delta=AVAIL_TOL)
 
     def test_promql_names_the_hog(self):
-        """PromQL's top thread on CPU 1 is the hog, as in jitread's own
-        report, where the hog holds a real share of the sampled time.
-        The top of all sources may be hw:unknown instead: on a virtual
-        machine whose host is busy, the vCPU's own pauses can outweigh
-        a hog that has the CPU half the time, and they are the
-        machine's, not jitread's."""
+        """PromQL's top thread on CPU 1 is the hog, and jitread's own
+        report gives the hog a real share of the sampled time.  The top
+        of all sources is not asked for: hw:unknown holds every pause
+        the host of a virtual machine makes, which is the machine's and
+        beyond the test's control; the hog's share is what says that
+        jitread classified it."""
         q = (f'topk(1, increase(jitread_source_noise_seconds_total'
              f'{{cpu="{CPU}",class="thread"}}[1h]))')
         res = self.prom.query(q, self.t1)
