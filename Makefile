@@ -28,6 +28,7 @@ help:
 	@echo "make              build jitmod.ko (running kernel, else newest headers) and jitread"
 	@echo "make modules-all  build the modules for every kernel tree (installed and make kernels)"
 	@echo "make kernels      fetch the kernel matrix's build trees into build/kernels"
+	@echo "make qemu         fetch QEMU 10 into build/qemu, for guests on deterministic time"
 	@echo "make check        host unit tests + selftests in QEMU on generic and rt kernels"
 	@echo "make demo         boot the rt kernel in QEMU, sample CPUs 1-3, print the report"
 	@echo "make demo-fleet   jitread serve scraped by a real Prometheus, natively; PromQL answers"
@@ -45,6 +46,7 @@ deps:
 	@bash scripts/deps.sh
 	@bash scripts/pydeps.sh $(BUILD)/pyvenv
 	@bash scripts/kernels.sh $(BUILD)
+	@bash scripts/qemu.sh $(BUILD)
 
 # what building and running jitread and jitmod here needs, and no more
 build-deps:
@@ -52,6 +54,9 @@ build-deps:
 
 kernels:
 	@bash scripts/kernels.sh $(BUILD)
+
+qemu:
+	@bash scripts/qemu.sh $(BUILD)
 
 module:
 	@if [ -z "$(KDIR)" ]; then \
@@ -257,5 +262,5 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all help deps build-deps kernels module user modules-all ksft check demo demo-fleet checkpatch man fuzz bench-reader bench-user bench clean \
+.PHONY: all help deps build-deps kernels qemu module user modules-all ksft check demo demo-fleet checkpatch man fuzz bench-reader bench-user bench clean \
 	install uninstall install-dkms uninstall-dkms deb
