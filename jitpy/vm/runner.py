@@ -55,6 +55,18 @@ BOOT_START_S = 300
 # Under TCG the runner watches the vCPUs through this QMP socket in the
 # output directory (see jitvm_unstick).
 WATCH_QMP = "watch.qmp"
+# The guest's clocks: the host's (its TSC is the host's, and the host
+# deschedules its vCPUs at will), or deterministic time, where the TSC
+# follows the guest's instruction count, one instruction a nanosecond,
+# and nothing the host does shows in guest time.  icount needs
+# single-threaded TCG, and a QEMU that boots SMP guests so: Debian 12's
+# 7.2 hangs bringing up a second vCPU, so scripts/qemu.sh fetches 10.0
+# from bookworm-backports into build/qemu, and its wrapper names the
+# firmware.
+CLOCKS = ("host", "icount")
+ICOUNT_QEMU = os.path.join(jitpy.TOP, "build", "qemu", "qemu-system-x86_64")
+ICOUNT_ARGS = ["-icount", "shift=0,sleep=off"]
+ICOUNT_HINT = "run 'make deps' (scripts/qemu.sh) as root"
 
 # Modules the initramfs loads, in dependency order, to reach the 9p root
 # and the overlay on top of it.
@@ -146,7 +158,7 @@ systemctl poweroff --force --force
 
 CMD_SCRIPT = """export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin
 export PATH=$PATH:/sbin:/bin
-export HOME=/root TERM=dumb JITVM=1
+export HOME=/root TERM=dumb JITVM=1 JITVM_CLOCK={clock}
 cd {cwd} || exit 125
 {env}
 {command}
@@ -206,6 +218,12 @@ def build_parser():
                    help="under TCG, one host thread per vCPU (multi, the "
                         "default) or one for all (single: no vCPU runs a "
                         "translation another has made stale)")
+    p.add_argument("--clock", choices=CLOCKS,
+                   default=os.environ.get("JITVM_CLOCK", "host"),
+                   help="the guest's time: the host's (default), or "
+                        "icount: deterministic, one instruction a "
+                        "nanosecond (TCG, single-threaded, QEMU 10 from "
+                        "build/qemu)")
     p.add_argument("--dmesg", metavar="FILE",
                    help="save the guest's full dmesg here")
     p.add_argument("--qmp", metavar="SOCKET",
@@ -255,6 +273,12 @@ def parse_args(argv):
     if not 128 <= args.mem_mb <= 65536:
         raise UsageError(f"--mem-mb {args.mem_mb} out of range 128..65536")
     args.timeout_s = parse_duration(args.timeout)
+    if args.clock not in CLOCKS:
+        raise UsageError(f"bad JITVM_CLOCK '{args.clock}' (host or icount)")
+    if args.clock == "icount":
+        if args.accel == "kvm":
+            raise UsageError("--clock icount needs TCG, not --accel kvm")
+        args.accel, args.tcg_thread = "tcg", "single"
     for e in args.env:
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", e):
             raise UsageError(f"bad --env '{e}' (want NAME=VALUE)")
@@ -323,6 +347,36 @@ def find_tool(name):
     if not path:
         raise MissingError(f"{name} not found; {DEPS_HINT}")
     return path
+
+
+def find_qemu(clock, icount_qemu=ICOUNT_QEMU):
+    """The QEMU that boots on clock: the system's for host time, the one
+    scripts/qemu.sh fetched for deterministic time."""
+    if clock == "host":
+        return find_tool("qemu-system-x86_64")
+    if not os.access(icount_qemu, os.X_OK):
+        raise MissingError(f"no QEMU for --clock icount at {icount_qemu}; "
+                           f"{ICOUNT_HINT}")
+    return icount_qemu
+
+
+def qemu_version(qemu):
+    """QEMU's own version line, e.g. '10.0.2', or '?'."""
+    try:
+        out = subprocess.run([qemu, "--version"], capture_output=True,
+                             text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+    m = re.search(r"version (\S+)", out)
+    return m.group(1) if m else "?"
+
+
+def clock_line(clock, version):
+    """What the runner says of a boot's clock."""
+    if clock == "icount":
+        return (f"clock icount: deterministic, one instruction a "
+                f"nanosecond (QEMU {version}, single-threaded TCG)")
+    return f"clock host: the guest's TSC is the host's (QEMU {version})"
 
 
 def _cpio_entry(name, mode, data=b"", ino=1):
@@ -421,6 +475,8 @@ def qemu_command(args, qemu, vmlinuz, initrd, outdir, accel):
         cmd += ["-accel", "kvm", "-cpu", "host"]
     else:
         cmd += ["-accel", f"tcg,thread={args.tcg_thread}", "-cpu", "max"]
+    if args.clock == "icount":
+        cmd += ICOUNT_ARGS
     if args.qmp:
         cmd += ["-qmp", f"unix:{args.qmp},server=on,wait=off"]
     if accel == "tcg":
@@ -446,7 +502,7 @@ def _stream(path, pos, sink):
 def run(args):
     """Boot the guest, run the command, and return its exit status."""
     vmlinuz, release = resolve_kernel(args.kernel)
-    qemu = find_tool("qemu-system-x86_64")
+    qemu = find_qemu(args.clock)
     busybox = find_tool("busybox")
 
     def tell(m):
@@ -466,12 +522,16 @@ def run(args):
         env = "\n".join(f"export {shlex.quote(e)}" for e in args.env)
         with open(os.path.join(outdir, "cmd.sh"), "w") as f:
             f.write(CMD_SCRIPT.format(cwd=shlex.quote(args.cwd), env=env,
+                                      clock=args.clock,
                                       command=shlex.join(args.command)))
         with open(os.path.join(outdir, "systemd-cmd.sh"), "w") as f:
             f.write(SYSTEMD_CMD_SCRIPT)
         cmd = qemu_command(args, qemu, vmlinuz, initrd, outdir, accel)
         say(f"booting {release} ({args.vcpus} vCPUs, {accel.upper()}), "
             f"limit {args.timeout_s}s")
+        # said even with -q: a time measured in the guest means nothing
+        # without its clock
+        tell(clock_line(args.clock, qemu_version(qemu)))
         os.makedirs(os.path.join(outdir, "save"), mode=0o700)
         for boot in range(BOOT_TRIES):
             # what the watch did to the guest is said even with -q: it
@@ -527,7 +587,8 @@ def _boot(cmd, outdir, timeout_s, say, watch):
                 if not started:
                     _kill_group(proc)
                     say(f"the guest did not start the command within "
-                        f"{BOOT_START_S}s of boot; QEMU killed")
+                        f"{min(BOOT_START_S, timeout_s)}s of boot; QEMU "
+                        "killed")
                     break
             if time.monotonic() > deadline:
                 _kill_group(proc)

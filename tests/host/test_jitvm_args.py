@@ -33,10 +33,21 @@ class ParseArgs(unittest.TestCase):
                      ["-t", "soon", "--", "true"], ["-t", "0", "--", "true"],
                      ["--bogus", "--", "true"],
                      ["-e", "1X=2", "--", "true"],
-                     ["--accel", "hvf", "--", "true"]):
+                     ["--accel", "hvf", "--", "true"],
+                     ["--clock", "tsc", "--", "true"],
+                     ["--clock", "icount", "--accel", "kvm", "--",
+                      "true"]):
             with self.subTest(argv=argv):
                 with self.assertRaises(jitvm.UsageError):
                     jitvm.parse_args(argv)
+
+    def test_clock_from_the_environment(self):
+        with mock.patch.dict(os.environ, {"JITVM_CLOCK": "icount"}):
+            self.assertEqual(jitvm.parse_args(["--", "true"]).clock,
+                             "icount")
+        with mock.patch.dict(os.environ, {"JITVM_CLOCK": "wall"}):
+            with self.assertRaises(jitvm.UsageError):
+                jitvm.parse_args(["--", "true"])
 
     def test_main_usage_exit(self):
         self.assertEqual(jitvm.main(["-s", "0", "--", "true"]),
@@ -70,6 +81,23 @@ class Isolation(unittest.TestCase):
         kvm = jitvm.qemu_command(a, "qemu", "vmlinuz-x", "initrd", "/o",
                                  "kvm")
         self.assertNotIn(watch, kvm)
+        self.assertNotIn("-icount", cmd + kvm)
+
+    def test_icount_command(self):
+        """Deterministic time: single-threaded TCG, the TSC one
+        instruction a nanosecond, whatever --accel said."""
+        a = jitvm.parse_args(["--clock", "icount", "--accel", "auto",
+                              "--", "true"])
+        self.assertEqual((a.accel, a.tcg_thread), ("tcg", "single"))
+        cmd = jitvm.qemu_command(a, "qemu", "vmlinuz-x", "initrd", "/o",
+                                 a.accel)
+        self.assertIn("tcg,thread=single", cmd)
+        self.assertEqual(cmd[cmd.index("-icount") + 1], "shift=0,sleep=off")
+
+    def test_clock_said(self):
+        self.assertIn("deterministic", jitvm.clock_line("icount", "10.0.2"))
+        self.assertIn("10.0.2", jitvm.clock_line("icount", "10.0.2"))
+        self.assertIn("host's", jitvm.clock_line("host", "7.2.19"))
 
 
 class Kernels(unittest.TestCase):
@@ -99,6 +127,19 @@ class Kernels(unittest.TestCase):
         self.assertIn("make deps", str(cm.exception))
         with self.assertRaises(jitvm.MissingError):
             jitvm.resolve_kernel(os.path.join(self.boot, "nope"))
+
+    def test_icount_qemu(self):
+        """Deterministic time boots the QEMU scripts/qemu.sh fetched, and
+        says how to get it when it is not there."""
+        with self.assertRaises(jitvm.MissingError) as cm:
+            jitvm.find_qemu("icount", os.path.join(self.boot, "nope"))
+        self.assertIn("make deps", str(cm.exception))
+        q = os.path.join(self.boot, "qemu-system-x86_64")
+        with open(q, "w") as f:
+            f.write("#!/bin/sh\necho 'QEMU emulator version 10.0.2 (x)'\n")
+        os.chmod(q, 0o755)
+        self.assertEqual(jitvm.find_qemu("icount", q), q)
+        self.assertEqual(jitvm.qemu_version(q), "10.0.2")
 
     def test_missing_tool(self):
         with self.assertRaises(jitvm.MissingError) as cm:
