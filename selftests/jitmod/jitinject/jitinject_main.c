@@ -7,7 +7,8 @@
  *
  *   echo "hrtimer 200" > /sys/module/jitinject/parameters/inject
  *
- * Classes (the duration is in us, 1..1000000):
+ * Classes (the duration is in us, 0..1000000; at 0 the handler spins not
+ * at all, so what is measured is the class's own cost):
  *   hrtimer  a pinned hard hrtimer, armed on the CPU itself: irq:local_timer
  *   ipi      smp_call_function_single(): irq:call_function_single
  *   softirq  a timer_list queued with add_timer_on(): softirq:TIMER
@@ -91,6 +92,7 @@
 #define JINJ_MAX_US		1000000U
 #define JINJ_ARM_DELAY_US	50
 #define JINJ_SLACK_MS		5000
+#define JINJ_POLL_AFTER_US	100
 
 unsigned int jinj_cpu = 1;
 static int jinj_last_pid;
@@ -306,12 +308,24 @@ static struct task_struct *jinj_start_thread(unsigned int cpu,
 	return t;
 }
 
-/* jinj_wait - wait until @want injections have finished. */
-static int jinj_wait(int want, u64 spin_ns)
+/*
+ * jinj_wait - wait until @want injections have finished: the first
+ * @start_ns from now, @spin_ns long in all (twice that is allowed).
+ *
+ * The writer sleeps out the injection before it looks, so that its CPU
+ * does nothing while the injection runs.  On deterministic time (QEMU's
+ * icount, one host thread for every vCPU) any work of another vCPU is
+ * time in which the injected one runs nothing: a writer that polled every
+ * half millisecond put tens of microseconds into some injections' windows,
+ * and one woken by the injection ran hundreds while the window was still
+ * closing (accuracy.py).
+ */
+static int jinj_wait(int want, u64 start_ns, u64 spin_ns)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(JINJ_SLACK_MS) +
-			    nsecs_to_jiffies(spin_ns);
+			    nsecs_to_jiffies(start_ns + 2 * spin_ns);
 
+	fsleep(div_u64(start_ns + spin_ns, NSEC_PER_USEC) + JINJ_POLL_AFTER_US);
 	while (atomic_read(&jinj_done) < want) {
 		if (time_after(jiffies, end))
 			return -ETIMEDOUT;
@@ -370,7 +384,7 @@ static int jinj_fire_softlock(unsigned int cpu, u64 ns)
 	if (ret)
 		jit_timer_delete_sync(&jinj_timer);
 	else
-		ret = jinj_wait(1, ns);
+		ret = jinj_wait(1, 0, ns);
 	if (t)
 		kthread_stop(t);
 out:
@@ -382,7 +396,7 @@ out:
 /* jinj_fire - make one interruption of @cls on @cpu and wait for it. */
 static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 {
-	u64 delay = JINJ_ARM_DELAY_US * NSEC_PER_USEC;
+	u64 delay = JINJ_ARM_DELAY_US * NSEC_PER_USEC, start = 0;
 	struct task_struct *t = NULL;
 	int want = 1, ret = 0;
 	bool softnest;
@@ -398,11 +412,13 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 	WRITE_ONCE(jinj_spin_ns, ns);
 	WRITE_ONCE(jinj_irq_ns, ns);
 	if (!strcmp(cls, "hrtimer")) {
+		start = delay;
 		ret = smp_call_function_single(cpu, jinj_arm_hrtimer, &delay, 1);
 	} else if (!strcmp(cls, "ipi")) {
 		ret = smp_call_function_single(cpu, jinj_ipi_fn, NULL, 1);
 	} else if (!strcmp(cls, "softirq")) {
 		jinj_timer.expires = jiffies + 1;
+		start = 2 * TICK_NSEC;	/* the timer wheel's granularity */
 		add_timer_on(&jinj_timer, cpu);
 	} else if (!strcmp(cls, "work")) {
 		queue_work_on(cpu, system_wq, &jinj_work);
@@ -427,6 +443,7 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 		} else if (mode == JINJ_WAIT || mode == JINJ_SOFTNEST) {
 			WRITE_ONCE(jinj_waiter, t);
 			jinj_timer.expires = jiffies + 1;
+			start = 2 * TICK_NSEC;
 			add_timer_on(&jinj_timer, cpu);
 		}
 	} else {
@@ -435,7 +452,7 @@ static int jinj_fire(const char *cls, unsigned int cpu, u64 ns)
 		return -EINVAL;
 	}
 	if (!ret)
-		ret = jinj_wait(want, ns * 2);
+		ret = jinj_wait(want, start, ns);
 	if (ret == -ETIMEDOUT && !strcmp(cls, "softirq"))
 		jit_timer_delete_sync(&jinj_timer); /* the next add_timer_on() */
 	if (t) {
@@ -458,8 +475,8 @@ static int jinj_inject_set(const char *val, const struct kernel_param *kp)
 	unsigned int us, cpu;
 	int ret;
 
-	if (sscanf(val, "%15s %u", cls, &us) != 2 || !us || us > JINJ_MAX_US) {
-		pr_err("inject: want '<class> <duration_us>' with 1..%u us\n",
+	if (sscanf(val, "%15s %u", cls, &us) != 2 || us > JINJ_MAX_US) {
+		pr_err("inject: want '<class> <duration_us>' with 0..%u us\n",
 		       JINJ_MAX_US);
 		return -EINVAL;
 	}
