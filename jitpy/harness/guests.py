@@ -40,6 +40,10 @@ BAD_DMESG = bad_dmesg_pattern()
 
 # Extra boots: (name, kernel, vCPUs, the tests that need that many CPUs).
 WIDE_BOOTS = (("generic-4cpu", "generic", 4, "user_pinned.py"),)
+# Boots on deterministic time (jitpy.vm --clock icount): (name, kernel,
+# vCPUs, the tests that judge durations exactly there).
+ICOUNT_BOOTS = (("rt-icount", "rt", 2, "accuracy.py"),
+                ("generic-icount", "generic", 2, "accuracy.py"))
 # The smoke suite on every other kernel of the matrix (make kernels):
 # load and unload, bad parameters, a hotplug cycle, trace-cmd decoding,
 # the events' formats, each injector class once, a woken task's latency
@@ -136,15 +140,17 @@ def boot_lines(cmd):
     return proc.returncode, lines
 
 
-def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen=""):
+def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen="",
+                 clock="host"):
     """Boot one kernel, run the kselftests there, check its whole dmesg.
 
     progs, if given, replaces the suite's TEST_PROGS for this boot, and gen
-    its TEST_GEN_PROGS.
+    its TEST_GEN_PROGS; clock is the guest's (jitpy.vm --clock).
     """
     name = name or flavour
     try:
         _vmlinuz, release = jitvm.resolve_kernel(flavour)
+        jitvm.find_qemu(clock)
     except jitvm.MissingError as e:
         tally.report(True, f"vm-{name}", skip_reason=str(e))
         return
@@ -155,14 +161,15 @@ def run_vm_suite(tally, flavour, name=None, vcpus=2, progs=None, gen=""):
         return
     dmesg = os.path.join(TOP, "build", f"dmesg-{name}.txt")
     print(f"# booting the {flavour} kernel {release} with {vcpus} vCPUs "
-          "for the selftests", flush=True)
+          f"on the {clock} clock for the selftests", flush=True)
     only = [f"TEST_PROGS={progs}", f"TEST_GEN_PROGS={gen}"] if progs else []
     t0 = time.monotonic()
     for boot in range(1, STALE_INT3_BOOTS + 1):
         t_boot, c_boot = time.monotonic(), cpu.used()
         rc, lines = boot_lines(
             [sys.executable, "-m", "jitpy.vm",
-             "-q", "-k", flavour, "-s", str(vcpus), "-t", "35m", "--dmesg",
+             "-q", "-k", flavour, "-s", str(vcpus), "-t", "35m",
+             "--clock", clock, "--dmesg",
              dmesg, "-C", TOP, "--", "make", "-s", "-C", KSFT_DIR,
              f"OUTPUT={KSFT_DIR}", "run_tests"] + only)
         oops = stale_int3(rc, dmesg)
