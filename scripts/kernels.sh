@@ -13,10 +13,8 @@
 # unpacked with dpkg -x under build/kernels/root.
 # Debian 12's own 6.1 comes from the system (make deps installs it).
 #
-# apt runs with a private configuration (APT_CONFIG): its own sources,
-# lists and cache, and an empty apt.conf.d, so none of the system's apt
-# hooks run (this image has one that deletes downloaded packages after an
-# update, which would break an install running at the same time).
+# apt runs with a private configuration (scripts/apt-private.sh): its own
+# sources, lists and cache, and none of the system's apt hooks.
 #
 # The runner boots build/kernels/boot/vmlinuz-REL with the modules of
 # build/kernels/lib/modules/REL (links into the unpacked packages).
@@ -33,31 +31,15 @@ BUILD=${1:-$TOP/build}
 K=$BUILD/kernels
 A=$K/apt
 ROOT=$K/root
-MIRROR=${JITMOD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 SUITES=(bullseye bookworm-backports trixie-backports)
 FLAVOURS=(amd64 rt-amd64)
 # a C library new enough for the kbuild tools of trixie's kernels
 LIBC_SUITE=trixie
 
-mkdir -p "$A/lists/partial" "$A/cache/archives/partial" "$A/parts" \
-	"$A/debs" "$ROOT/.unpacked"
-
-for s in "${SUITES[@]}" "$LIBC_SUITE"; do
-	echo "deb [signed-by=$KEYRING] $MIRROR $s main"
-done >"$A/sources.list"
-
-cat >"$A/apt.conf" <<EOF
-Dir::Etc::Parts "$A/parts";
-Dir::Etc::Main "/dev/null";
-Dir::Etc::SourceList "$A/sources.list";
-Dir::Etc::SourceParts "$A/parts";
-Dir::State::Lists "$A/lists";
-Dir::Cache "$A/cache";
-Acquire::Languages "none";
-APT::Sandbox::User "root";
-EOF
-export APT_CONFIG=$A/apt.conf
+# shellcheck source=scripts/apt-private.sh
+. "$TOP/scripts/apt-private.sh"
+apt_private "$A" "${SUITES[@]}" "$LIBC_SUITE"
+mkdir -p "$ROOT/.unpacked"
 
 status=$K/status.tsv.new
 : >"$status"

@@ -16,9 +16,8 @@
 # The runner starts build/qemu/qemu-system-x86_64, a wrapper that names
 # the module directory and the firmware.
 #
-# apt runs with a private configuration, as scripts/kernels.sh's: its own
-# sources, lists and cache, and no apt.conf.d, so none of the system's apt
-# hooks run.  The libraries QEMU 10 links are Debian 12's, which
+# apt runs with a private configuration (scripts/apt-private.sh): its own
+# sources, lists and cache, and none of the system's apt hooks.  The libraries QEMU 10 links are Debian 12's, which
 # scripts/deps.sh installs with Debian 12's own QEMU.
 #
 # Idempotent.  When the archive cannot be reached it says so and exits 0:
@@ -27,12 +26,12 @@
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/apt-private.sh
+. "$TOP/scripts/apt-private.sh"
 BUILD=${1:-$TOP/build}
 Q=$BUILD/qemu
 A=$Q/apt
 ROOT=$Q/root
-MIRROR=${JITMOD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 SUITE=bookworm-backports
 PKGS=(qemu-system-x86 qemu-system-common qemu-system-data seabios
 	qemu-system-modules-opengl qemu-system-modules-spice)
@@ -45,23 +44,9 @@ fail() {
 
 # fetch - download the packages from SUITE and unpack them into ROOT
 fetch() {
-	local p s deb
-	mkdir -p "$A/lists/partial" "$A/cache/archives/partial" "$A/parts" \
-		"$A/debs" "$ROOT"
-	for s in bookworm "$SUITE"; do
-		echo "deb [signed-by=$KEYRING] $MIRROR $s main"
-	done >"$A/sources.list"
-	cat >"$A/apt.conf" <<EOF
-Dir::Etc::Parts "$A/parts";
-Dir::Etc::Main "/dev/null";
-Dir::Etc::SourceList "$A/sources.list";
-Dir::Etc::SourceParts "$A/parts";
-Dir::State::Lists "$A/lists";
-Dir::Cache "$A/cache";
-Acquire::Languages "none";
-APT::Sandbox::User "root";
-EOF
-	export APT_CONFIG=$A/apt.conf
+	local p deb
+	apt_private "$A" bookworm "$SUITE"
+	mkdir -p "$ROOT"
 	apt-get -q=2 update >"$Q/update.log" 2>&1 ||
 		fail "apt-get update failed (see $Q/update.log)"
 	rm -f "$A"/debs/*.deb
@@ -81,8 +66,8 @@ EOF
 	fetch
 
 # The wrapper the runner starts, written afresh each time: QEMU's own
-# modules (not the system 7.2's, which it refuses), its firmware, then
-# the system's SeaBIOS, which qemu-system-data's links point at.
+# modules (not the system 7.2's, which it refuses), its firmware and the
+# SeaBIOS it was built for.
 cat >"$Q/qemu-system-x86_64" <<EOF
 #!/bin/sh
 QEMU_MODULE_DIR='$ROOT/usr/lib/x86_64-linux-gnu/qemu'
