@@ -8,9 +8,11 @@ group (jitpy/cpugroup.py) so that the guests and the timed host tests
 come first: it builds the modules for the kernel matrix, then runs the
 host tests that set BESIDE_GUESTS (they time nothing and run no
 sampler), then, from a leaf with an eighth of the guests' weight, the
-smoke suite in one boot of each of the matrix's kernels that it claims
-before the guests' lane does (its checks are counts, and bounds that
-hold while a guest waits its turn for a CPU).
+boots on deterministic time and the smoke suite in one boot of each of
+the matrix's kernels, each that it claims before the guests' lane does
+(the smoke suite's checks are counts, and bounds that hold while a
+guest waits its turn for a CPU; nothing the host does shows in an
+icount guest's time).
 It prints TAP, which check.py numbers into the whole run's once its own
 lane is done.
 
@@ -28,7 +30,7 @@ import time
 import jitpy
 from jitpy import cpugroup
 from jitpy.harness import cpu
-from jitpy.harness.guests import chosen, run_smoke
+from jitpy.harness.guests import chosen, run_icount, run_smoke
 from jitpy.harness.tap import Tally, run_host_tests
 
 LANE_DIR = os.path.join(jitpy.TOP, "build", "check")
@@ -68,12 +70,14 @@ def main(argv):
     # its own, at nice 19
     jitpy.session_nice(os.getpid())
     os.makedirs(LANE_DIR, exist_ok=True)
-    _, rows = chosen()
+    flavours, rows = chosen()
     build_modules(tally)
     run_host_tests(tally, "beside")
     # the smoke suite's bounds hold while a guest waits its turn for a
-    # CPU, not while it waits seconds, as an idle group's can
+    # CPU, not while it waits seconds, as an idle group's can; a guest on
+    # deterministic time does not care how long it waits
     print(f"# {cpugroup.join(run, 'smoke', share=SMOKE_SHARE)}", flush=True)
+    run_icount(tally, flavours, CLAIMS)
     run_smoke(tally, rows, CLAIMS)
     print(f"# beside the guests: {time.monotonic() - t0:.0f} s of wall "
           f"time, {cpu.used():.0f} s of CPU", flush=True)

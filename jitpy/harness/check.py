@@ -32,7 +32,7 @@ import jitpy
 from jitpy import cpugroup
 from jitpy.harness import cpu
 from jitpy.harness.beside import CLAIMS, LANE_DIR, MODULES_DONE
-from jitpy.harness.guests import (ICOUNT_BOOTS, WIDE_BOOTS, chosen,
+from jitpy.harness.guests import (WIDE_BOOTS, chosen, run_icount,
                                   run_smoke, run_vm_suite)
 from jitpy.harness.tap import Tally, replay, run_host_tests
 
@@ -106,16 +106,14 @@ def machine_used(t0):
 
 
 def run_guests(tally, flavours):
-    """The full suite on each flavour, then the wide boots and those on
-    deterministic time."""
+    """The full suite on each flavour, then the wide boots, then those on
+    deterministic time that the lane beside has not claimed."""
     for flavour in flavours:
         run_vm_suite(tally, flavour)
     for name, flavour, vcpus, progs in WIDE_BOOTS:
         if flavour in flavours:
             run_vm_suite(tally, flavour, name, vcpus, progs)
-    for name, flavour, vcpus, progs in ICOUNT_BOOTS:
-        if flavour in flavours:
-            run_vm_suite(tally, flavour, name, vcpus, progs, clock="icount")
+    run_icount(tally, flavours, CLAIMS)
 
 
 def main():

@@ -41,7 +41,9 @@ BAD_DMESG = bad_dmesg_pattern()
 # Extra boots: (name, kernel, vCPUs, the tests that need that many CPUs).
 WIDE_BOOTS = (("generic-4cpu", "generic", 4, "user_pinned.py"),)
 # Boots on deterministic time (jitpy.vm --clock icount): (name, kernel,
-# vCPUs, the tests that judge durations exactly there).
+# vCPUs, the tests that judge durations exactly there).  Whichever lane
+# claims one first boots it: nothing the host does shows in guest time,
+# so it may run beside anything.
 ICOUNT_BOOTS = (("rt-icount", "rt", 2, "accuracy.py"),
                 ("generic-icount", "generic", 2, "accuracy.py"))
 # The smoke suite on every other kernel of the matrix (make kernels):
@@ -100,6 +102,14 @@ def run_smoke(tally, rows, claims):
         else:
             run_vm_suite(tally, rel, vcpus=SMOKE_VCPUS, progs=SMOKE_PROGS,
                          gen=SMOKE_GEN)
+
+
+def run_icount(tally, flavours, claims):
+    """The boots on deterministic time of the flavours chosen that this
+    lane claims first (claims: as run_smoke's)."""
+    for name, flavour, vcpus, progs in ICOUNT_BOOTS:
+        if flavour in flavours and claim(claims, name):
+            run_vm_suite(tally, flavour, name, vcpus, progs, clock="icount")
 
 
 # A guest that oopses on an int3 inside jitmod's sampling loop met QEMU

@@ -43,9 +43,10 @@ class StaleInt3(unittest.TestCase):
         os.unlink(self.dmesg)
         self.assertEqual(guests.stale_int3(125, self.dmesg), [])
 
-    def suite(self, boots):
-        """run_vm_suite with each boot's (exit code, output, dmesg)."""
-        calls = []
+    def suite(self, boots, **kw):
+        """run_vm_suite with each boot's (exit code, output, dmesg); the
+        runner's command lines are kept in self.calls."""
+        calls = self.calls = []
 
         def run(cmd):
             rc, out, dm = boots[len(calls)]
@@ -59,13 +60,23 @@ class StaleInt3(unittest.TestCase):
         with mock.patch.object(guests, "boot_lines", run), \
                 mock.patch.object(guests.jitvm, "resolve_kernel",
                                   lambda f: ("vmlinuz", "9.9-test")), \
+                mock.patch.object(guests.jitvm, "find_qemu",
+                                  lambda clock: "qemu"), \
                 mock.patch.object(guests.jitpy, "module_path",
                                   lambda rel: __file__), \
                 mock.patch.object(guests, "TOP", self.tmp.name), \
                 mock.patch("builtins.print"):
             os.makedirs(os.path.join(self.tmp.name, "build"), exist_ok=True)
-            guests.run_vm_suite(tally, "9.9-test")
+            guests.run_vm_suite(tally, "9.9-test", **kw)
         return len(calls), tally
+
+    def test_the_runner_is_told_the_clock(self):
+        for clock in ("host", "icount"):
+            n, tally = self.suite([(0, "ok 1 selftests: jitmod: a\n", "")],
+                                  clock=clock)
+            cmd = self.calls[0]
+            self.assertEqual((n, tally.failed), (1, 0))
+            self.assertEqual(cmd[cmd.index("--clock") + 1], clock)
 
     def test_the_suite_runs_once_more(self):
         n, tally = self.suite([
@@ -168,6 +179,17 @@ class Lane(unittest.TestCase):
             self.assertFalse(guests.claim(d, "5.10"))
         self.assertEqual([c.args[1] for c in boot.call_args_list], ["5.10"])
         self.assertEqual((first.skipped, second.n), (1, 0))
+
+    def test_each_icount_boot_goes_to_one_lane_on_its_clock(self):
+        """A boot on deterministic time runs once, in the lane that claims
+        it first, with --clock icount; a flavour not chosen, never."""
+        with tempfile.TemporaryDirectory() as d, \
+                mock.patch.object(guests, "run_vm_suite") as boot:
+            guests.run_icount(tap.Tally(), ("rt",), d)
+            guests.run_icount(tap.Tally(), ("rt", "generic"), d)
+        names = [(c.args[2], c.kwargs["clock"]) for c in boot.call_args_list]
+        self.assertEqual(names, [("rt-icount", "icount"),
+                                 ("generic-icount", "icount")])
 
     def test_each_host_test_in_the_lane_it_is_marked_for(self):
         class Beside(unittest.TestCase):
