@@ -75,11 +75,12 @@ CLASSES = {
 
 class Shot:
     """One injection as jitmod saw it: its source's event and the gap
-    that holds it, and the injector's own late_ns."""
+    that holds it, the injector's own late_ns, and the evidence that CPU 0
+    ran inside the source's window (other_ran), if any."""
 
     def __init__(self, cls, d_us, src, gap, late):
         self.cls, self.d_ns, self.src, self.gap = cls, d_us * 1000, src, gap
-        self.late, self.woke = late, []
+        self.late, self.other = late, []
 
     def net(self):
         """The source's net time less its spin's overrun."""
@@ -165,7 +166,7 @@ def shoot(inst, cls, d_us, rep):
         raise Fail(f"{tag}: no gap holds {got[0]}:\n" +
                    "\n".join(map(repr, evs[:12])))
     shot = Shot(cls, d_us, got[0], gap, late)
-    shot.woke = other_ran(window(inst, tag, cpu=0), got[0])
+    shot.other = other_ran(window(inst, tag, cpu=0), got[0])
     return shot
 
 
@@ -211,8 +212,8 @@ def measure(inst, cls, d_us, rep, cost=None):
     def once(_n):
         s = shoot(inst, cls, d_us, rep)
         why = net_off(s, cost) if cost is not None else None
-        if why and s.woke:
-            raise jt.Again(f"CPU 0 ran inside the window ({s.woke[0]}): "
+        if why and s.other:
+            raise jt.Again(f"CPU 0 ran inside the window ({s.other[0]}): "
                            f"{why}")
         return s
     return jt.attempts(once, ATTEMPTS, retry=(),
@@ -225,7 +226,7 @@ def run_class(inst, cls):
     zero = [measure(inst, cls, 0, rep) for rep in range(REPS)]
     # another vCPU's run can only lengthen a window, never shorten it
     cost = min(s.net() for s in zero)
-    shots = [s if not (s.woke and net_off(s, cost))
+    shots = [s if not (s.other and net_off(s, cost))
              else measure(inst, cls, 0, rep, cost)
              for rep, s in enumerate(zero)]
     shots += [measure(inst, cls, d_us, rep, cost)
