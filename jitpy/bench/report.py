@@ -11,6 +11,7 @@ import statistics
 # a trace-cmd report line that is an event: "... [001] 12.345: gap: ..."
 TC_EVENT = re.compile(r"\[\d+\]\s+\d+\.\d+: \w+:")
 TCG = "TCG: relative only"
+ICOUNT = "icount: instructions"
 NATIVE = "native"
 # What each tool files an injection under, and why they may differ.
 EXPLAIN = {
@@ -110,6 +111,44 @@ def loop_figures(rounds):
                      f"{ratios[0]:.3f} to {ratios[-1]:.3f}: "
                      f"{'' if apart else 'NOT '}apart from "
                      f"{LOOP_BEFORE}")]
+
+
+def icount_figures(i):
+    """The deterministic-time half: each figure counts instructions (one
+    a nanosecond of guest time), so one round would do; the rounds show
+    that they agree."""
+    out = []
+    if isinstance(i.get("loop"), list) and i["loop"]:
+        ratios = sorted(r["jitmod"] / r["bare"] for r in i["loop"])
+        bare = med(r["bare"] for r in i["loop"])
+        out.append(fig("icount_loop_ratio", "kernel loop instructions/"
+                       "iteration: jitmod / bare rdtsc kthread",
+                       med(r["jitmod"] for r in i["loop"]), bare,
+                       goal=LOOP_GOAL, where=ICOUNT, unit="instr",
+                       note=f"{len(ratios)} ABBA rounds, ratios "
+                            f"{ratios[0]:.4f} to {ratios[-1]:.4f}"))
+    off = i.get("irqs_off", {})
+    if "on" in off and "off" in off:
+        on, o = off["on"], off["off"]
+        out.append(fig("icount_irqs_off_loop", "kernel loop instructions/"
+                       "iteration, interrupts off / on", o["ns_per_iter"],
+                       on["ns_per_iter"], where=ICOUNT, unit="instr",
+                       note=f"jitmod's own slow path: {o['self_ns_per_s']:.0f}"
+                            f" ns a second with interrupts off, "
+                            f"{on['self_ns_per_s']:.0f} with them on; "
+                            f"summaries' irqs_off {sorted(set(o['irqs_off']))}"
+                            f" and {sorted(set(on['irqs_off']))}"))
+    pr = i.get("probes", {})
+    if pr.get("bare") and pr.get("jitmod"):
+        bare = med(x["median_ns"] for x in pr["bare"])
+        jm = med(x["median_ns"] for x in pr["jitmod"])
+        out.append(fig("icount_probes_ipi", "instructions jitmod's probes "
+                       "add to an IPI on the sampled CPU", jm - bare, None,
+                       where=ICOUNT, unit="instr",
+                       note=f"median synchronous IPI round trip to CPU 1: "
+                            f"{jm:.0f} while jitmod samples it, {bare:.0f} "
+                            "while jitbench's bare loop spins there"))
+    return out
 
 
 def agreement_rows(rows):
@@ -268,6 +307,8 @@ def figures(res):
         out += agreement_figures(g["agreement"])
     if "overhead" in g:
         out += overhead_figures(g["overhead"])
+    if "skipped" not in res.get("icount", {"skipped": 1}):
+        out += icount_figures(res["icount"])
     if "skipped" not in g.get("serve", {"skipped": 1}):
         out += serve_figures(g["serve"])
     if "skipped" not in res.get("user", {"skipped": 1}):

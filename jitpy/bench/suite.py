@@ -13,7 +13,9 @@ Environment: BENCH_ROUNDS (3), BENCH_SECONDS (2, guest loops),
 BENCH_USER_SECONDS (5), BENCH_REPS (3 injections per class and duration),
 BENCH_IPIS (5000 per round), BENCH_READER_SECONDS (6), BENCH_LOOP_ROUNDS
 (7) and BENCH_LOOP_SECONDS (2) for the kernel loop's rounds,
-BENCH_SERVE_SECONDS (30 per phase of serve's cost).
+BENCH_SERVE_SECONDS (30 per phase of serve's cost); BENCH_ICOUNT_ROUNDS (3)
+and BENCH_ICOUNT_SECONDS (1) for the deterministic-time half, whose
+figures count instructions (jitpy/bench/icount.py).
 
 A benchmark, not a test: it exits 0 whatever the speed, 1 if a part could
 not run (each part that cannot run says why and the rest still run).
@@ -64,6 +66,31 @@ def run_guest(save):
         if line.startswith("JITBENCH "):
             return json.loads(line[len("JITBENCH "):])
     raise RuntimeError(f"guest exit {p.returncode}: "
+                       f"{(p.stdout + p.stderr).strip()[-400:]}")
+
+
+def run_icount():
+    """The deterministic-time half in an rt guest on icount; its JSON."""
+    _vmlinuz, release = jitvm.resolve_kernel("rt")
+    jitvm.find_qemu("icount")
+    for name in ("jitmod", "jitbench"):
+        if not os.path.exists(jitpy.module_path(release, name)):
+            raise RuntimeError(f"{name}.ko for {release} missing "
+                               "(make modules-all)")
+    cmd = [sys.executable, "-m", "jitpy.vm", "-q", "--clock", "icount",
+           "-k", "rt", "-s", str(GUEST_VCPUS), "-t", "40m"]
+    for k in ("ICOUNT_ROUNDS", "ICOUNT_SECONDS", "IPIS"):
+        if f"BENCH_{k}" in os.environ:
+            cmd += ["-e", f"BENCH_{k}={os.environ[f'BENCH_{k}']}"]
+    cmd += ["-C", TOP, "--", "python3", "-m", "jitpy.bench.icount"]
+    print(f"# booting {release} ({GUEST_VCPUS} vCPUs) on deterministic "
+          "time for the instruction counts", flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                       cwd=TOP)
+    for line in p.stdout.splitlines():
+        if line.startswith("JITICOUNT "):
+            return json.loads(line[len("JITICOUNT "):])
+    raise RuntimeError(f"icount guest exit {p.returncode}: "
                        f"{(p.stdout + p.stderr).strip()[-400:]}")
 
 
@@ -125,6 +152,7 @@ def main():
         save = os.path.join(tmp, "guest")
         os.makedirs(save)
         part("guest", lambda: run_guest(save), res, failed)
+        part("icount", run_icount, res, failed)
         if "skipped" not in res["guest"]:
             part("reader", lambda: reader(save), res, failed)
         part("user", lambda: bench_user.resolution(1, rounds, usecs, tmp),

@@ -96,6 +96,39 @@ class Figures(unittest.TestCase):
         rounds = [{"bare": 10, "jitmod": 12.3}] * 7
         self.assertFalse(bench_report.loop_figures(rounds)[0]["met"])
 
+    def test_icount_figures_count_instructions(self):
+        """The deterministic half: the loop's ratio judged against the
+        goal, interrupts off against on, and the probes' cost as the
+        difference of the two IPI round trips; each marked icount."""
+        ic = {"loop": [{"bare": 20.0, "jitmod": 22.0},
+                       {"bare": 20.0, "jitmod": 22.2},
+                       {"bare": 20.0, "jitmod": 24.0}],
+              "irqs_off": {"on": {"ns_per_iter": 22.0, "self_ns_per_s": 900,
+                                  "irqs_off": [0, 0]},
+                           "off": {"ns_per_iter": 21.0,
+                                   "self_ns_per_s": 400, "irqs_off": [1]}},
+              "probes": {"bare": [{"median_ns": 3000}, {"median_ns": 3100}],
+                         "jitmod": [{"median_ns": 3700},
+                                    {"median_ns": 3600}]}}
+        res = dict(self.res, icount=ic)
+        figs = {f["id"]: f for f in bench_report.figures(res)}
+        f = figs["icount_loop_ratio"]
+        self.assertAlmostEqual(f["ratio"], 22.2 / 20.0)
+        self.assertTrue(f["met"])
+        self.assertIn("1.1000 to 1.2000", f["note"])
+        self.assertEqual(f["where"], bench_report.ICOUNT)
+        f = figs["icount_irqs_off_loop"]
+        self.assertAlmostEqual(f["ratio"], 21.0 / 22.0)
+        self.assertIn("400 ns a second with interrupts off", f["note"])
+        f = figs["icount_probes_ipi"]
+        self.assertEqual(f["value"], 3650 - 3050)
+        ic["loop"][1]["jitmod"] = 23.5
+        f = {f["id"]: f for f in bench_report.icount_figures(ic)}
+        self.assertFalse(f["icount_loop_ratio"]["met"])
+        self.assertNotIn("icount_loop_ratio", {
+            f["id"] for f in bench_report.figures(
+                dict(self.res, icount={"skipped": "no QEMU 10"}))})
+
     def test_serve_cost_per_hour_and_what_it_adds(self):
         duty = {"runtime_us": 100000, "period_us": 1000000,
                 "warmup_us": 20000}
