@@ -429,6 +429,19 @@ def late_jitread():
     return res
 
 
+def run_parts(res, parts):
+    """Each (name, fn) of parts into res[name], in order, with the time it
+    took logged; a part that cannot run is {"skipped": why}, and the rest
+    still run."""
+    for name, fn in parts:
+        t0 = time.monotonic()
+        try:
+            res[name] = fn()
+        except (Fail, OSError, subprocess.SubprocessError) as e:
+            res[name] = {"skipped": str(e)[-300:]}
+        log(f"{name}: {time.monotonic() - t0:.0f} s")
+
+
 def main():
     kmod.require(min_cpus=3)
     rounds = env_int("BENCH_ROUNDS", 3)
@@ -451,13 +464,7 @@ def main():
         ("late_jitread", late_jitread),
     )
     try:
-        for name, fn in parts:
-            t0 = time.monotonic()
-            try:
-                res[name] = fn()
-            except (Fail, OSError, subprocess.SubprocessError) as e:
-                res[name] = {"skipped": str(e)[-300:]}
-            log(f"{name}: {time.monotonic() - t0:.0f} s")
+        run_parts(res, parts)
     finally:
         kmod.rmmod("jitbench")
     res["osnoise_turn_probe"] = OSNOISE_TURN

@@ -26,9 +26,10 @@ import sys
 import time
 
 from jitpy.bench import env_int
-from jitpy.bench.guest import CPU, bench_run_async, ipi_median, loop_rounds
+from jitpy.bench.guest import (CPU, bench_run_async, ipi_median,
+                               loop_rounds, run_parts)
 from jitpy.guest import kmod, trace, tracefs
-from jitpy.guest.sysio import Fail, Skip, log
+from jitpy.guest.sysio import Fail, Skip
 
 # interrupts-off windows of 500 ms in periods of 1 s: within the module's
 # 1 s limit on such a window
@@ -97,13 +98,7 @@ def main():
         ("probes", lambda: probes(rounds, env_int("BENCH_IPIS", 2000))),
     )
     try:
-        for name, fn in parts:
-            t0 = time.monotonic()
-            try:
-                res[name] = fn()
-            except (Fail, OSError) as e:
-                res[name] = {"skipped": str(e)[-300:]}
-            log(f"{name}: {time.monotonic() - t0:.0f} s")
+        run_parts(res, parts)
     finally:
         kmod.rmmod("jitbench")
     print("JITICOUNT " + json.dumps(res), flush=True)

@@ -42,6 +42,18 @@ JITREAD = os.path.join(TOP, "user", "jitread")
 GUEST_VCPUS = 3
 
 
+def guest_json(cmd, tag, what):
+    """Run the runner's cmd; the JSON its guest printed after tag, or
+    raise with what the runner said."""
+    p = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                       cwd=TOP)
+    for line in p.stdout.splitlines():
+        if line.startswith(f"{tag} "):
+            return json.loads(line[len(tag) + 1:])
+    raise RuntimeError(f"{what} exit {p.returncode}: "
+                       f"{(p.stdout + p.stderr).strip()[-400:]}")
+
+
 def run_guest(save):
     """The kernel half in the rt guest; its JSON, or raise with why not."""
     _vmlinuz, release = jitvm.resolve_kernel("rt")
@@ -60,13 +72,7 @@ def run_guest(save):
     cmd += ["-C", TOP, "--", "python3", "-m", "jitpy.bench.guest"]
     print(f"# booting {release} ({GUEST_VCPUS} vCPUs) for the kernel "
           "figures", flush=True)
-    p = subprocess.run(cmd, capture_output=True, text=True, check=False,
-                       cwd=TOP)
-    for line in p.stdout.splitlines():
-        if line.startswith("JITBENCH "):
-            return json.loads(line[len("JITBENCH "):])
-    raise RuntimeError(f"guest exit {p.returncode}: "
-                       f"{(p.stdout + p.stderr).strip()[-400:]}")
+    return guest_json(cmd, "JITBENCH", "guest")
 
 
 def run_icount():
@@ -85,13 +91,7 @@ def run_icount():
     cmd += ["-C", TOP, "--", "python3", "-m", "jitpy.bench.icount"]
     print(f"# booting {release} ({GUEST_VCPUS} vCPUs) on deterministic "
           "time for the instruction counts", flush=True)
-    p = subprocess.run(cmd, capture_output=True, text=True, check=False,
-                       cwd=TOP)
-    for line in p.stdout.splitlines():
-        if line.startswith("JITICOUNT "):
-            return json.loads(line[len("JITICOUNT "):])
-    raise RuntimeError(f"icount guest exit {p.returncode}: "
-                       f"{(p.stdout + p.stderr).strip()[-400:]}")
+    return guest_json(cmd, "JITICOUNT", "icount guest")
 
 
 def timed(cmd, runs):
