@@ -44,9 +44,8 @@ WIDE_BOOTS = (("generic-4cpu", "generic", 4, "user_pinned.py"),)
 # vCPUs, the tests that judge durations exactly there).  Whichever lane
 # claims one first boots it: nothing the host does shows in guest time,
 # so it may run beside anything.
-ICOUNT_PROGS = "accuracy.py classify.py inject_once.py"
-ICOUNT_BOOTS = (("rt-icount", "rt", 2, ICOUNT_PROGS),
-                ("generic-icount", "generic", 2, ICOUNT_PROGS))
+ICOUNT_BOOTS = (("rt-icount", "rt", 2, "accuracy.py"),
+                ("generic-icount", "generic", 2, "accuracy.py"))
 # The smoke suite on every other kernel of the matrix (make kernels):
 # load and unload, bad parameters, a hotplug cycle, trace-cmd decoding,
 # the events' formats, each injector class once, a woken task's latency
