@@ -118,25 +118,36 @@ class Osnoise:
         sysio.write(f"{tracefs.ROOT}/tracing_thresh", 0)
 
 
-def jitmod_load(threshold_ns=10000):
-    kmod.insmod("jitmod", cpus=CPU, threshold_ns=threshold_ns,
-                period_us=1000000, runtime_us=1000000)
+def jitmod_load(threshold_ns=10000, **params):
+    """jitmod on CPU, runtime = period = 1 s unless params say otherwise."""
+    kmod.insmod("jitmod", **{"cpus": CPU, "threshold_ns": threshold_ns,
+                             "period_us": 1000000, "runtime_us": 1000000,
+                             **params})
 
 
-def jitmod_resolution(secs, skip=0):
-    """ns per turn and smallest delta from jitmod's own summaries, the
-    first skip of them left out."""
-    jitmod_load()
+def summaries(secs, skip=0, limit_s=None, what="", **params):
+    """jitmod loaded (jitmod_load(**params)) until secs of CPU's summaries
+    have come, the first skip of them left out, or limit_s (secs + skip +
+    30) have passed; those summaries.  what prefixes the failure."""
+    jitmod_load(**params)
     with tracefs.Instance("bench", events=("jitmod/summary",)) as inst:
         sums = []
-        end = time.monotonic() + secs + skip + 30
+        end = time.monotonic() + (secs + skip + 30 if limit_s is None
+                                  else limit_s)
         while len(sums) < secs and time.monotonic() < end:
             time.sleep(0.5)
             sums = [e for e in trace.parse(inst.text())
                     if e.name == "summary" and e.cpu == CPU][skip:]
     kmod.rmmod("jitmod")
     if not sums:
-        raise Fail("jitmod wrote no summary")
+        raise Fail(f"{what}jitmod wrote no summary")
+    return sums
+
+
+def jitmod_resolution(secs, skip=0):
+    """ns per turn and smallest delta from jitmod's own summaries, the
+    first skip of them left out."""
+    sums = summaries(secs, skip)
     run = sum(e.ns("runtime_ns") for e in sums)
     it = sum(e.num("iterations") for e in sums)
     return {"ns_per_iter": run / it,

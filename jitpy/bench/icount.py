@@ -27,8 +27,9 @@ import time
 
 from jitpy.bench import env_int
 from jitpy.bench.guest import (CPU, bench_run_async, ipi_median,
-                               loop_rounds, run_parts)
-from jitpy.guest import kmod, trace, tracefs
+                               jitmod_load, loop_rounds, run_parts,
+                               summaries)
+from jitpy.guest import kmod
 from jitpy.guest.sysio import Fail, Skip
 
 # interrupts-off windows of 500 ms in periods of 1 s: within the module's
@@ -40,19 +41,9 @@ def irqs_off(secs):
     """Instructions per turn and self time, interrupts on and off."""
     out = {}
     for off in (0, 1):
-        kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000,
-                    period_us=1000000, runtime_us=IRQS_OFF_RUNTIME_US,
-                    irqs_off=off)
-        with tracefs.Instance("icount", events=("jitmod/summary",)) as inst:
-            sums = []
-            end = time.monotonic() + 120
-            while len(sums) < secs and time.monotonic() < end:
-                time.sleep(0.5)
-                sums = [e for e in trace.parse(inst.text())
-                        if e.name == "summary" and e.cpu == CPU][1:]
-        kmod.rmmod("jitmod")
-        if not sums:
-            raise Fail(f"irqs_off={off}: jitmod wrote no summary")
+        sums = summaries(secs, skip=1, limit_s=120,
+                         what=f"irqs_off={off}: ",
+                         runtime_us=IRQS_OFF_RUNTIME_US, irqs_off=off)
         run = sum(e.ns("runtime_ns") for e in sums)
         out["off" if off else "on"] = {
             "ns_per_iter": run / sum(e.num("iterations") for e in sums),
@@ -72,8 +63,7 @@ def probes(rounds, n):
             out["bare"].append(ipi_median(n))
         finally:
             bench_run_async("spin 0")
-        kmod.insmod("jitmod", cpus=CPU, threshold_ns=10000,
-                    period_us=1000000, runtime_us=1000000)
+        jitmod_load()
         try:
             time.sleep(0.2)
             out["jitmod"].append(ipi_median(n))
