@@ -59,6 +59,12 @@ def windows(events, tag, cpu):
     return out
 
 
+def filing(gap):
+    """The class jitmod's rule gives a gap: the interference class with
+    the most net time, the first in enum order on a tie."""
+    return max(INTF, key=lambda f: (gap.ns(f), -INTF.index(f)))
+
+
 def class_ns(gap, fields):
     """The net time of the classes in fields, summed, in gap."""
     return sum(gap.ns(f) for f in fields)

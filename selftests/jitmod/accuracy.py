@@ -170,12 +170,6 @@ def shoot(inst, cls, d_us, rep):
     return shot
 
 
-def filing(gap):
-    """The class jitmod's rule gives a gap: the interference class with
-    the most net time, the first in enum order on a tie."""
-    return max(trace.INTF, key=lambda f: (gap.ns(f), -trace.INTF.index(f)))
-
-
 def net_off(s, cost):
     """Why s's net time is not D + cost, or None when it is."""
     want = s.d_ns + cost
@@ -198,7 +192,7 @@ def judge(shots, cost):
         # at D = 0 the class's own cost is all there is, and other work
         # in the same gap (on PREEMPT_RT the TIMER softirq's ktimers/N)
         # may have more net time: jitmod's rule decides
-        want_cls = field if s.d_ns else filing(gap)
+        want_cls = field if s.d_ns else trace.filing(gap)
         if gap.f["class"] != want_cls:
             raise Fail(f"filed as {gap.f['class']}, want {want_cls}: {s}")
         why = net_off(s, cost)

@@ -121,17 +121,11 @@ class Again(jt.Again):
     shows in every attempt still fails."""
 
 
-def filing(gap):
-    """The class jitmod's rule gives a gap: the interference class with
-    the most net time, the first in enum order on a tie."""
-    return max(trace.INTF, key=lambda f: (gap.ns(f), -trace.INTF.index(f)))
-
-
 def outweighed(gap, field):
     """Why a gap not filed under field is filed right by jitmod's rule
     (its class has the most net time there, more than field's), or
     None when it is not."""
-    best = filing(gap)
+    best = trace.filing(gap)
     if best != gap.f["class"] or gap.ns(best) <= gap.ns(field):
         return None
     return (f"outweighed in its gap: {best} {gap.ns(best)} ns > {field} "

@@ -131,5 +131,20 @@ class Handlers(unittest.TestCase):
                          kspan.TOL_NS + 100_000)
 
 
+class Filing(unittest.TestCase):
+    def gap(self, irq, thread):
+        return trace.parse(line(1.0, (
+            f"gap: duration_ns=9000 class=irq hw_ns=0 irq=1/{irq}ns "
+            f"softirq=0/0ns nmi=0/0ns thread=1/{thread}ns smi=0 "
+            "steal_ns=0")))[0]
+
+    def test_most_net_time_wins_and_a_tie_goes_to_enum_order(self):
+        """trace.filing, which classify.py and accuracy.py hold jitmod's
+        own filing to."""
+        self.assertEqual(trace.filing(self.gap(100, 200)), "thread")
+        self.assertEqual(trace.filing(self.gap(300, 200)), "irq")
+        self.assertEqual(trace.filing(self.gap(200, 200)), "irq")
+
+
 if __name__ == "__main__":
     unittest.main()
