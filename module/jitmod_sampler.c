@@ -32,15 +32,20 @@
 #define JIT_MIN_SLEEP_US 100
 /* a sleep longer than this is cut short by a duty write */
 #define JIT_DUTY_PROMPT_US 1000000ULL
-/* Poll kthread_should_stop() once per this many + 1 loops (~10 us). */
-#define JIT_STOP_POLL_MASK 0x3ffULL
 /*
- * Report an RCU quiescent state once per this many + 1 loops: 0.2 to
- * 0.7 ms at 10 to 40 ns a loop, far inside the delay after which RCU
- * forces one, and rare enough that its cost (interrupts off and on, an
- * atomic) stays out of the loop's average.
+ * Look outside the loop (a stop, a new duty, the runtime's end) once per
+ * this much time: a stop waits at most this long.  The poll is a compare
+ * of the clock read the loop makes anyway, against a deadline kept in a
+ * register, so it costs the loop nothing until it is due.
  */
-#define JIT_RCU_QS_MASK 0x3fffULL
+#define JIT_POLL_NS 10000
+/*
+ * Report an RCU quiescent state once per this many + 1 polls: about
+ * 0.3 ms, far inside the delay after which RCU forces one, and rare
+ * enough that its cost (interrupts off and on, an atomic) stays out of
+ * the loop's average.
+ */
+#define JIT_RCU_QS_MASK 0x1fU
 /*
  * Quiet gaps shorter than this are not checked for SMIs or steal time.
  * Reading MSR_SMI_COUNT is itself a VM exit of a microsecond or more under
@@ -314,18 +319,6 @@ static u32 jit_irqs_on(struct jit_cpu *jc)
 }
 
 /*
- * jit_sample - busy-sample for runtime_us, recording every gap.
- *
- * The loop body is kept to one stable TSC read and two compares so that its
- * own cost, the resolution, stays close to a bare rdtsc loop.  Everything
- * else happens on the slow path, only when interference was seen or the
- * delta crossed the threshold, about every thousand loops to poll for a
- * stop, and every sixteen thousand to report an RCU quiescent state.  The
- * slow path's and the quiescent state's time is jitmod's own, not the
- * next delta's: jit_restamp() moves it to self_cyc.  With irqs_off the
- * whole loop runs with interrupts disabled and never yields.
- */
-/*
  * jit_duty_again - a duty published during the window: the period takes
  * it for what is left (its sleep, its stop limits), and a shorter runtime
  * ends the window now; a longer one waits for the next period.
@@ -337,14 +330,40 @@ static u64 jit_duty_again(struct jit_period *per, u64 run_cyc)
 		   jit_ns_to_cyc(per->duty.runtime_us * NSEC_PER_USEC));
 }
 
+/*
+ * jit_sample - busy-sample for runtime_us, recording every gap.
+ *
+ * One turn of the loop reads the TSC, then the interference counter, and
+ * makes three compares: the counter against the last one seen, the delta
+ * against the threshold, the TSC against the next poll's deadline.  So its
+ * own cost, the resolution, stays close to a bare rdtsc loop.
+ *
+ * The counter is read after the TSC, so an interrupt between the two is
+ * counted before its time shows in a delta.  Where the counter moved, the
+ * slow path stamps again with jit_stamp(), whose pair describes one
+ * instant, and takes the delta up to that stamp: every interference
+ * counted then lies inside it.  Where the counter did not move since the
+ * last stamp, nothing interfered between that stamp and this read, which
+ * follows the TSC, so the delta is clean.
+ *
+ * Everything else happens on the slow path: when interference was seen,
+ * when the delta crossed the threshold, and at each poll, once per
+ * JIT_POLL_NS, which looks for a stop and a new duty and, once in
+ * JIT_RCU_QS_MASK + 1 polls, reports an RCU quiescent state.  The slow
+ * path's and the quiescent state's time is jitmod's own, not the next
+ * delta's: jit_restamp() moves it to self_cyc.  With irqs_off the whole
+ * loop runs with interrupts disabled and never yields.
+ */
 static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 {
 	u64 thr_cyc = jit_ns_to_cyc(per->duty.threshold_ns);
 	u64 run_cyc = jit_ns_to_cyc(per->duty.runtime_us * NSEC_PER_USEC);
-	u64 start, prev, t, c, last_c, delta, min_delta = U64_MAX;
+	u64 poll_cyc = jit_ns_to_cyc(JIT_POLL_NS);
+	u64 start, end, poll_at, prev, t, c, last_c, delta;
+	u64 min_delta = U64_MAX, iters = 0;
 	bool irqs_off = jit_params.irqs_off;
-	u64 iters = 0;
 	struct jit_snap first, then, now;
+	unsigned int polls = 0;
 	int i;
 
 	jit_reset_windows(jc);
@@ -360,25 +379,39 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 		prev = jit_stamp(jc, &last_c);
 	} while (!jit_snapshot(jc, last_c, &then));
 	start = prev;
+	end = start + run_cyc;
+	poll_at = min(end, start + poll_cyc);
 	first = then;
 
-	do {
-		t = jit_stamp(jc, &c);
+	for (;;) {
+		t = rdtsc();
+		barrier();
+		c = READ_ONCE(jc->int_count);
 		delta = t - prev;
 		iters++;
 		if (delta < min_delta)
 			min_delta = delta;
-		if (unlikely(c != last_c || delta >= thr_cyc)) {
-			if (unlikely((s64)delta < 0)) {
-				/* keep t - start the time sampled so far */
-				jit_anomaly(jc, JIT_ANOM_TSC_BACK);
-				start -= prev - t;
-				prev = t;
-				continue;
-			}
-			/* An interrupt after the stamp: take a fresh one. */
+		if (likely(c == last_c && delta < thr_cyc && t < poll_at)) {
+			prev = t;
+			continue;
+		}
+		if (c != last_c) {
+			t = jit_stamp(jc, &c);
+			delta = t - prev;
+		}
+		if (unlikely((s64)delta < 0)) {
+			/* keep t - start the time sampled so far */
+			jit_anomaly(jc, JIT_ANOM_TSC_BACK);
+			start -= prev - t;
+			end -= prev - t;
+			poll_at -= prev - t;
+			prev = t;
+			continue;
+		}
+		if (c != last_c || delta >= thr_cyc) {
+			/* An interrupt after the stamp: the delta goes on. */
 			if (!jit_snapshot(jc, c, &now))
-				continue;
+				goto poll;
 			if (delta >= thr_cyc) {
 				jit_record_gap(jc, delta, c == last_c, &now,
 					       &then, per);
@@ -389,19 +422,26 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 			if (!irqs_off)
 				jit_yield_if_needed();
 		}
-		/* rmmod, a restart or an offline must not wait out the runtime */
-		if (unlikely(!(iters & JIT_STOP_POLL_MASK))) {
-			if (kthread_should_stop() || READ_ONCE(jit_halting))
-				break;
-			if (READ_ONCE(jit_duty_gen) != per->duty_gen)
-				run_cyc = jit_duty_again(per, run_cyc);
-			if (!(iters & JIT_RCU_QS_MASK)) {
-				jit_rcu_qs(irqs_off);
-				t = jit_restamp(jc, per, t, c);
-			}
-		}
 		prev = t;
-	} while (t - start < run_cyc && !READ_ONCE(jit_stopped));
+poll:
+		if (t < poll_at)
+			continue;
+		/* rmmod, a restart or an offline must not wait out the runtime */
+		if (t >= end || kthread_should_stop() ||
+		    READ_ONCE(jit_halting) || READ_ONCE(jit_stopped))
+			break;
+		if (READ_ONCE(jit_duty_gen) != per->duty_gen) {
+			end = start + jit_duty_again(per, end - start);
+			if (t >= end)
+				break;
+		}
+		if (!(++polls & JIT_RCU_QS_MASK) && prev == t) {
+			jit_rcu_qs(irqs_off);
+			t = jit_restamp(jc, per, t, last_c);
+			prev = t;
+		}
+		poll_at = min(end, t + poll_cyc);
+	}
 
 	per->runtime_cyc = t - start;	/* short if a stop condition hit */
 	per->iterations = iters;
@@ -427,19 +467,23 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
  */
 static void jit_warmup(const struct jit_period *per)
 {
-	u64 warm_cyc = jit_ns_to_cyc(per->duty.warmup_us * NSEC_PER_USEC);
-	u64 start = rdtsc(), iters = 0;
+	u64 poll_cyc = jit_ns_to_cyc(JIT_POLL_NS), t = rdtsc();
+	u64 end = t + jit_ns_to_cyc(per->duty.warmup_us * NSEC_PER_USEC);
+	u64 poll_at = t;
+	unsigned int polls = 0;
 
-	while (rdtsc() - start < warm_cyc) {
+	while (t < end) {
 		cpu_relax();
 		jit_yield_if_needed();
-		if (++iters & JIT_STOP_POLL_MASK)
+		t = rdtsc();
+		if (t < poll_at)
 			continue;
 		if (kthread_should_stop() || READ_ONCE(jit_halting) ||
 		    READ_ONCE(jit_stopped))
 			return;
-		if (!(iters & JIT_RCU_QS_MASK))
+		if (!(++polls & JIT_RCU_QS_MASK))
 			jit_rcu_qs(false);
+		poll_at = t + poll_cyc;
 	}
 }
 
