@@ -20,7 +20,6 @@
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
-#include <linux/math64.h>
 #include <linux/rcupdate.h>
 #include <asm/msr.h>
 #include <asm/tsc.h>
@@ -79,43 +78,6 @@ struct jit_period {
 	struct jit_duty duty;		/* the duty in force at its start */
 	unsigned long duty_gen;		/* and its jit_duty_gen */
 };
-
-/*
- * The largest cycle counts that convert to ns and ps without overflow.
- * mul_u64_u32_div() is a 128-bit multiply and a divide on x86-64, and the
- * divide traps when the quotient does not fit in 64 bits: with a TSC
- * slower than 1 GHz, a wrapped delta near 2^64 would take the machine
- * down.  Larger counts are saturated instead; the sampler never produces
- * them, because it drops a TSC that steps backwards (JIT_ANOM_TSC_BACK).
- */
-static u64 jit_max_cyc_ns, jit_max_cyc_ps;
-
-/* jit_conv_init - the conversion limits for this boot's tsc_khz. */
-void jit_conv_init(void)
-{
-	jit_max_cyc_ns = tsc_khz >= USEC_PER_SEC ? U64_MAX :
-			 div_u64(U64_MAX, USEC_PER_SEC) * tsc_khz;
-	jit_max_cyc_ps = div_u64(U64_MAX, NSEC_PER_SEC) * tsc_khz;
-}
-
-u64 jit_cyc_to_ns(u64 cyc)
-{
-	if (unlikely(cyc >= jit_max_cyc_ns))
-		return U64_MAX;
-	return mul_u64_u32_div(cyc, USEC_PER_SEC, tsc_khz);
-}
-
-u64 jit_cyc_to_ps(u64 cyc)
-{
-	if (unlikely(cyc >= jit_max_cyc_ps))
-		return U64_MAX;
-	return mul_u64_u32_div(cyc, NSEC_PER_SEC, tsc_khz);
-}
-
-u64 jit_ns_to_cyc(u64 ns)
-{
-	return mul_u64_u32_div(ns, tsc_khz, USEC_PER_SEC);
-}
 
 /*
  * jit_stamp - read the TSC together with the interference counter.
