@@ -292,6 +292,63 @@ static u64 jit_duty_again(struct jit_period *per, u64 run_cyc)
 		   jit_ns_to_cyc(per->duty.runtime_us * NSEC_PER_USEC));
 }
 
+/* jit_sample_begin - open the window: the probes act from here on. */
+static void jit_sample_begin(struct jit_cpu *jc, struct jit_period *per,
+			     bool irqs_off)
+{
+	jit_reset_windows(jc);
+	per->irqs_off = irqs_off;
+	per->anomalies = READ_ONCE(jc->anomalies);
+	barrier();
+	WRITE_ONCE(jc->sampling, true);
+	barrier();
+	if (irqs_off)
+		local_irq_disable();
+	jit_hw_read_delta(jc, NULL, NULL);
+}
+
+/* jit_sample_end - close the window; the period's counts since @first. */
+static void jit_sample_end(struct jit_cpu *jc, struct jit_period *per,
+			   const struct jit_snap *first)
+{
+	int i;
+
+	for (i = 0; i < JIT_NR_INTF; i++)
+		per->counts[i] = READ_ONCE(jc->count[i]) - first->count[i];
+	if (per->irqs_off)
+		per->held = jit_irqs_on(jc);
+	barrier();
+	WRITE_ONCE(jc->sampling, false);
+}
+
+/*
+ * jit_poll - the loop's look outside, once per JIT_POLL_NS; false to end
+ * the window.  rmmod, a restart or an offline must not wait out the
+ * runtime; a new duty may shorten it (@end).  The RCU quiescent state
+ * is reported only between deltas (@prev at @t), and its time moved to
+ * self_cyc.
+ */
+static __always_inline bool jit_poll(struct jit_cpu *jc,
+				     struct jit_period *per, u64 start,
+				     u64 *end, u64 *t, u64 *prev, u64 last_c,
+				     unsigned int *polls)
+{
+	if (*t >= *end || kthread_should_stop() ||
+	    READ_ONCE(jit_halting) || READ_ONCE(jit_stopped))
+		return false;
+	if (READ_ONCE(jit_duty_gen) != per->duty_gen) {
+		*end = start + jit_duty_again(per, *end - start);
+		if (*t >= *end)
+			return false;
+	}
+	if (!(++*polls & JIT_RCU_QS_MASK) && *prev == *t) {
+		jit_rcu_qs(per->irqs_off);
+		*t = jit_restamp(jc, per, *t, last_c);
+		*prev = *t;
+	}
+	return true;
+}
+
 /*
  * jit_sample - busy-sample for runtime_us, recording every gap.
  *
@@ -326,17 +383,8 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 	bool irqs_off = jit_params.irqs_off;
 	struct jit_snap first, then, now;
 	unsigned int polls = 0;
-	int i;
 
-	jit_reset_windows(jc);
-	per->irqs_off = irqs_off;
-	per->anomalies = READ_ONCE(jc->anomalies);
-	barrier();
-	WRITE_ONCE(jc->sampling, true);
-	barrier();
-	if (irqs_off)
-		local_irq_disable();
-	jit_hw_read_delta(jc, NULL, NULL);
+	jit_sample_begin(jc, per, irqs_off);
 	do {
 		prev = jit_stamp(jc, &last_c);
 	} while (!jit_snapshot(jc, last_c, &then));
@@ -388,32 +436,15 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 poll:
 		if (t < poll_at)
 			continue;
-		/* rmmod, a restart or an offline must not wait out the runtime */
-		if (t >= end || kthread_should_stop() ||
-		    READ_ONCE(jit_halting) || READ_ONCE(jit_stopped))
+		if (!jit_poll(jc, per, start, &end, &t, &prev, last_c, &polls))
 			break;
-		if (READ_ONCE(jit_duty_gen) != per->duty_gen) {
-			end = start + jit_duty_again(per, end - start);
-			if (t >= end)
-				break;
-		}
-		if (!(++polls & JIT_RCU_QS_MASK) && prev == t) {
-			jit_rcu_qs(irqs_off);
-			t = jit_restamp(jc, per, t, last_c);
-			prev = t;
-		}
 		poll_at = min(end, t + poll_cyc);
 	}
 
 	per->runtime_cyc = t - start;	/* short if a stop condition hit */
 	per->iterations = iters;
 	per->min_delta_cyc = min_delta == U64_MAX ? 0 : min_delta;
-	for (i = 0; i < JIT_NR_INTF; i++)
-		per->counts[i] = READ_ONCE(jc->count[i]) - first.count[i];
-	if (irqs_off)
-		per->held = jit_irqs_on(jc);
-	barrier();
-	WRITE_ONCE(jc->sampling, false);
+	jit_sample_end(jc, per, &first);
 }
 
 /*
