@@ -6,32 +6,99 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/jr_parse.h"
 
-/* jr_parse_cpus - "1-3,5" into a set; an empty or bad list is an error. */
+/* jr_last_cpu - the CPU "N" names: the last one this machine has. */
+static long jr_last_cpu(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n < 1 ? 0 : n > JR_MAX_CPUS ? JR_MAX_CPUS - 1 : n - 1;
+}
+
+/* jr_cpu_num - a CPU number or "N" at *p; -1 if there is none. */
+static long jr_cpu_num(const char **p)
+{
+	char *end;
+	long v;
+
+	if (**p == 'N') {
+		(*p)++;
+		return jr_last_cpu();
+	}
+	if (**p < '0' || **p > '9')
+		return -1;
+	errno = 0;
+	v = strtol(*p, &end, 10);
+	*p = end;
+	return errno || v >= JR_MAX_CPUS ? -1 : v;
+}
+
+/*
+ * jr_cpu_region - one region of a CPU list at *p, as the kernel's
+ * bitmap_parselist() reads isolcpus= and nohz_full=: A, A-B, A-B:U/G
+ * (U CPUs of every group of G from A to B) or all, with N for the last
+ * CPU; its CPUs into set.  The number of CPUs set, or -1.
+ */
+static int jr_cpu_region(const char **p, unsigned char *set)
+{
+	long a, b, used, group, cpu;
+	int n = 0;
+
+	if (!strncmp(*p, "all", 3)) {
+		*p += 3;
+		a = 0;
+		b = jr_last_cpu();
+	} else {
+		a = jr_cpu_num(p);
+		b = a;
+		if (a < 0)
+			return -1;
+		if (**p == '-') {
+			(*p)++;
+			b = jr_cpu_num(p);
+			if (b < a)
+				return -1;
+		} else if (**p == ':') {
+			return -1; /* a group wants a range */
+		}
+	}
+	used = group = b - a + 1;
+	if (**p == ':') {
+		(*p)++;
+		used = jr_cpu_num(p);
+		if (used < 0 || **p != '/')
+			return -1;
+		(*p)++;
+		group = jr_cpu_num(p);
+		if (group < 1 || used > group)
+			return -1;
+	}
+	for (cpu = a; cpu <= b; cpu++)
+		if ((cpu - a) % group < used) {
+			set[cpu] = 1;
+			n++;
+		}
+	return n;
+}
+
+/*
+ * jr_parse_cpus - a CPU list into a set: "1-3,5", and the kernel's own
+ * syntax ("0-15:2/4", "N", "all"); an empty or bad list is an error.
+ */
 int jr_parse_cpus(const char *text, unsigned char *set, struct jr_err *e)
 {
 	const char *p = text;
-	int n = 0;
+	int n = 0, got;
 
 	memset(set, 0, JR_MAX_CPUS);
 	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b;
-
-		if (end == p || a < 0 || a >= JR_MAX_CPUS)
+		got = jr_cpu_region(&p, set);
+		if (got < 0)
 			goto bad;
-		b = a;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a || b >= JR_MAX_CPUS)
-				goto bad;
-			p = end;
-		}
-		for (; a <= b; a++, n++)
-			set[a] = 1;
+		n += got;
 		if (*p == ',')
 			p++;
 		else if (*p)
@@ -40,7 +107,8 @@ int jr_parse_cpus(const char *text, unsigned char *set, struct jr_err *e)
 	if (n)
 		return 0;
 bad:
-	return jr_fail(e, -EINVAL, "bad CPU list '%s' (want e.g. 1-3,5)", text);
+	return jr_fail(e, -EINVAL,
+		       "bad CPU list '%s' (want e.g. 1-3,5 or 0-15:2/4)", text);
 }
 
 /* jr_parse_u64 - a plain decimal number in [lo, hi]. */

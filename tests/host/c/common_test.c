@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/jr_ksym.h"
 #include "common/jr_parse.h"
@@ -19,6 +20,15 @@ static const char *safe(const char *s)
 	static char buf[256];
 
 	return jr_text_safe(s, buf, sizeof(buf));
+}
+
+static int count_set(const unsigned char *set)
+{
+	int i, n = 0;
+
+	for (i = 0; i < JR_MAX_CPUS; i++)
+		n += set[i];
+	return n;
 }
 
 static uint64_t time_of(const char *text, uint64_t bare)
@@ -34,6 +44,7 @@ int main(void)
 	unsigned char set[JR_MAX_CPUS];
 	struct jr_err e;
 	char pv[32];
+	long last;
 
 	CHECK(time_of("500ns", JR_US) == 500);
 	CHECK(time_of("2us", JR_NS) == 2000);
@@ -54,6 +65,25 @@ int main(void)
 	CHECK(!jr_parse_cpus("1-3,5", set, &e) && set[1] && set[3] && set[5] &&
 	      !set[4]);
 	CHECK(jr_parse_cpus("3-1", set, &e) && strstr(e.msg, "bad CPU list"));
+	/* the kernel's syntax, as isolcpus= and nohz_full= take it */
+	CHECK(!jr_parse_cpus("0-15:2/4", set, &e) && set[0] && set[1] &&
+	      !set[2] && !set[3] && set[4] && set[13] && !set[14] && !set[16]);
+	CHECK(!jr_parse_cpus("2-9:1/3,1", set, &e) && set[1] && set[2] &&
+	      set[5] && set[8] && !set[3] && !set[9]);
+	last = sysconf(_SC_NPROCESSORS_CONF) - 1;
+	CHECK(!jr_parse_cpus("N", set, &e) && set[last] &&
+	      count_set(set) == 1);
+	CHECK(!jr_parse_cpus("all", set, &e) && count_set(set) == last + 1);
+	CHECK(!jr_parse_cpus("0-N:1/2", set, &e) && set[0] &&
+	      count_set(set) == (last + 2) / 2);
+	CHECK(jr_parse_cpus("5:1/2", set, &e));	 /* a group wants a range */
+	CHECK(jr_parse_cpus("0-7:3/2", set, &e)); /* more used than the group */
+	CHECK(jr_parse_cpus("0-7:1/0", set, &e));
+	CHECK(jr_parse_cpus("0-7:1", set, &e));
+	CHECK(jr_parse_cpus("0-7:/2", set, &e));
+	CHECK(jr_parse_cpus("0-4096", set, &e));
+	CHECK(jr_parse_cpus("1-3x", set, &e));
+	CHECK(jr_parse_cpus("-1", set, &e));
 	/* a "k=v k=v" line: whole keys only */
 	CHECK(!strcmp(jr_param_value("cpus=1 prio=5 details=work,tick", "prio",
 				     pv, sizeof(pv)),
