@@ -18,6 +18,18 @@ CPU = 1
 # the classes a gap can owe to an event, as jr_rec.h numbers them
 EVENT_TYPES = (jrrec.IRQ, jrrec.SOFTIRQ, jrrec.NMI, jrrec.THREAD)
 SPIN = "import os, sys\nos.sched_setaffinity(0, {%d})\nwhile True: pass\n"
+# a process whose two spinning threads name themselves with escapes
+NAMED = """import ctypes, os, threading
+libc = ctypes.CDLL(None)
+def spin(name):
+    libc.prctl(15, name, 0, 0, 0)  # PR_SET_NAME
+    while True:
+        pass
+os.sched_setaffinity(0, {%d})
+for n in (b"\\x1b[2J\\x1b[H", b"\\x1b]0;owned\\x07"):
+    threading.Thread(target=spin, args=(n,), daemon=True).start()
+threading.Event().wait()
+"""
 
 
 def usable():
@@ -225,6 +237,28 @@ class Attach(unittest.TestCase):
         self.assertGreater(hop[0]["migrations"], 10)
         self.assertTrue(a["faults_counted"])
         self.assertGreater(hop[0]["faults"]["count"], 100)
+
+    def test_thread_names_are_shown_not_run(self):
+        """A target's threads name themselves with a screen clear and a
+        title change: attach's text report and serve --attach's closing
+        table show the escapes, and hold no ESC or BEL byte."""
+        target = subprocess.Popen(["/usr/bin/python3", "-c", NAMED % CPU])
+        self.addCleanup(stop, target)
+        for _ in range(100):
+            if len(os.listdir(f"/proc/{target.pid}/task")) == 3:
+                break
+            time.sleep(0.05)
+        for cmd in (["attach", "-p", str(target.pid)],
+                    ["serve", "--attach", str(target.pid), "--listen",
+                     "none", "--textfile", self.tmp.name]):
+            p = subprocess.run([jrcli.JITREAD, *cmd, "-c", str(CPU), "-d",
+                                "2s"], capture_output=True, timeout=120,
+                               check=False)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn(b"\\x1b[2J\\x1b[H", p.stdout, cmd)
+            self.assertIn(b"\\x1b]0;owned\\x07", p.stdout, cmd)
+            self.assertNotIn(b"\x1b", p.stdout, cmd)
+            self.assertNotIn(b"\x07", p.stdout, cmd)
 
     def test_never_itself_and_diff_reads_it(self):
         """jitread's own threads are never a source, and the report is

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "common/jr_text.h"
 #include "core/jr_report.h"
 #include "usamp/jr_attach.h"
 
@@ -34,12 +35,15 @@ static uint64_t jr_noise_ns(const struct jr_athread *t)
 void jr_attach_text(FILE *out, const struct jr_attach *a, double div,
 		    const char *unit)
 {
+	char safe[4 * sizeof(a->comm)];
 	size_t i;
 	int k;
 
+	/* the names are the target's to choose: escapes are shown, not run */
 	fprintf(out,
 		"\nattach: process %d (%s), %zu threads seen, for %.1f s\n",
-		a->cfg.tgid, a->comm, a->nr_th,
+		a->cfg.tgid, jr_text_safe(a->comm, safe, sizeof(safe)),
+		a->nr_th,
 		(double)(a->end_ns - a->start_ns) / 1e9);
 	fprintf(out, "  %s\n", JR_HW_UNSEEN);
 	fprintf(out, "  page faults: %s\n",
@@ -62,7 +66,8 @@ void jr_attach_text(FILE *out, const struct jr_attach *a, double div,
 	for (i = 0; i < a->nr_th; i++) {
 		const struct jr_athread *t = &a->th[i];
 
-		fprintf(out, "%8d %-16.16s %12.1f", t->tid, t->t.comm,
+		fprintf(out, "%8d %-16s %12.1f", t->tid,
+			jr_text_safe(t->t.comm, safe, sizeof(safe)),
 			t->t.run_ns / div);
 		for (k = 0; k < JR_ACLS; k++)
 			fprintf(out, " %10.1f", t->ns[k] / div);
