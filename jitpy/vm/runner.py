@@ -371,6 +371,15 @@ def qemu_version(qemu):
     return m.group(1) if m else "?"
 
 
+def watches(accel, tcg_thread):
+    """Whether a boot needs the vCPU watch (jitpy/vm/unstick.py): the
+    stale translation it frees is multi-threaded TCG's, where one vCPU
+    runs a translation while another patches its text.  Single-threaded
+    TCG (the icount clock's) runs one vCPU at a time, and drops the
+    translations of a page as it is written, before any other runs."""
+    return accel == "tcg" and tcg_thread == "multi"
+
+
 def clock_line(clock, version):
     """What the runner says of a boot's clock."""
     if clock == "icount":
@@ -538,7 +547,7 @@ def run(args):
             # tells QEMU's stall from the guest's own in a failed test
             watch = jitvm_unstick.Unsticker(
                 os.path.join(outdir, WATCH_QMP), tell) \
-                if accel == "tcg" else None
+                if watches(accel, args.tcg_thread) else None
             rc = _boot(cmd, outdir, args.timeout_s, say, watch)
             if rc != EXIT_NO_STATUS or command_started(outdir) or \
                     boot + 1 == BOOT_TRIES:

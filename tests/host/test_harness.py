@@ -78,6 +78,17 @@ class StaleInt3(unittest.TestCase):
             self.assertEqual((n, tally.failed), (1, 0))
             self.assertEqual(cmd[cmd.index("--clock") + 1], clock)
 
+    def test_an_icount_guest_s_oops_is_not_booted_again(self):
+        """Single-threaded TCG has no stale translation: on the icount
+        clock an int3 oops fails at once."""
+        n, tally = self.suite([
+            (125, "ok 1 selftests: jitmod: a\n", OOPS),
+            (0, "ok 1 selftests: jitmod: a\n", "[ 1.0] clean\n")],
+            clock="icount")
+        self.assertEqual(n, 1)
+        self.assertEqual(tally.retries, [])
+        self.assertGreater(tally.failed, 0)
+
     def test_the_suite_runs_once_more(self):
         n, tally = self.suite([
             (125, "ok 1 selftests: jitmod: a\nnot ok 2 selftests: jitmod: b\n",

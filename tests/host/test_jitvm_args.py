@@ -9,6 +9,7 @@ import unittest
 from unittest import mock
 
 from jitpy.vm import runner as jitvm
+from jitpy.vm import unstick
 
 
 class ParseArgs(unittest.TestCase):
@@ -93,6 +94,25 @@ class Isolation(unittest.TestCase):
                                  a.accel)
         self.assertIn("tcg,thread=single", cmd)
         self.assertEqual(cmd[cmd.index("-icount") + 1], "shift=0,sleep=off")
+
+    def test_watch_only_under_multi_threaded_tcg(self):
+        """The vCPU watch frees multi-threaded TCG's stale translation;
+        icount's single-threaded TCG boots without it."""
+        seen = []
+
+        def boot(cmd, outdir, timeout_s, say, watch):
+            seen.append(watch)
+            return 0
+
+        for argv in (["--accel", "tcg"], ["--clock", "icount"],
+                     ["--accel", "tcg", "--tcg-thread", "single"]):
+            with mock.patch.object(jitvm, "find_qemu", return_value="q"), \
+                    mock.patch.object(jitvm, "qemu_version",
+                                      return_value="10.0.2"):
+                run_with(jitvm.parse_args(["-q", *argv, "--", "true"]),
+                         boot)
+        self.assertIsInstance(seen[0], unstick.Unsticker)
+        self.assertEqual(seen[1:], [None, None])
 
     def test_clock_said(self):
         self.assertIn("deterministic", jitvm.clock_line("icount", "10.0.2"))
