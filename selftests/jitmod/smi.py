@@ -4,9 +4,10 @@
 MSR_SMI_COUNT gives.
 
 The injector, written from CPU 1, sends CPU 0 N SMIs through its local
-APIC, 20 ms apart, while jitmod samples CPU 0 with interrupts on.  Under
-QEMU, SeaBIOS's SMM handler takes each: no kernel code runs for it and
-no probe sees it, so only the MSR can say what took the CPU.  The boot
+APIC, 20 ms apart, each from a timer on CPU 1, while jitmod samples
+CPU 0 with interrupts on.  Under QEMU, SeaBIOS's SMM handler takes
+each: no kernel code runs for it and no probe sees it, so only the MSR
+can say what took the CPU.  The boot
 CPU is the one sampled because only it comes back: an SMI sent to CPU 1
 left it in SMM for good (an RCU stall on CPU 1 until the test's
 timeout).  So:

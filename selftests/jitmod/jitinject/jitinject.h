@@ -11,4 +11,7 @@
 extern unsigned int jinj_cpu;
 extern struct mutex jinj_lock;
 
+void jinj_smi_init(void);
+void jinj_smi_exit(void);
+
 #endif /* JITINJECT_H */

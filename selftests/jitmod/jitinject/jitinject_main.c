@@ -564,6 +564,7 @@ static int __init jinj_init(void)
 			  HRTIMER_MODE_REL_PINNED_HARD);
 	timer_setup(&jinj_timer, jinj_timer_fn, TIMER_PINNED);
 	INIT_WORK(&jinj_work, jinj_work_fn);
+	jinj_smi_init();
 	ret = register_nmi_handler(NMI_LOCAL, jinj_nmi, 0, "jitinject");
 	if (ret)
 		pr_err("cannot register the NMI handler: %d\n", ret);
@@ -574,6 +575,7 @@ static void __exit jinj_exit(void)
 {
 	unregister_nmi_handler(NMI_LOCAL, "jitinject");
 	hrtimer_cancel(&jinj_hrtimer);
+	jinj_smi_exit();
 	jit_timer_delete_sync(&jinj_timer);
 	cancel_work_sync(&jinj_work);
 	tasklet_kill(&jinj_tasklet);
