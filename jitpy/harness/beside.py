@@ -6,13 +6,12 @@ vCPU spins; the other mostly waits on the tests' durations) and leaves the
 second mostly idle.  This lane takes that idle time, in an idle CPU
 group (jitpy/cpugroup.py) so that the guests and the timed host tests
 come first: it builds the modules for the kernel matrix, then runs the
-host tests that set BESIDE_GUESTS (they time nothing and run no
-sampler), then, from a leaf with an eighth of the guests' weight, the
-smoke suite in one boot of each of the matrix's kernels, then the boots
-on deterministic time, each that it claims before the guests' lane does
-(the smoke suite's checks are counts, and bounds that hold while a
-guest waits its turn for a CPU; nothing the host does shows in an
-icount guest's time).
+boots on deterministic time that it claims before the guests' lane does
+(nothing the host does shows in an icount guest's time), then the host
+tests that set BESIDE_GUESTS (they time nothing and run no sampler),
+then, from a leaf with an eighth of the guests' weight, the smoke suite
+in one boot of each of the matrix's kernels (its checks are counts, and
+bounds that hold while a guest waits its turn for a CPU).
 It prints TAP, which check.py numbers into the whole run's once its own
 lane is done.
 
@@ -72,15 +71,15 @@ def main(argv):
     os.makedirs(LANE_DIR, exist_ok=True)
     flavours, rows = chosen()
     build_modules(tally)
+    # the boots on deterministic time first, from the idle group: they
+    # take only what the guests' lane leaves, and however long they wait,
+    # nothing of it shows in their guests' time
+    run_icount(tally, flavours, CLAIMS)
     run_host_tests(tally, "beside")
     # the smoke suite's bounds hold while a guest waits its turn for a
-    # CPU, not while it waits seconds, as an idle group's can.  The boots
-    # on deterministic time come last: such a guest keeps a host CPU busy
-    # all its boot, more than the 6.1 suites' host-clock tests bear beside
-    # them (testing.rst)
+    # CPU, not while it waits seconds, as an idle group's can
     print(f"# {cpugroup.join(run, 'smoke', share=SMOKE_SHARE)}", flush=True)
     run_smoke(tally, rows, CLAIMS)
-    run_icount(tally, flavours, CLAIMS)
     print(f"# beside the guests: {time.monotonic() - t0:.0f} s of wall "
           f"time, {cpu.used():.0f} s of CPU", flush=True)
     return tally.closing(slowest=False)

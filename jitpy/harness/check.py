@@ -2,17 +2,19 @@
 """make check: the selftests in QEMU on each kernel, the host tests.
 
 Two lanes share the machine, in a CPU group that weighs more than any
-session.  The guests' lane boots the full suite on the generic and rt
-kernels one at a time, then runs the host tests that time something or
-run a sampler natively.  A second lane (jitpy/harness/beside.py) runs
-beside it in an idle subgroup, which takes only what the first leaves:
-the modules for the kernel matrix and the host tests that time nothing;
-then, from a subgroup with an eighth of the guests' weight, the smoke
-suite on each kernel of the matrix (jitpy/cpugroup.py says why groups,
-and not nice values).  Each smoke boot goes to the lane that
-claims it first, so a lane that finishes early takes what the other has
-not begun.  Once both are done, the host tests that compare measurements
-taken apart in time run alone.
+session.  The guests' lane boots the suite's host-clock tests on the
+generic and rt kernels one at a time, then runs the host tests that
+time something or run a sampler natively.  A second lane
+(jitpy/harness/beside.py) runs beside it in an idle subgroup, which
+takes only what the first leaves: the modules for the kernel matrix,
+the suite's tests on deterministic time (one boot per kernel), and the
+host tests that time nothing; then, from a subgroup with an eighth of
+the guests' weight, the smoke suite on each kernel of the matrix
+(jitpy/cpugroup.py says why groups, and not nice values).  Each smoke
+and deterministic boot goes to the lane that claims it first, so a lane
+that finishes early takes what the other has not begun.  Once both are
+done, the host tests that compare measurements taken apart in time run
+alone.
 
 Prints one TAP line per test, each with its wall time and, where
 measured, its CPU time ('# 1.2 s, CPU 2.0 s'); the lane's are numbered
@@ -32,8 +34,9 @@ import jitpy
 from jitpy import cpugroup
 from jitpy.harness import cpu
 from jitpy.harness.beside import CLAIMS, LANE_DIR, MODULES_DONE
-from jitpy.harness.guests import (WIDE_BOOTS, chosen, run_icount,
-                                  run_smoke, run_vm_suite)
+from jitpy.harness.guests import (HOST_PROGS, SUITE_GEN, WIDE_BOOTS,
+                                  chosen, run_icount, run_smoke,
+                                  run_vm_suite)
 from jitpy.harness.tap import Tally, replay, run_host_tests
 
 LANE_TAP = os.path.join(LANE_DIR, "beside.tap")
@@ -106,10 +109,11 @@ def machine_used(t0):
 
 
 def run_guests(tally, flavours):
-    """The full suite on each flavour, then the wide boots, then those on
-    deterministic time that the lane beside has not claimed."""
+    """The suite's host-clock tests on each flavour, then the wide boots,
+    then those on deterministic time that the lane beside has not
+    claimed."""
     for flavour in flavours:
-        run_vm_suite(tally, flavour)
+        run_vm_suite(tally, flavour, progs=HOST_PROGS, gen=SUITE_GEN)
     for name, flavour, vcpus, progs in WIDE_BOOTS:
         if flavour in flavours:
             run_vm_suite(tally, flavour, name, vcpus, progs)

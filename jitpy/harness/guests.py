@@ -38,14 +38,33 @@ def bad_dmesg_pattern():
 BAD_DMESG = bad_dmesg_pattern()
 
 
+def suite_list(var):
+    """A list of tests from selftests/jitmod/Makefile (VAR := a b \\ c),
+    as one string, so that the Makefile alone says which clock each test
+    runs on."""
+    with open(os.path.join(TOP, "selftests", "jitmod", "Makefile")) as f:
+        text = f.read().replace("\\\n", " ")
+    m = re.search(rf"^{var} :=(.*)$", text, re.M)
+    if not m or not m.group(1).split():
+        raise SystemExit(f"check: no {var} in selftests/jitmod/Makefile")
+    return " ".join(m.group(1).split())
+
+
+# The suite's tests on the host's clock, in each flavour's boot, and those
+# on deterministic time, in a boot of their own (testing.rst).
+HOST_PROGS = suite_list("TEST_PROGS_HOST")
+ICOUNT_PROGS = suite_list("TEST_PROGS_ICOUNT")
+SUITE_GEN = "jitmod_events"
+
+
 # Extra boots: (name, kernel, vCPUs, the tests that need that many CPUs).
 WIDE_BOOTS = (("generic-4cpu", "generic", 4, "user_pinned.py"),)
 # Boots on deterministic time (jitpy.vm --clock icount): (name, kernel,
-# vCPUs, the tests that judge durations exactly there).  Whichever lane
-# claims one first boots it: nothing the host does shows in guest time,
-# so it may run beside anything.
-ICOUNT_BOOTS = (("rt-icount", "rt", 2, "accuracy.py"),
-                ("generic-icount", "generic", 2, "accuracy.py"))
+# vCPUs, the tests that bound durations, counts or rates).  Whichever
+# lane claims one first boots it: nothing the host does shows in guest
+# time, so it may run beside anything.
+ICOUNT_BOOTS = (("rt-icount", "rt", 2, ICOUNT_PROGS),
+                ("generic-icount", "generic", 2, ICOUNT_PROGS))
 # The smoke suite on every other kernel of the matrix (make kernels):
 # load and unload, bad parameters, a hotplug cycle, trace-cmd decoding,
 # the events' formats, each injector class once, a woken task's latency

@@ -71,6 +71,10 @@ THRESHOLD_NS = 10000
 NEST_US = (1000, 4000)
 # D/4 is the shortest spin in it; it must dwarf TCG's ~200 us RT switch.
 SOFTPRE_US = (4000, 8000)
+# One period for the whole test, which takes about 30 s of guest time: a
+# period's end resets the probes' windows, and a rep across one is made
+# again (on deterministic time the same rep, every run)
+PERIOD_US = 60000000
 
 
 def file_from_us(cls):
@@ -435,7 +439,7 @@ def check_softpre(inst, d_us):
 
 def body():
     kmod.insmod("jitmod", cpus=CPU, threshold_ns=THRESHOLD_NS,
-                period_us=1000000, runtime_us=1000000)
+                period_us=PERIOD_US, runtime_us=PERIOD_US)
     kmod.insmod("jitinject", cpu=CPU)
     with tracefs.Instance("classify", events=("jitmod",) + kspan.EVENTS,
                           clock=kspan.CLOCK) as inst:

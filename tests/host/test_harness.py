@@ -238,6 +238,28 @@ SPINNER = ("import time\nt = time.process_time() + %s\n"
            "time.sleep(30)\n" % SPIN_S)
 
 
+class Clocks(unittest.TestCase):
+    def test_each_selftest_on_one_clock(self):
+        """Every selftest is in exactly one of the Makefile's lists, the
+        ones that must be are on their clock, and the harness boots each
+        list on its own."""
+        d = os.path.join(guests.TOP, "selftests", "jitmod")
+        tests = {f for f in os.listdir(d) if f.endswith((".py", ".sh")) and
+                 f not in ("jittest.py", "lib.sh")}
+        host = guests.HOST_PROGS.split()
+        icount = guests.ICOUNT_PROGS.split()
+        extended = guests.suite_list("TEST_PROGS_EXTENDED").split()
+        listed = host + icount + extended
+        self.assertEqual(sorted(listed), sorted(tests))
+        self.assertEqual(len(listed), len(set(listed)))
+        self.assertIn("hw_pause.py", host)
+        for t in ("accuracy.py", "classify.py", "settings_quiet.py",
+                  "inject_once.py", "stop.py"):
+            self.assertIn(t, icount)
+        self.assertEqual({p for _, _, _, p in guests.ICOUNT_BOOTS},
+                         {guests.ICOUNT_PROGS})
+
+
 class Cost(unittest.TestCase):
     """The CPU time beside each result's wall time."""
 
