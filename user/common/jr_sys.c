@@ -32,6 +32,26 @@ int jr_read_line(const char *path, char *buf, size_t len)
 }
 
 /*
+ * jr_stat_parse - the comm (between the first '(' and the last ')', since
+ * a comm may hold either) and the flags (field 9) of a /proc/PID/stat
+ * line.  0, or -EINVAL for a line that is not one.
+ */
+int jr_stat_parse(const char *stat, char *comm, size_t len,
+		  unsigned long *flags)
+{
+	const char *p = strchr(stat, '('), *l = strrchr(stat, ')');
+	int field;
+
+	if (!p || !l || l < p)
+		return -EINVAL;
+	snprintf(comm, len, "%.*s", (int)(l - p - 1), p + 1);
+	for (field = 3, p = l + 1; *p && field < 9; field++)
+		p = strchr(p + 1, ' ') ?: p + strlen(p);
+	*flags = strtoul(p, NULL, 10);
+	return 0;
+}
+
+/*
  * jr_pin_self - name the calling thread "<name>/<cpu>" (as top, ps and the
  * attribution tables show it), bind it to cpu, SCHED_FIFO if prio > 0.
  */

@@ -10,7 +10,12 @@
 
 #include "common/jr_err.h"
 
+/* task->flags of a kernel thread, as /proc/PID/stat gives them */
+#define JR_PF_KTHREAD 0x00200000UL
+
 int jr_read_line(const char *path, char *buf, size_t len);
+int jr_stat_parse(const char *stat, char *comm, size_t len,
+		  unsigned long *flags);
 char *jr_read_file(const char *path, size_t max, size_t *len, struct jr_err *e);
 int jr_ready_clear(const char *path, struct jr_err *e);
 void jr_ready(const char *path);

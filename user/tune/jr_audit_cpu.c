@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/jr_sys.h"
 #include "common/jr_text.h"
 #include "tune/jr_audit.h"
 
-#define JR_PF_KTHREAD 0x00200000UL /* task->flags of a kernel thread */
 #define JR_INTERRUPTS_MAX (1U << 20)
 
 static void jr_add_name(char *list, size_t len, const char *name)
@@ -123,21 +123,14 @@ static int jr_audit_irqs(struct jr_audit *a)
 static void jr_task(struct jr_audit *a, const char *pid)
 {
 	unsigned char set[JR_MAX_CPUS];
-	char path[300], stat[1024], status[4096], comm[64], *p, *l;
+	char path[300], stat[1024], status[4096], comm[64], *l;
 	unsigned long flags = 0;
-	int i, field, nr = 0;
+	int i, nr = 0;
 
 	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	if (jr_audit_file(a, path, stat, sizeof(stat)))
+	if (jr_audit_file(a, path, stat, sizeof(stat)) ||
+	    jr_stat_parse(stat, comm, sizeof(comm), &flags))
 		return;
-	p = strchr(stat, '(');
-	l = strrchr(stat, ')');
-	if (!p || !l || l < p)
-		return;
-	snprintf(comm, sizeof(comm), "%.*s", (int)(l - p - 1), p + 1);
-	for (field = 3, p = l + 1; *p && field < 9; field++)
-		p = strchr(p + 1, ' ') ?: p + strlen(p);
-	flags = strtoul(p, NULL, 10);
 	snprintf(path, sizeof(path), "/proc/%s/status", pid);
 	if (jr_audit_file(a, path, status, sizeof(status)))
 		return;
