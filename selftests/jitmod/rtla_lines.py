@@ -11,7 +11,8 @@ a threshold, is jitread's 5); then what rtla's options do to jitmod:
    jitmod's events; with --trigger stacktrace, stack traces; a -e the
    kernel lacks ends 1 with one line;
  - -C NAME: the samplers in cgroup NAME during the run, back in the
-   root cgroup and cgroup_pid 0 after; into a cgroup with the cpuset
+   root cgroup and cgroup_pid 0 after, while a user task named
+   jitmod/1 is not taken for a sampler; into a cgroup with the cpuset
    controller, which takes no bound kthread: exit 1, one line, jitmod's
    settings as before;
  - --warm-up 2 -d 2: at least 4 s, exit 0;
@@ -145,6 +146,12 @@ def events(tmp):
         raise Fail(f"a missing -e event: {err!r}")
 
 
+# a process named as jitmod's sampler of CPU 1 (PR_SET_NAME)
+DECOY = ("import ctypes, time\n"
+         "ctypes.CDLL(None).prctl(15, b'jitmod/1', 0, 0, 0)\n"
+         "time.sleep(120)\n")
+
+
 def cgroup2_mounted():
     """The guest's init mounts no cgroup file system: cgroup2 here."""
     with open("/proc/self/mountinfo") as f:
@@ -164,7 +171,17 @@ def cgroup(tmp):
     cgroup2_mounted()
     cg = "/sys/fs/cgroup/jitread-test"
     os.makedirs(cg, exist_ok=True)
-    p = started(tmp, "cg", "-C", "jitread-test", "-d", "60s")
+    # a user task that took the sampler's name stays where it is: the
+    # check is of kernel threads only
+    decoy = subprocess.Popen([sys.executable, "-c", DECOY])
+    try:
+        if not sysio.wait_for(lambda: sysio.read(
+                f"/proc/{decoy.pid}/comm") == "jitmod/1", 10):
+            raise Fail("the decoy did not take the name jitmod/1")
+        p = started(tmp, "cg", "-C", "jitread-test", "-d", "60s")
+    finally:
+        decoy.kill()
+        decoy.wait()
     during = cgroup_of(sampler_pid(1))
     kmod.jitread_stop(p)
     after = cgroup_of(sampler_pid(1))

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cmd/jr_live_cgroup.h"
+#include "common/jr_sys.h"
 
 #define JR_CG_PATH 512
 
@@ -129,36 +130,46 @@ static pid_t jr_cg_helper(int procs)
 	return err ? -err : pid;
 }
 
+/*
+ * jr_cg_sampler - whether /proc/@pid is one of jitmod's samplers: a
+ * kernel thread named jitmod/N.  Any task may take the name
+ * (PR_SET_NAME), never the flag.
+ */
+static bool jr_cg_sampler(const char *pid, unsigned int *cpu)
+{
+	char file[300], stat[1024], comm[32];
+	unsigned long flags;
+
+	if (pid[0] < '1' || pid[0] > '9')
+		return false;
+	snprintf(file, sizeof(file), "/proc/%s/stat", pid);
+	return !jr_read_line(file, stat, sizeof(stat)) &&
+	       !jr_stat_parse(stat, comm, sizeof(comm), &flags) &&
+	       (flags & JR_PF_KTHREAD) &&
+	       sscanf(comm, "jitmod/%u", cpu) == 1;
+}
+
 /* jr_cg_check - every sampler of jitmod's in cgroup want */
 static void jr_cg_check(const char *want)
 {
-	char file[300], comm[32], path[JR_CG_PATH];
+	char path[JR_CG_PATH];
 	struct dirent *d;
 	DIR *proc = opendir("/proc");
 	unsigned int cpu;
 	int n = 0;
-	FILE *f;
 
 	if (!proc)
 		jr_die(JR_EXIT_RUN, "-C: cannot read /proc: %s",
 		       strerror(errno));
 	while ((d = readdir(proc))) {
-		snprintf(file, sizeof(file), "/proc/%s/comm", d->d_name);
-		f = d->d_name[0] >= '1' && d->d_name[0] <= '9' ?
-			    fopen(file, "re") :
-			    NULL;
-		if (!f)
+		if (!jr_cg_sampler(d->d_name, &cpu) ||
+		    jr_cg_of(atoi(d->d_name), path, sizeof(path)))
 			continue;
-		if (fgets(comm, sizeof(comm), f) &&
-		    sscanf(comm, "jitmod/%u", &cpu) == 1 &&
-		    !jr_cg_of(atoi(d->d_name), path, sizeof(path))) {
-			n++;
-			if (strcmp(path, want))
-				jr_die(JR_EXIT_RUN,
-				       "-C: jitmod's sampler of CPU %u is in %s, not %s (its dmesg says why)",
-				       cpu, path, want);
-		}
-		fclose(f);
+		n++;
+		if (strcmp(path, want))
+			jr_die(JR_EXIT_RUN,
+			       "-C: jitmod's sampler of CPU %u is in %s, not %s (its dmesg says why)",
+			       cpu, path, want);
 	}
 	closedir(proc);
 	if (!n)
