@@ -145,8 +145,7 @@ static bool jr_cg_sampler(const char *pid, unsigned int *cpu)
 	snprintf(file, sizeof(file), "/proc/%s/stat", pid);
 	return !jr_read_line(file, stat, sizeof(stat)) &&
 	       !jr_stat_parse(stat, comm, sizeof(comm), &flags) &&
-	       (flags & JR_PF_KTHREAD) &&
-	       sscanf(comm, "jitmod/%u", cpu) == 1;
+	       (flags & JR_PF_KTHREAD) && sscanf(comm, "jitmod/%u", cpu) == 1;
 }
 
 /* jr_cg_check - every sampler of jitmod's in cgroup want */

@@ -43,8 +43,7 @@ void jr_attach_text(FILE *out, const struct jr_attach *a, double div,
 	fprintf(out,
 		"\nattach: process %d (%s), %zu threads seen, for %.1f s\n",
 		a->cfg.tgid, jr_text_safe(a->comm, safe, sizeof(safe)),
-		a->nr_th,
-		(double)(a->end_ns - a->start_ns) / 1e9);
+		a->nr_th, (double)(a->end_ns - a->start_ns) / 1e9);
 	fprintf(out, "  %s\n", JR_HW_UNSEEN);
 	fprintf(out, "  page faults: %s\n",
 		a->b.faults ? "timed (handle_mm_fault, gross)" :
