@@ -440,17 +440,33 @@ def late_jitread():
     return res
 
 
-def run_parts(res, parts):
+def run_parts(tag, res, parts):
     """Each (name, fn) of parts into res[name], in order, with the time it
     took logged; a part that cannot run is {"skipped": why}, and the rest
-    still run."""
-    for name, fn in parts:
-        t0 = time.monotonic()
-        try:
-            res[name] = fn()
-        except (Fail, OSError, subprocess.SubprocessError) as e:
-            res[name] = {"skipped": str(e)[-300:]}
-        log(f"{name}: {time.monotonic() - t0:.0f} s")
+    still run.  Then jitbench, which the parts use, is unloaded, and res
+    printed as one line, "TAG <json>"; 0."""
+    try:
+        for name, fn in parts:
+            t0 = time.monotonic()
+            try:
+                res[name] = fn()
+            except (Fail, OSError, subprocess.SubprocessError) as e:
+                res[name] = {"skipped": str(e)[-300:]}
+            log(f"{name}: {time.monotonic() - t0:.0f} s")
+    finally:
+        kmod.rmmod("jitbench")
+    print(f"{tag} " + json.dumps(res), flush=True)
+    return 0
+
+
+def run_main(main, name):
+    """A guest half's entry point: main()'s exit code, or 1 and one line
+    on stderr."""
+    try:
+        sys.exit(main())
+    except (Fail, Skip, OSError) as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        sys.exit(1)
 
 
 def main():
@@ -474,18 +490,9 @@ def main():
         ("serve", lambda: serve_cost(env_int("BENCH_SERVE_SECONDS", 30))),
         ("late_jitread", late_jitread),
     )
-    try:
-        run_parts(res, parts)
-    finally:
-        kmod.rmmod("jitbench")
     res["osnoise_turn_probe"] = OSNOISE_TURN
-    print("JITBENCH " + json.dumps(res), flush=True)
-    return 0
+    return run_parts("JITBENCH", res, parts)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (Fail, Skip, OSError) as e:
-        print(f"bench-guest: {e}", file=sys.stderr)
-        sys.exit(1)
+    run_main(main, "bench-guest")

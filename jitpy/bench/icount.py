@@ -20,17 +20,15 @@ Prints one line, "JITICOUNT <json>".  Figures on the host's clock stay in
 the other half (jitpy/bench/guest.py).
 """
 
-import json
 import os
-import sys
 import time
 
 from jitpy.bench import env_int
 from jitpy.bench.guest import (CPU, bench_run_async, ipi_median,
-                               jitmod_load, loop_rounds, run_parts,
-                               summaries)
+                               jitmod_load, loop_rounds, run_main,
+                               run_parts, summaries)
 from jitpy.guest import kmod
-from jitpy.guest.sysio import Fail, Skip
+from jitpy.guest.sysio import Skip
 
 # interrupts-off windows of 500 ms in periods of 1 s: within the module's
 # 1 s limit on such a window
@@ -87,17 +85,8 @@ def main():
         ("irqs_off", lambda: irqs_off(max(secs, 2))),
         ("probes", lambda: probes(rounds, env_int("BENCH_IPIS", 2000))),
     )
-    try:
-        run_parts(res, parts)
-    finally:
-        kmod.rmmod("jitbench")
-    print("JITICOUNT " + json.dumps(res), flush=True)
-    return 0
+    return run_parts("JITICOUNT", res, parts)
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (Fail, Skip, OSError) as e:
-        print(f"bench-icount: {e}", file=sys.stderr)
-        sys.exit(1)
+    run_main(main, "bench-icount")
