@@ -71,9 +71,9 @@ THRESHOLD_NS = 10000
 NEST_US = (1000, 4000)
 # D/4 is the shortest spin in it; it must dwarf TCG's ~200 us RT switch.
 SOFTPRE_US = (4000, 8000)
-# One period for the whole test, which takes about 30 s of guest time: a
-# period's end resets the probes' windows, and a rep across one is made
-# again (on deterministic time the same rep, every run)
+# One period for the whole test, which takes well under a minute of guest
+# time: a period's end resets the probes' windows, and a rep across one
+# is made again (on deterministic time the same rep, every run)
 PERIOD_US = 60000000
 
 
