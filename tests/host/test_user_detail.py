@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -74,6 +75,15 @@ def unusable():
     return None
 
 
+def refresh_until(stop):
+    """Write REFRESH every 0.3 s until stop is set: each write runs
+    refresh_vm_stats as a work item on every CPU."""
+    while not stop.is_set():
+        with open(REFRESH, "w") as f:
+            f.write("1")
+        stop.wait(0.3)
+
+
 def btf_has(tp):
     """Whether the kernel's BTF has tracepoint tp's type, as the loader
     checks; None when the BTF cannot be read here."""
@@ -101,14 +111,19 @@ class UserDetail(unittest.TestCase):
             while not os.path.exists(ready) and jr.poll() is None and \
                     time.monotonic() < end:
                 time.sleep(0.05)
-            cls.perf = subprocess.run([sys.executable, "-c", PERF,
-                                       str(PERF_N)], capture_output=True,
-                                      text=True)
-            while jr.poll() is None:
-                with open(REFRESH, "w") as f:
-                    f.write("1")
-                time.sleep(0.3)
-            _, cls.err = jr.communicate()
+            # the work items come from the sampler's start to its end,
+            # however long the perf helper takes beside them
+            stop = threading.Event()
+            writer = threading.Thread(target=refresh_until, args=(stop,))
+            writer.start()
+            try:
+                cls.perf = subprocess.run([sys.executable, "-c", PERF,
+                                           str(PERF_N)], capture_output=True,
+                                          text=True)
+                _, cls.err = jr.communicate()
+            finally:
+                stop.set()
+                writer.join()
             cls.rc = jr.returncode
         finally:
             helper.kill()
