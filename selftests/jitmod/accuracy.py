@@ -194,15 +194,22 @@ def net_off(s, cost):
             f"within {room} ns: {s}")
 
 
+def check_gross(gap, what):
+    """A gap's duration is the sum of what it was filed under, the
+    classes' net times and hw_ns, within GROSS_NS; what names it in the
+    failure."""
+    parts = trace.class_ns(gap, trace.INTF) + gap.ns("hw_ns")
+    if abs(gap.ns("duration_ns") - parts) > GROSS_NS:
+        raise Fail(f"gross {gap.ns('duration_ns')} ns != classes + hw "
+                   f"{parts} ns: {what}")
+
+
 def judge(shots, cost):
     """Each shot's gap sums up and is filed right, and its net time is D
     plus the class's cost."""
     for s in shots:
         gap, field = s.gap, CLASSES[s.cls][0]
-        parts = trace.class_ns(gap, trace.INTF) + gap.ns("hw_ns")
-        if abs(gap.ns("duration_ns") - parts) > GROSS_NS:
-            raise Fail(f"gross {gap.ns('duration_ns')} ns != classes + hw "
-                       f"{parts} ns: {s}")
+        check_gross(gap, s)
         # at D = 0 the class's own cost is all there is, and other work
         # in the same gap (on PREEMPT_RT the TIMER softirq's ktimers/N)
         # may have more net time: jitmod's rule decides
@@ -317,10 +324,7 @@ def run_smi():
         f"{SMI_WRITER}'s run from its timer to the SMI (the least of "
         f"{REPS}; the most {lens[-1] / 1000:.3f} us)")
     for g in gaps:
-        parts = trace.class_ns(g, trace.INTF) + g.ns("hw_ns")
-        if abs(g.ns("duration_ns") - parts) > GROSS_NS:
-            raise Fail(f"gross {g.ns('duration_ns')} ns != classes + hw "
-                       f"{parts} ns: {g}")
+        check_gross(g, g)
         if g.f["class"] != "hw:smi":
             raise Fail(f"a quiet gap with an SMI filed {g.f['class']}: {g}")
 
