@@ -37,10 +37,11 @@ static enum hrtimer_restart jinj_smi_fn(struct hrtimer *t)
  * them, JINJ_SMI_GAP_MS apart.  Each comes from a pinned hard hrtimer on
  * the writer's CPU, whose task sleeps meanwhile: nothing else runs there
  * between the timer interrupt and the SMI, so under QEMU's icount, where
- * one host thread runs the vCPUs in turn, the target's gap holds the same
- * run of the writer's CPU each time.  A nohz_full writer's CPU keeps the
- * timer: a pinned one is not moved to a housekeeping CPU, which irqs_off
- * would hold to its window's end.
+ * one host thread runs the vCPUs in turn, the target's gap holds that
+ * CPU's way from its timer interrupt to the ICR write besides the SMM
+ * handler, not the writer's own system call.  A nohz_full writer's CPU
+ * keeps the timer: a pinned one is not moved to a housekeeping CPU, which
+ * irqs_off would hold to its window's end.
  */
 static int jinj_smi_set(const char *val, const struct kernel_param *kp)
 {
