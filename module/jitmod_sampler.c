@@ -457,6 +457,9 @@ poll:
  * warm-up, and the period's runtime starts after it (jitread-serve(1),
  * "The window's edge").  The loop yields and reports RCU quiescent states
  * as the sampling loop does, so deferred work runs now, not in the window.
+ * It spins as that loop does too, without a pause: a pause would give an
+ * SMT sibling the core, a state the window never runs in (and under
+ * QEMU's TCG each one leaves the translated code).
  */
 static void jit_warmup(const struct jit_period *per)
 {
@@ -466,7 +469,6 @@ static void jit_warmup(const struct jit_period *per)
 	unsigned int polls = 0;
 
 	while (t < end) {
-		cpu_relax();
 		jit_yield_if_needed();
 		t = rdtsc();
 		if (t < poll_at)
