@@ -179,14 +179,16 @@ static void jr_work_loop(struct jr_usamp *u)
 /*
  * jr_warmup - spin, recording nothing, for warm_cyc: a phase that starts
  * after a sleep starts on a CPU that has just woken (serve's duty cycle),
- * and that wake-up is the duty cycle's cost, not the CPU's noise.
+ * and that wake-up is the duty cycle's cost, not the CPU's noise.  It
+ * spins as jr_gap_loop() does, without a pause, which would give an SMT
+ * sibling the core in a state the sampling never runs in.
  */
 static void jr_warmup(struct jr_usamp *u)
 {
 	uint64_t t0 = jr_rdtsc();
 
 	while (jr_rdtsc() - t0 < u->warm_cyc && !u->stop->sig && !u->halt)
-		__builtin_ia32_pause();
+		;
 }
 
 static void *jr_usamp_main(void *arg)
