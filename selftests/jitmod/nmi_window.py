@@ -31,7 +31,7 @@ from jitpy.guest.sysio import Fail, log
 CPU = 1
 INTERVAL_US = 50
 NMI_US = 200
-STORM_S = 6
+STORM_S = 3
 SLACK_NS = 1000
 ATTEMPTS = 3
 
