@@ -132,7 +132,10 @@ static unsigned long jinj_irq_events(void)
  * which an interrupt was taken to jinj_nested_ns.  The count is read
  * after the clock, so an interrupt between the two shows one step early:
  * the step after a moved count is taken too.  NMI-safe, so any context
- * may call it.
+ * may call it.  It reads the clock back to back, with no pause between:
+ * under QEMU's TCG a pause leaves the translated code, which on the
+ * icount clock costs far more host time than the guest time it stands
+ * for.
  */
 static void jinj_spin(u64 ns, bool src)
 {
@@ -142,7 +145,6 @@ static void jinj_spin(u64 ns, bool src)
 	bool hit = false, was;
 
 	do {
-		cpu_relax();
 		now = ktime_get_mono_fast_ns();
 		cnt = jinj_irq_events();
 		was = hit;
