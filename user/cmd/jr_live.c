@@ -24,6 +24,7 @@
 #include "cmd/jr_live.h"
 #include "cmd/jr_live_setup.h"
 #include "cmd/jr_opts_rtla.h"
+#include "common/jr_ksym.h"
 #include "common/jr_safe.h"
 #include "common/jr_text.h"
 #include "cmd/jr_out.h"
@@ -347,6 +348,7 @@ static void jr_live_start(struct jr_live *c, struct jr_stream *s, int argc,
 		       s->name);
 	jr_live_xevents(c, s);
 	jr_set_stops(o, &c->saved);
+	jr_ksym_preload(); /* jitmod's events carry kernel addresses */
 	jr_ready(o->live.ready_file);
 }
 

@@ -8,7 +8,10 @@
 
 #include "common/jr_ksym.h"
 
-/* Sorted kernel symbols, loaded on the first NMI handler to name. */
+/*
+ * Sorted kernel symbols: loaded by jr_ksym_preload() before a live run
+ * samples, else on the first address to name (a report of a recording).
+ */
 struct jr_sym {
 	uint64_t addr;
 	char name[JR_SYM_LEN];
@@ -55,6 +58,18 @@ static void jr_load_kallsyms(void)
 	}
 	fclose(f);
 	qsort(jr_syms, jr_nr_syms, sizeof(*jr_syms), jr_sym_cmp);
+}
+
+/*
+ * jr_ksym_preload - load the symbols now, before sampling starts.  Their
+ * load is a burst of CPU time (most of a second on a small guest); left
+ * to the first address a run names, it falls inside the measurement, on
+ * the CPU jitread's reader shares, while the run's rings fill.
+ */
+void jr_ksym_preload(void)
+{
+	if (!jr_syms_loaded)
+		jr_load_kallsyms();
 }
 
 /*

@@ -12,5 +12,6 @@
 
 const char *jr_ksym_name(uint64_t addr, int show_addr, char *buf, size_t len);
 const char *jr_ksym(uint64_t addr, char *buf, size_t len);
+void jr_ksym_preload(void);
 
 #endif /* JR_KSYM_H */

@@ -92,7 +92,7 @@ int jr_remove_stale_instances(void)
  * else.  libtracefs's tracefs_local_events_system() also parses all of
  * /proc/kallsyms into the handle, which costs a second of CPU on a small
  * machine and is never used here: jitread resolves the few addresses its
- * events carry itself (common/jr_ksym.c), when one first comes.
+ * events carry itself (common/jr_ksym.c), from symbols it loads once.
  */
 static struct tep_handle *jr_load_formats(void)
 {

@@ -16,6 +16,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "common/jr_ksym.h"
 #include "usamp/jr_ubpf.h"
 #include "jr_ubpf.skel.h"
 
@@ -235,7 +236,11 @@ int jr_ubpf_open_mode(struct jr_ubpf *b, const struct jr_ubpf_target *t)
 {
 	int ret = jr_ubpf_try(b, t, true);
 
-	return ret == -EAGAIN ? jr_ubpf_try(b, t, false) : ret;
+	if (ret == -EAGAIN)
+		ret = jr_ubpf_try(b, t, false);
+	if (!ret)
+		jr_ksym_preload(); /* the records carry kernel addresses */
+	return ret;
 }
 
 /* jr_ubpf_open - load the classifier for the sampler's threads. */
