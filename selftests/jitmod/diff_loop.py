@@ -45,10 +45,10 @@ from jitpy.guest import injector, kmod, sysio
 from jitpy.guest.sysio import Fail, log
 
 CPU = 1
-N = 100
+N = 60
 D_US = 20000
 MISSED = N // 20  # at most, in the sleeps between periods
-RUN_S = 20
+RUN_S = 12
 ATTEMPTS = 5  # of A and B: a host stall in B can hide the gaps' change
 
 
