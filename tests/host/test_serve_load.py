@@ -12,6 +12,7 @@ itself, tests/host/c/http_test.c and http_slow_test.c.)"""
 
 import os
 import pwd
+import re
 import shutil
 import signal
 import socket
@@ -26,6 +27,7 @@ from tests.host import jrcli
 CPU = 1
 PER_PEER = 8
 SCRAPE_S = 1.0
+UNIT = os.path.join(jrcli.TOP, "dist", "jitread-serve.service")
 
 
 def usable():
@@ -84,6 +86,31 @@ def new_server(pid, old, secs=10):
     return found[-1]
 
 
+def unit_privileges():
+    """setpriv's arguments for the unit's own privileges: its SecureBits,
+    no new privileges, and its ambient capabilities as every set but the
+    permitted one, less any that this machine's bounding set lacks (a
+    container's)."""
+    with open(UNIT) as f:
+        text = f.read()
+    caps = re.search(r"^AmbientCapabilities=(.*)$", text, re.M).group(1)
+    bits = re.search(r"^SecureBits=(.*)$", text, re.M).group(1)
+    bnd = int(status("self")["CapBnd"], 16)
+    have = [c[4:].lower() for c in caps.split()
+            if bnd >> CAP_NUMBERS[c] & 1]
+    names = "-all," + ",".join("+" + c for c in have)
+    return ["setpriv", "--securebits",
+            ",".join("+" + b.replace("-", "_") for b in bits.split()),
+            "--no-new-privs", "--inh-caps", names, "--ambient-caps", names,
+            "--bounding-set", names, "--"]
+
+
+# capability numbers (linux/capability.h) of those the unit names
+CAP_NUMBERS = {"CAP_SETGID": 6, "CAP_SETUID": 7, "CAP_IPC_LOCK": 14,
+               "CAP_SYS_NICE": 23, "CAP_SYS_RESOURCE": 24, "CAP_SYSLOG": 34,
+               "CAP_PERFMON": 38, "CAP_BPF": 39}
+
+
 def status(pid):
     """/proc/PID/status as a dict of its fields."""
     with open(f"/proc/{pid}/status") as f:
@@ -93,13 +120,15 @@ def status(pid):
 
 @unittest.skipIf(usable(), usable())
 class ServeLoad(unittest.TestCase):
-    def start(self, *extra):
-        """jitread serve on a free port: (process, port)."""
+    def start(self, *extra, prefix=()):
+        """jitread serve on a free port, its command after prefix:
+        (process, port)."""
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         self.tmp = tmp.name
         ready = os.path.join(tmp.name, "ready")
-        p = subprocess.Popen([jrcli.JITREAD, "serve", "--sampler", "user",
+        p = subprocess.Popen([*prefix, jrcli.JITREAD, "serve", "--sampler",
+                              "user",
                               "-c", str(CPU), "-d", "60s", "--listen",
                               "127.0.0.1:0", "--ready-file", ready, *extra],
                              stdout=subprocess.DEVNULL,
@@ -274,6 +303,31 @@ class ServeLoad(unittest.TestCase):
         self.assertLess(took, 10, err)
         self.assertIn("did not end within 2000 ms; killed", err)
         self.assertTrue(os.path.getsize(out) > 0)
+
+    def test_sigterm_ends_serve_with_its_server_stopped_as_the_unit(self):
+        """Under the unit's own privileges serve has no CAP_KILL and its
+        server another id: the kill still lands, serve says so and ends
+        in time with its outputs, and the stopped server is gone."""
+        out = os.path.join(tempfile.mkdtemp(), "run.json")
+        self.addCleanup(shutil.rmtree, os.path.dirname(out))
+        p, port = self.start("--json", out, prefix=unit_privileges())
+        self.assertEqual(int(status(p.pid)["CapEff"], 16) >> 5 & 1, 0,
+                         "serve has CAP_KILL")
+        self.scrape_time(port)
+        child = server_of(p.pid)
+        os.kill(child, signal.SIGSTOP)
+        p.send_signal(signal.SIGTERM)
+        try:
+            err = p.communicate(timeout=15)[1]
+        except subprocess.TimeoutExpired:
+            self.fail(f"serve still runs 15 s after SIGTERM, its server "
+                      f"{status(child)['State']}")
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("did not end within 2000 ms; killed", err)
+        self.assertTrue(os.path.getsize(out) > 0)
+        self.assertFalse(os.path.exists(f"/proc/{child}") and
+                         status(child)["State"].split()[0] != "Z",
+                         f"the server {child} outlived serve")
 
     def test_server_dies_with_serve(self):
         """A SIGKILLed serve takes its server process with it."""

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -133,6 +134,38 @@ static void jr_sep_status(int status, char *why, size_t len)
 }
 
 /*
+ * jr_sep_kill - SIGKILL the server process: 0, or -errno.  Under its unit
+ * serve has no CAP_KILL, and the server runs under an id of its own, so
+ * the kernel refuses serve's own kill (EPERM).  A helper process then
+ * takes the server's id (CAP_SETUID, which serve has to start it) and
+ * sends the signal from there: it runs nothing else, only raw system
+ * calls, as a child forked from a threaded process must.
+ */
+static int jr_sep_kill(pid_t child, uint32_t id)
+{
+	int status;
+	pid_t helper;
+
+	if (!kill(child, SIGKILL))
+		return 0;
+	if (errno != EPERM || !id)
+		return -errno;
+	helper = fork();
+	if (helper < 0)
+		return -errno;
+	if (!helper) {
+		if (syscall(SYS_setresgid, id, id, id) ||
+		    syscall(SYS_setresuid, id, id, id))
+			_exit(1);
+		_exit(kill(child, SIGKILL) ? 2 : 0);
+	}
+	while (waitpid(helper, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EPERM;
+}
+
+/*
  * jr_sep_again - the server ended unasked: reap it, and start another
  * unless it has been started JR_SEP_RESTARTS times; false when the run
  * is to stop.  Called with s->lock held.
@@ -141,9 +174,17 @@ static bool jr_sep_again(struct jr_serve *s)
 {
 	unsigned char go = JR_SEP_GO;
 	char why[96];
-	int status = 0;
+	int status = 0, ret;
 
-	kill(s->child, SIGKILL);
+	ret = jr_sep_kill(s->child, s->sep_id);
+	if (ret) {
+		/* it may still hold the listening socket: no second server */
+		s->sep_fail = jr_fail(
+			&s->sep_why, JR_EXIT_RUN,
+			"the server process (pid %d) broke its exchange and cannot be killed: %s: serve stops",
+			(int)s->child, strerror(-ret));
+		return false;
+	}
 	while (waitpid(s->child, &status, 0) < 0 && errno == EINTR)
 		;
 	close(s->sep_fd);
@@ -223,8 +264,30 @@ static bool jr_sep_reaped(pid_t pid, int ms)
 }
 
 /*
+ * jr_sep_end - a server that did not end when asked: killed, and reaped
+ * within JR_SEP_STOP_MS more, each step's result said.  One that cannot
+ * be killed dies with the thread that started it (its parent-death
+ * signal), at the latest when serve exits.
+ */
+static void jr_sep_end(struct jr_serve *s, pid_t child)
+{
+	int ret = jr_sep_kill(child, s->sep_id);
+
+	if (ret)
+		jr_warn("serve: the server process (pid %d) did not end within %d ms and cannot be killed: %s",
+			(int)child, JR_SEP_STOP_MS, strerror(-ret));
+	else if (!jr_sep_reaped(child, JR_SEP_STOP_MS))
+		jr_warn("serve: the server process (pid %d) did not end within %d ms; killed, but still not gone %d ms later",
+			(int)child, JR_SEP_STOP_MS, JR_SEP_STOP_MS);
+	else
+		jr_warn("serve: the server process did not end within %d ms; killed",
+			JR_SEP_STOP_MS);
+}
+
+/*
  * jr_sep_stop - end the server process: its side of the pair shut, its
- * counts and exit awaited JR_SEP_STOP_MS, then a kill.
+ * counts and exit awaited JR_SEP_STOP_MS, then a kill.  Then the pair is
+ * shut both ways, so that pages_th ends whatever state the server is in.
  */
 void jr_sep_stop(struct jr_serve *s)
 {
@@ -236,13 +299,12 @@ void jr_sep_stop(struct jr_serve *s)
 	if (s->sep_fd >= 0)
 		shutdown(s->sep_fd, SHUT_WR);
 	pthread_mutex_unlock(&s->lock);
-	if (child > 0 && !jr_sep_reaped(child, JR_SEP_STOP_MS)) {
-		jr_warn("serve: the server process did not end within %d ms; killed",
-			JR_SEP_STOP_MS);
-		kill(child, SIGKILL);
-		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
+	if (child > 0 && !jr_sep_reaped(child, JR_SEP_STOP_MS))
+		jr_sep_end(s, child);
+	pthread_mutex_lock(&s->lock);
+	if (s->sep_fd >= 0)
+		shutdown(s->sep_fd, SHUT_RDWR);
+	pthread_mutex_unlock(&s->lock);
 	if (s->pages_running)
 		pthread_join(s->pages_th, NULL);
 	s->pages_running = false;
