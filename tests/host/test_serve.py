@@ -354,7 +354,10 @@ class ServeScraped(unittest.TestCase):
 @unittest.skipIf(usable(), usable())
 class ServeTextfile(unittest.TestCase):
     def test_textfile_whole_and_readable(self):
+        """The file is whole, 0644, valid, and says when it was made:
+        the last refresh falls inside the run."""
         with tempfile.TemporaryDirectory() as d:
+            t0 = time.time()
             rc, out, err = jrcli.jitread(
                 "serve", "--sampler", "user", "-c", str(CPU), "--listen",
                 "none", "--textfile", d, "-d", "2s", "--runtime", "100ms",
@@ -367,6 +370,10 @@ class ServeTextfile(unittest.TestCase):
                 text = f.read()
             s = samples(text)
             self.assertGreater(s[f'jitread_periods_total{{cpu="{CPU}"}}'], 5)
+            self.assertLessEqual(
+                t0 + 1.5, s["jitread_last_refresh_timestamp_seconds"])
+            self.assertLessEqual(
+                s["jitread_last_refresh_timestamp_seconds"], time.time())
             if shutil.which("promtool"):
                 self.assertEqual(promtool_check(text), (0, ""))
 

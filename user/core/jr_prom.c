@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/jr_prom.h"
 
@@ -230,7 +231,11 @@ static int jr_prom_cpu_update(struct jr_prom *p, struct jr_prom_cpu *pc,
 /* jr_prom_update - before each jr_prom_write; 0 or -ENOMEM */
 int jr_prom_update(struct jr_prom *p, const struct jr_model *m)
 {
+	struct timespec now;
 	int i, ret;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	p->refreshed_ns = (uint64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 
 	if (m->nr_cpus > p->nr_cpus) {
 		struct jr_prom_cpu *c =

@@ -96,6 +96,7 @@ struct jr_prom {
 	int nr_cpus;
 	const struct jr_prom_thread *th; /* attach: the caller's, or NULL */
 	int nr_th;
+	uint64_t refreshed_ns; /* CLOCK_REALTIME at the last jr_prom_update */
 };
 
 /*

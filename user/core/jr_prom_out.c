@@ -168,6 +168,16 @@ static void jr_build_info(struct jr_emit *e, const struct jr_prom *p)
 	e->ops->sample(e, l, 3, JR_PV_N(1));
 }
 
+/* jr_refresh_time - when the metrics were made: a textfile's staleness */
+static void jr_refresh_time(struct jr_emit *e, const struct jr_prom *p)
+{
+	e->ops->family(
+		e, "jitread_last_refresh_timestamp_seconds", JR_P_GAUGE,
+		"seconds",
+		"When these metrics were refreshed, in seconds since the epoch: a textfile that a serve which ended left behind keeps its last refresh.");
+	e->ops->sample(e, NULL, 0, JR_PV_NSEC(p->refreshed_ns));
+}
+
 /* H - a family's help: the sampler's, or attach's where they differ */
 #define H(p, sampled, attach) ((p)->info.events_only ? (attach) : (sampled))
 
@@ -356,6 +366,7 @@ void jr_prom_write(const struct jr_prom *p, const struct jr_model *m,
 	int i;
 
 	jr_build_info(&e, p);
+	jr_refresh_time(&e, p);
 	jr_noise_families(&e, p, m);
 	jr_source_families(&e, p, m);
 	if (p->info.events_only)
