@@ -251,6 +251,14 @@ class Installed:
             self.assertEqual(got.get(f"{case}.same_server"), "yes", why)
             self.assertEqual(got.get(f"{case}.stopped"), "inactive/success/0",
                              why)
+            self.assertEqual(got.get(f"{case}.server_left"), "none", why)
+        # the user case stops serve with its server stopped: serve kills
+        # it under the unit's privileges, says so, and ends well within
+        # TimeoutStopSec; its textfile is in the unit's StateDirectory
+        self.assertLessEqual(int(got.get("user.stop_s", 99)), 10, why)
+        self.assertGreaterEqual(int(got.get("user.kill_said", 0)), 1, why)
+        self.assertEqual(got.get("user.textfile"), "root:644", why)
+        self.assertEqual(got.get("user.textfile_time"), "1", why)
         self.assertEqual(got.get("jitmod.params_set"), "yes", why)
         self.assertEqual(got.get("jitmod.params_back"), "yes", why)
         self.assertEqual(got.get("bad_option"), "failed/2/0", why)

@@ -44,10 +44,21 @@ journal() {
 }
 options() { echo "JITREAD_SERVE_OPTS=\"$1\"" > /etc/default/jitread-serve; }
 
-# serve_case NAME OPTS: enable --now, scrape, freeze and thaw, stop;
+# textfile NAME: the textfile's owner and mode, and whether it holds the
+# refresh time, while the unit runs
+textfile() {
+	local f=/var/lib/jitread/jitread.prom
+	say "$1.textfile" "$(stat -c '%U:%a' "$f" 2>&1 | tr ' ' _)"
+	say "$1.textfile_time" "$(grep -c '^jitread_last_refresh_timestamp_seconds ' "$f" 2>&1)"
+}
+
+# serve_case NAME OPTS [stuck]: enable --now, scrape, freeze and thaw,
+# stop.  With stuck, its server is stopped first, and serve alone gets
+# the SIGTERM (systemctl stop would send every process a SIGCONT after
+# it): serve must kill the server under the unit's own privileges.
 # case_end then disables the unit and prints its journal
 serve_case() {
-	local name=$1 before pid
+	local name=$1 before pid t0
 	options "$2"
 	before=$(params)
 	systemctl enable --now jitread-serve 2>&1
@@ -65,7 +76,21 @@ serve_case() {
 	say "at.$name.thawed" "$SECONDS"
 	say "$name.same_server" "$([ -n "$pid" ] && [ "$pid" = "$(server)" ] &&
 		echo yes || echo "no:$pid:$(server)")"
+	t0=$SECONDS
+	if [ -n "${3:-}" ]; then
+		textfile "$name"
+		kill -STOP $pid
+		systemctl kill --kill-whom=main --signal=SIGTERM jitread-serve
+		while [ "$(prop jitread-serve MainPID)" != 0 ] &&
+			[ $((SECONDS - t0)) -lt 60 ]; do
+			sleep 1
+		done
+	fi
 	systemctl stop jitread-serve
+	say "$name.stop_s" $((SECONDS - t0))
+	say "$name.server_left" "$(server | tr -d ' ' | grep . || echo none)"
+	[ -n "${3:-}" ] && say "$name.kill_said" "$(journalctl -u jitread-serve \
+		--no-pager -o cat | grep -c 'did not end within 2000 ms; killed$')"
 	say "at.$name.stop" "$SECONDS"
 	say "$name.stopped" "$(prop jitread-serve ActiveState)/$(prop jitread-serve Result)/$(prop jitread-serve ExecMainStatus)"
 	[ -d /sys/module/jitmod ] &&
@@ -99,7 +124,7 @@ modprobe jitmod cpus=1 && serve_case jitmod "-c 1 --sampler jitmod"
 rmmod jitmod
 case_end
 say at.jitmod "$SECONDS"
-serve_case user "-c 1 --sampler user"
+serve_case user "-c 1 --sampler user --textfile /var/lib/jitread" stuck
 case_end
 say at.user "$SECONDS"
 
