@@ -221,6 +221,20 @@ static int jr_attach_seed(struct jr_ubpf *b, void *ctx)
 	return ret;
 }
 
+/*
+ * jr_attach_held - the pid still names the process the pidfd holds: not
+ * reaped, though it may have exited (a zombie keeps its pid).
+ */
+static bool jr_attach_held(const struct jr_attach *a)
+{
+	char path[64];
+
+	if (a->pidfd >= 0)
+		return !syscall(SYS_pidfd_send_signal, a->pidfd, 0, NULL, 0);
+	snprintf(path, sizeof(path), "/proc/%d", a->cfg.tgid);
+	return !access(path, F_OK);
+}
+
 int jr_attach_open(struct jr_attach *a, const struct jr_attach_cfg *cfg,
 		   struct jr_err *e)
 {
@@ -229,8 +243,8 @@ int jr_attach_open(struct jr_attach *a, const struct jr_attach_cfg *cfg,
 				    .seed = jr_attach_seed,
 				    .arm = jr_attach_arm,
 				    .ctx = a };
-	char path[64], state;
-	int cpu;
+	int cpu, ret;
+	char state;
 
 	memset(a, 0, sizeof(*a));
 	a->cfg = *cfg;
@@ -246,14 +260,25 @@ int jr_attach_open(struct jr_attach *a, const struct jr_attach_cfg *cfg,
 	if (!a->cpu_noise_ns || !a->cpu_max_ns || !a->cpu_self_ns ||
 	    !a->cpu_told_ns || !a->armed)
 		return jr_fail(e, -ENOMEM, "out of memory");
+	/*
+	 * The pidfd first: until the process it holds is reaped, its pid
+	 * is not reused, so what /proc says from here on is of that
+	 * process, once jr_attach_held() finds it still there after the
+	 * reads.  Without pidfd_open (before 5.3) a reused pid goes
+	 * unnoticed.
+	 */
+	a->pidfd = (int)syscall(SYS_pidfd_open, cfg->tgid, 0);
+	if (a->pidfd < 0 && errno == ESRCH)
+		return jr_fail(e, -ESRCH, "process %d exited", cfg->tgid);
+	ret = jr_attach_check(cfg, e);
+	if (ret)
+		return ret;
 	jr_task_stat(cfg->tgid, cfg->tgid, &state, &cpu, a->comm,
 		     sizeof(a->comm));
-	a->pidfd = (int)syscall(SYS_pidfd_open, cfg->tgid, 0);
 	if (jr_ubpf_open_mode(&a->b, &t))
 		return jr_fail(e, -EPERM, "%s", a->b.why);
 	a->start_ns = jr_mono_ns();
-	snprintf(path, sizeof(path), "/proc/%d", cfg->tgid);
-	if (access(path, F_OK))
+	if (!jr_attach_held(a))
 		return jr_fail(e, -ESRCH, "process %d exited", cfg->tgid);
 	return 0;
 }
