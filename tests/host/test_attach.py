@@ -238,6 +238,30 @@ class Attach(unittest.TestCase):
         self.assertTrue(a["faults_counted"])
         self.assertGreater(hop[0]["faults"]["count"], 100)
 
+    def test_many_threads_each_their_own(self):
+        """3000 threads that nap and wake: each is a row of its own, under
+        its own tid, found by a hashed lookup at every record."""
+        code = ("import threading, time\n"
+                "def nap():\n"
+                "    while True:\n"
+                "        time.sleep(0.2)\n"
+                "for _ in range(3000):\n"
+                "    threading.Thread(target=nap, daemon=True).start()\n"
+                "time.sleep(60)\n")
+        p = subprocess.Popen(["/usr/bin/python3", "-c", code])
+        self.addCleanup(stop, p)
+        for _ in range(600):
+            if len(os.listdir(f"/proc/{p.pid}/task")) > 3000:
+                break
+            time.sleep(0.05)
+        doc = self.attach(p.pid)
+        tids = [t["tid"] for t in doc["attach"]["threads"]]
+        mine = {int(t) for t in os.listdir(f"/proc/{p.pid}/task")}
+        self.assertEqual(len(tids), len(set(tids)), "a tid in two rows")
+        self.assertLessEqual(set(tids), mine)
+        self.assertGreater(len(tids), 3000)
+        self.assertEqual(doc["attach"]["tasks_full"], 0)
+
     def test_thread_names_are_shown_not_run(self):
         """A target's threads name themselves with a screen clear and a
         title change: attach's text report and serve --attach's closing

@@ -283,15 +283,47 @@ int jr_attach_open(struct jr_attach *a, const struct jr_attach_cfg *cfg,
 	return 0;
 }
 
+/*
+ * jr_th_slot - tid's slot in th_at: its entry's, or the free one where it
+ * goes.  Open addressing, probed in turn; th_at has twice th's capacity,
+ * so a lookup stays a few probes at any count of threads (the kernel's
+ * limit is in the millions).
+ */
+static uint32_t *jr_th_slot(const struct jr_attach *a, int32_t tid)
+{
+	size_t mask = 2 * a->cap_th - 1;
+	size_t i = ((uint32_t)tid * 2654435761u) & mask;
+
+	while (a->th_at[i] && a->th[a->th_at[i] - 1].tid != tid)
+		i = (i + 1) & mask;
+	return &a->th_at[i];
+}
+
+/* jr_th_index - th_at made again for th as it is: 0, or -ENOMEM */
+static int jr_th_index(struct jr_attach *a)
+{
+	size_t i;
+
+	free(a->th_at);
+	a->th_at = calloc(2 * a->cap_th, sizeof(*a->th_at));
+	if (!a->th_at)
+		return -ENOMEM;
+	for (i = 0; i < a->nr_th; i++)
+		*jr_th_slot(a, a->th[i].tid) = (uint32_t)i + 1;
+	return 0;
+}
+
 /* jr_thread - tid's entry, made on first sight; NULL: out of memory */
 static struct jr_athread *jr_thread(struct jr_attach *a, int32_t tid)
 {
 	struct jr_athread *n;
-	size_t i;
+	uint32_t *slot;
 
-	for (i = a->nr_th; i-- > 0;)
-		if (a->th[i].tid == tid)
-			return &a->th[i];
+	if (a->cap_th) {
+		slot = jr_th_slot(a, tid);
+		if (*slot)
+			return &a->th[*slot - 1];
+	}
 	if (a->nr_th == a->cap_th) {
 		size_t cap = a->cap_th ? 2 * a->cap_th : 16;
 
@@ -300,10 +332,13 @@ static struct jr_athread *jr_thread(struct jr_attach *a, int32_t tid)
 			return NULL;
 		a->th = n;
 		a->cap_th = cap;
+		if (jr_th_index(a))
+			return NULL;
 	}
 	n = &a->th[a->nr_th++];
 	memset(n, 0, sizeof(*n));
 	n->tid = tid;
+	*jr_th_slot(a, tid) = (uint32_t)a->nr_th;
 	return n;
 }
 
@@ -502,8 +537,11 @@ int jr_attach_finish(struct jr_attach *a, jr_sink_fn sink, void *ctx)
 		ret = jr_attach_tally(a, a->end_ns);
 	a->tasks_full = jr_ubpf_tasks_full(&a->b);
 	a->drops = jr_ubpf_drops(&a->b);
-	if (a->nr_th)
+	if (a->nr_th) {
 		qsort(a->th, a->nr_th, sizeof(*a->th), jr_tid_cmp);
+		if (jr_th_index(a) && !ret)
+			ret = -ENOMEM;
+	}
 	return ret;
 }
 
@@ -518,6 +556,7 @@ void jr_attach_close(struct jr_attach *a)
 	free(a->cpu_told_ns);
 	free(a->armed);
 	free(a->th);
+	free(a->th_at);
 	memset(a, 0, sizeof(*a));
 	a->pidfd = -1;
 }

@@ -52,6 +52,7 @@ struct jr_attach {
 	int nr_cpus;
 	struct jr_athread *th; /* nr_th, by tid once finished */
 	size_t nr_th, cap_th;
+	uint32_t *th_at; /* 2 x cap_th slots: 1 + th's index by tid, 0 free */
 	uint64_t tasks_full, drops; /* as the probes counted them */
 	uint64_t drops_told; /* the drops summarised */
 	int pidfd; /* readable once the process has exited; -1 unknown */
