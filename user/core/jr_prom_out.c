@@ -175,7 +175,9 @@ static void jr_refresh_time(struct jr_emit *e, const struct jr_prom *p)
 		e, "jitread_last_refresh_timestamp_seconds", JR_P_GAUGE,
 		"seconds",
 		"When these metrics were refreshed, in seconds since the epoch: a textfile that a serve which ended left behind keeps its last refresh.");
-	e->ops->sample(e, NULL, 0, JR_PV_NSEC(p->refreshed_ns));
+	/* to the millisecond: a double holds it whole in either format */
+	e->ops->sample(e, NULL, 0,
+		       JR_PV_R((double)(p->refreshed_ns / 1000000) / 1e3));
 }
 
 /* H - a family's help: the sampler's, or attach's where they differ */
