@@ -180,16 +180,25 @@ static void jit_stop(void)
  * otherwise start probes, the NMI handler and kthreads in a module about
  * to be freed.  Before init and after exit a write only sets the value.
  */
-int jit_restart(void (*apply)(void *), void *arg)
+static int jit_restart_locked(void (*apply)(void *), void *arg)
 {
 	int ret = 0;
 
-	mutex_lock(&jit_lock);
+	lockdep_assert_held(&jit_lock);
 	if (jit_ready)
 		jit_stop();
 	apply(arg);
 	if (jit_ready)
 		ret = jit_start();
+	return ret;
+}
+
+int jit_restart(void (*apply)(void *), void *arg)
+{
+	int ret;
+
+	mutex_lock(&jit_lock);
+	ret = jit_restart_locked(apply, arg);
 	mutex_unlock(&jit_lock);
 	return ret;
 }
@@ -197,8 +206,10 @@ int jit_restart(void (*apply)(void *), void *arg)
 /*
  * Parameter handling.  Each setter validates, logs one line naming the
  * parameter on failure and returns -EINVAL, then applies through
- * jit_restart().  Cross-parameter rules (runtime <= period) are checked
- * again in jit_init(), because insmod sets parameters in any order.
+ * jit_restart().  A rule across parameters (runtime <= period, irqs_off's
+ * bound on runtime) is checked under jit_lock, against the values in
+ * force: after init by the setter, and by jit_init() itself for what
+ * insmod, or a write racing it, stored before (in any order).
  */
 
 /* jit_parse_cpus - parse and check a cpulist against the online CPUs. */
@@ -308,14 +319,17 @@ static void jit_apply_irqs_off(void *arg)
 static int jit_set_irqs_off(const char *val, const struct kernel_param *kp)
 {
 	bool on;
+	int ret = -EINVAL;
 
 	if (kstrtobool(val, &on)) {
 		pr_err("irqs_off: '%s' is not a boolean\n", strim((char *)val));
 		return -EINVAL;
 	}
-	if (jit_ready && !jit_irqs_off_fits(jit_params.duty.runtime_us, on))
-		return -EINVAL;
-	return jit_restart(jit_apply_irqs_off, &on);
+	mutex_lock(&jit_lock);
+	if (!jit_ready || jit_irqs_off_fits(jit_params.duty.runtime_us, on))
+		ret = jit_restart_locked(jit_apply_irqs_off, &on);
+	mutex_unlock(&jit_lock);
+	return ret;
 }
 
 static int jit_get_irqs_off(char *buf, const struct kernel_param *kp)
@@ -475,6 +489,15 @@ err_disarm:
 	return ret;
 }
 
+/* jit_duty_fits - the rules across parameters, on the values stored */
+static bool jit_duty_fits(void)
+{
+	return jit_runtime_fits(jit_params.duty.runtime_us,
+				jit_params.duty.period_us) &&
+	       jit_irqs_off_fits(jit_params.duty.runtime_us,
+				 jit_params.irqs_off);
+}
+
 static int __init jit_init(void)
 {
 	int ret;
@@ -483,33 +506,39 @@ static int __init jit_init(void)
 		pr_err("no usable TSC\n");
 		return -ENODEV;
 	}
-	if (!jit_runtime_fits(jit_params.duty.runtime_us,
-			      jit_params.duty.period_us) ||
-	    !jit_irqs_off_fits(jit_params.duty.runtime_us, jit_params.irqs_off))
+	if (!jit_duty_fits())	/* insmod's own values: refused cheaply */
 		return -EINVAL;
-	if (cpumask_empty(&jit_mask))
-		jit_default_cpus();
 	jit_conv_init();
 	ret = jit_arm_own();
 	if (ret) {
 		pr_err("cannot arm its own tracepoints: %d\n", ret);
 		return ret;
 	}
+	/* and again under the lock, with whatever a racing write stored */
 	mutex_lock(&jit_lock);
+	if (!jit_duty_fits()) {
+		ret = -EINVAL;
+		goto err_unlock;
+	}
+	if (cpumask_empty(&jit_mask))
+		jit_default_cpus();
 	jit_ready = true;
 	ret = jit_start();
-	if (ret)
-		jit_ready = false;	/* the module is about to go */
-	mutex_unlock(&jit_lock);
 	if (ret) {
+		jit_ready = false;	/* the module is about to go */
 		pr_err("cannot start: %d\n", ret);
-		jit_disarm_own(JIT_ARMED_NR);
-		return ret;
+		goto err_unlock;
 	}
+	mutex_unlock(&jit_lock);
 	pr_info("sampling CPUs %*pbl, threshold %llu ns, %llu of %llu us, TSC %u kHz\n",
 		cpumask_pr_args(&jit_mask), jit_params.duty.threshold_ns,
 		jit_params.duty.runtime_us, jit_params.duty.period_us, tsc_khz);
 	return 0;
+
+err_unlock:
+	mutex_unlock(&jit_lock);
+	jit_disarm_own(JIT_ARMED_NR);
+	return ret;
 }
 
 static void __exit jit_exit(void)
