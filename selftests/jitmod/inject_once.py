@@ -7,7 +7,10 @@ full one, on 6.1): jitread hist samples CPU 1 while the injector fires a
 FIFO thread, an IPI, a TIMER softirq, an NMI, a pinned hard hrtimer and a
 work item there, once each.  Each must show as its source, in its class,
 with a longest event of at least the spin's floor less what the injector
-saw nested in its spin, and the callbacks named where the kernel has the
+saw nested in its spin (the work item: the kworker's whole time, as a
+tick's FIFO threads, ktimers/N and rcuc/N on PREEMPT_RT, may preempt the
+SCHED_OTHER kworker in the middle of the item and so split its window),
+and the callbacks named where the kernel has the
 tracepoints: the work item and the hrtimer callback on every kernel, and
 the IPI's function with the CPU that asked where jitmod's "details" lists
 ipi (the csd tracepoints: 6.12 on, not 6.1).
@@ -73,14 +76,15 @@ def attempt(_try=0):
                 if (s["source"].startswith(name) if name.endswith(":")
                     else s["source"] == name)]
         least = floor - done[cls][1]
+        key = "total_ns" if cls == "work" else "max_ns"
         hit = [s for s in rows if s["class"] == klass
-               and s["max_ns"] >= least]
+               and s[key] >= least]
         if not hit:
             have = rows or sorted(s["source"] for s in cpu["sources"])
             raise Fail(f"{cls}: no {name} row in class {klass} reaching "
                        f"{least} ns: {have}")
-        log(f"{cls}: {hit[0]['source']} max {hit[0]['max_ns'] / 1e3:.1f} "
-            f"us (floor {least / 1e3:.1f})")
+        log(f"{cls}: {hit[0]['source']} {key[:-3]} "
+            f"{hit[0][key] / 1e3:.1f} us (floor {least / 1e3:.1f})")
     details = {d["name"] for s in cpu["sources"] for d in s["detail"]}
     for name in ("work:jinj_work_fn", "hrtimer:jinj_hrtimer_fn"):
         if name not in details:
