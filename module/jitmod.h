@@ -214,6 +214,7 @@ unsigned long jit_duty_get(struct jit_duty *d);
 void jit_duty_wake(u64 period_us);
 bool jit_runtime_fits(u64 runtime_us, u64 period_us);
 bool jit_irqs_off_fits(u64 runtime_us, bool irqs_off);
+bool jit_duty_fits(const struct jit_duty *d, bool irqs_off);
 
 void jit_cgroup_join_all(const struct cpumask *mask);
 void jit_cgroup_online(unsigned int cpu);

@@ -91,6 +91,13 @@ bool jit_irqs_off_fits(u64 runtime_us, bool irqs_off)
 	return false;
 }
 
+/* jit_duty_fits - both rules across parameters, for d with irqs_off. */
+bool jit_duty_fits(const struct jit_duty *d, bool irqs_off)
+{
+	return jit_runtime_fits(d->runtime_us, d->period_us) &&
+	       jit_irqs_off_fits(d->runtime_us, irqs_off);
+}
+
 /* jit_duty_parse - one value of p, checked against its bounds. */
 static int jit_duty_parse(const struct jit_duty_param *p, char *val, u64 *out)
 {
@@ -128,8 +135,7 @@ static int jit_duty_commit(const struct jit_duty *d)
 	unsigned long flags;
 
 	lockdep_assert_held(&jit_lock);
-	if (jit_ready && (!jit_runtime_fits(d->runtime_us, d->period_us) ||
-			  !jit_irqs_off_fits(d->runtime_us, jit_params.irqs_off)))
+	if (jit_ready && !jit_duty_fits(d, jit_params.irqs_off))
 		return -EINVAL;
 	raw_spin_lock_irqsave(&jit_duty_lock, flags);
 	jit_params.duty = *d;

@@ -489,15 +489,6 @@ err_disarm:
 	return ret;
 }
 
-/* jit_duty_fits - the rules across parameters, on the values stored */
-static bool jit_duty_fits(void)
-{
-	return jit_runtime_fits(jit_params.duty.runtime_us,
-				jit_params.duty.period_us) &&
-	       jit_irqs_off_fits(jit_params.duty.runtime_us,
-				 jit_params.irqs_off);
-}
-
 static int __init jit_init(void)
 {
 	int ret;
@@ -506,7 +497,8 @@ static int __init jit_init(void)
 		pr_err("no usable TSC\n");
 		return -ENODEV;
 	}
-	if (!jit_duty_fits())	/* insmod's own values: refused cheaply */
+	/* insmod's own values: refused cheaply, before anything is armed */
+	if (!jit_duty_fits(&jit_params.duty, jit_params.irqs_off))
 		return -EINVAL;
 	jit_conv_init();
 	ret = jit_arm_own();
@@ -516,7 +508,7 @@ static int __init jit_init(void)
 	}
 	/* and again under the lock, with whatever a racing write stored */
 	mutex_lock(&jit_lock);
-	if (!jit_duty_fits()) {
+	if (!jit_duty_fits(&jit_params.duty, jit_params.irqs_off)) {
 		ret = -EINVAL;
 		goto err_unlock;
 	}
