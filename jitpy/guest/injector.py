@@ -2,6 +2,9 @@
 """The selftests' injector module (jitinject): noise of a known class,
 source and length on its CPU, and what it measured of its own spins."""
 
+import os
+import time
+
 from jitpy.guest.sysio import read, write
 
 PARAMS = "/sys/module/jitinject/parameters"
@@ -10,6 +13,22 @@ PARAMS = "/sys/module/jitinject/parameters"
 def fire(cls, us):
     """One injection on the injector's CPU; returns when it has run."""
     write(f"{PARAMS}/inject", f"{cls} {us}")
+
+
+def smi(n, settle_s):
+    """n SMIs to the injector's CPU, raised from the writer's CPU; returns
+    settle_s after the last.  Under icount the target takes an SMI only
+    once the writer's CPU sleeps, so until then anything the writer wakes
+    there would share the SMI's gap.  Closing the parameter's file is such
+    a thing: the file is freed through RCU, whose callbacks for an
+    isolated CPU run on a housekeeping one.  So the writer sleeps first,
+    its file still open."""
+    fd = os.open(f"{PARAMS}/smi", os.O_WRONLY)
+    try:
+        os.write(fd, f"{n}\n".encode())
+        time.sleep(settle_s)
+    finally:
+        os.close(fd)
 
 
 def late_ns():

@@ -66,6 +66,7 @@ GROSS_NS = 100
 SMI_CPU = 0
 SMI_WRITER = 1
 SMI_COUNT = f"{injector.PARAMS}/smi_count"
+SMI_SETTLE_S = 0.02
 
 
 def _irq(name):
@@ -263,16 +264,16 @@ def smi_shot(inst, rep):
     inst.clear()
     inst.marker(tag)
     before = int(sysio.read(SMI_COUNT))
-    sysio.write(f"{injector.PARAMS}/smi", 1)
-    rose = int(sysio.read(SMI_COUNT)) - before
-    if rose != 1:
-        raise Fail(f"{tag}: MSR_SMI_COUNT rose by {rose} for one SMI")
+    injector.smi(1, SMI_SETTLE_S)
 
     def hits():
         return [e for e in window(inst, tag, SMI_CPU)
                 if e.name == "gap" and e.num("smi")]
 
     sysio.wait_for(hits, 10, step=0.05)
+    rose = int(sysio.read(SMI_COUNT)) - before
+    if rose != 1:
+        raise Fail(f"{tag}: MSR_SMI_COUNT rose by {rose} for one SMI")
     inst.marker("accuracy done")
     got = hits()
     if len(got) != 1 or got[0].num("smi") != 1:

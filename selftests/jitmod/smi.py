@@ -30,7 +30,7 @@ from jitpy.guest.sysio import Fail, Skip, log
 CPU = 0
 WRITER = 1
 N = 10
-SMI = f"{injector.PARAMS}/smi"
+SETTLE_S = 0.2
 COUNT = f"{injector.PARAMS}/smi_count"
 
 
@@ -52,10 +52,10 @@ def capture():
             raise Fail("no summary within 30 s of enabling the events")
         c0 = smi_count()
         t0 = time.monotonic()
-        sysio.write(SMI, N)
-        log(f"{N} SMIs sent in {(time.monotonic() - t0) * 1e3:.0f} ms")
+        injector.smi(N, SETTLE_S)
+        log(f"{N} SMIs sent in {(time.monotonic() - t0 - SETTLE_S) * 1e3:.0f}"
+            " ms")
         c1 = smi_count()
-        time.sleep(0.2)
         events = trace.parse(inst.text())
     kmod.rmmod("jitmod")
     return c1 - c0, [e for e in events if e.cpu == CPU and e.name == "gap"]
