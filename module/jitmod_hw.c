@@ -66,7 +66,8 @@ void jit_hw_init_cpu(struct jit_cpu *jc)
  * jit_hw_read_delta - SMIs and steal time since the previous call.
  *
  * Called on the sampled CPU itself, at the start of each period and for
- * each quiet gap, so a change is charged to the first quiet gap after it.
+ * each gap of JIT_HW_FLOOR_NS or more, so a change is charged to the first
+ * such gap after it.
  * Either output may be NULL to just resynchronise.
  */
 void jit_hw_read_delta(struct jit_cpu *jc, u32 *smi, u64 *steal_ns)

@@ -46,14 +46,16 @@
  */
 #define JIT_RCU_QS_MASK 0x1fU
 /*
- * Quiet gaps shorter than this are not checked for SMIs or steal time.
- * Reading MSR_SMI_COUNT is itself a VM exit of a microsecond or more under
- * a hypervisor, so reading it for every small gap would make noise.  And
+ * Gaps shorter than this are not checked for SMIs or steal time.  Reading
+ * MSR_SMI_COUNT is itself a VM exit of a microsecond or more under a
+ * hypervisor, so reading it for every small gap would make noise.  And
  * neither cause fits in less: entering and leaving SMM saves and restores
  * the whole CPU state (several microseconds before any SMI handler runs),
  * and a vCPU that a host deschedules is away for at least a host context
  * switch plus a VM exit and entry.  Counts from shorter gaps are not lost:
- * they are charged to the next quiet gap above the floor.
+ * they are charged to the next gap above the floor.  Gaps with
+ * interference are read too, so an SMI that shares a gap with an
+ * interrupt is counted in that gap, not in a later quiet one.
  */
 #define JIT_HW_FLOOR_NS 5000
 
@@ -161,7 +163,7 @@ static void jit_record_gap(struct jit_cpu *jc, u64 delta, bool quiet,
 		net_ns[i] = jit_cyc_to_ns(now->net_cyc[i] - then->net_cyc[i]);
 		explained_ns += net_ns[i];
 	}
-	if (quiet && ns >= JIT_HW_FLOOR_NS)
+	if (ns >= JIT_HW_FLOOR_NS)
 		jit_hw_read_delta(jc, &smi, &steal_ns);
 	cls = jit_gap_class(net_ns, quiet, smi, steal_ns);
 	trace_gap(ns, net_ns, counts, cls, smi, steal_ns,

@@ -13,10 +13,12 @@ left it in SMM for good (an RCU stall on CPU 1 until the test's
 timeout).  So:
  - CPU 0's MSR_SMI_COUNT rose by N (a machine whose MSR faults, such as a
    KVM guest without it, is a SKIP);
- - the gaps on CPU 0 count N SMIs between them, none lost and none
-   invented;
- - each gap that counts one is filed hw:smi, unless a probe saw something
-   else inside it too, and at least N - 1 are.
+ - N gaps on CPU 0 count one SMI each, none lost, none invented and
+   none charged to a later gap;
+ - each of them that no probe saw anything in is filed hw:smi, and at
+   least N / 2 are so quiet.  The rest may share their gap with an
+   interrupt CPU 0 took at the same time, such as its tick, which comes
+   every 4 ms; those are logged with what shared them.
 """
 
 import os
@@ -75,13 +77,15 @@ def body():
     counted = sum(g.num("smi") for g in hit)
     if counted != N:
         raise Fail(f"the gaps count {counted} SMIs, the MSR {N}")
-    filed = [g for g in hit if g.f["class"] == "hw:smi"]
-    for g in hit:
-        quiet = all(g.num(k) == 0 for k in trace.INTF)
-        if quiet and g.f["class"] != "hw:smi":
+    if len(hit) != N:
+        raise Fail(f"{N} SMIs 20 ms apart were counted in {len(hit)} gaps")
+    quiet = [g for g in hit if all(g.num(k) == 0 for k in trace.INTF)]
+    for g in quiet:
+        if g.f["class"] != "hw:smi":
             raise Fail(f"a quiet gap with an SMI filed {g.f['class']}: {g}")
-    if len(filed) < N - 1:
-        raise Fail(f"{len(filed)} gaps filed hw:smi for {N} SMIs")
+    log(f"{len(quiet)} of the {N} SMIs' gaps were quiet, each filed hw:smi")
+    if len(quiet) < N // 2:
+        raise Fail(f"only {len(quiet)} of {N} SMIs had a gap of their own")
 
 
 if __name__ == "__main__":
