@@ -199,8 +199,13 @@ class UserSide(unittest.TestCase):
         lines = err.strip().splitlines()
         self.assertEqual(len(lines), 1, err)
         self.assertIn(f"fail-if 'count>=0': CPU {CPU}: gap count", lines[0])
-        rc, _, err = jrcli.jitread(*args, "--fail-if", "avail<0.001%")
+        rc, _, err = jrcli.jitread(*args, "--fail-if", "avail<0.001%",
+                                   "--fail-if", "source=nosuch:*,count>0")
         self.assertEqual((rc, err), (0, ""))
+        rc, _, err = jrcli.jitread(*args, "--fail-if", "source=*,rate>=0")
+        self.assertEqual(rc, 4, err)
+        self.assertIn(f"fail-if 'source=*,rate>=0': CPU {CPU}: source * (",
+                      err)
 
     def test_plots_show_the_json(self):
         self.assertEqual(self.rc, 0, self.err)

@@ -26,6 +26,13 @@ class FailIf(unittest.TestCase):
         recs += [jrrec.irq(1, 6000, "local_timer")] * 2
         recs += [jrrec.summary(1, 10 ** 9, 80000, 60000)]
         recs += [jrrec.gap(2, us * 1000) for us in range(1, 1001)]
+        # CPU 3: sources alone, in 2 s: 4 local timers, a reschedule IPI,
+        # two kworkers (3 events of 20 us, one of 40 us)
+        recs += [jrrec.irq(3, 2000, "local_timer")] * 4
+        recs += [jrrec.irq(3, 1000, "reschedule", vector=253)]
+        recs += [jrrec.thread(3, 20000, "kworker/3:1", 50)] * 3
+        recs += [jrrec.thread(3, 40000, "kworker/u8:2", 60)]
+        recs += [jrrec.summary(3, 2 * 10 ** 9, 110000, 40000)]
         jrrec.write(cls.rec, recs)
 
     @classmethod
@@ -81,7 +88,8 @@ class FailIf(unittest.TestCase):
         self.holds("class=irq,max>5us", "CPU 1: irq max 6")
         self.passes("class=irq,max>7us")
         self.passes("class=nmi,count>0")
-        self.holds("class=irq,count>=2", "CPU 1: irq count 2")
+        self.holds("class=irq,count>=2", "CPU 1: irq count 2",
+                   "CPU 3: irq count 5")
 
     def test_percentiles_and_mean(self):
         # CPU 2's p50 is about 500 us, its mean 500.5 us
@@ -99,6 +107,45 @@ class FailIf(unittest.TestCase):
         self.holds("cpu=1,noise>=80us", "CPU 1: noise 80.000 us")
         self.holds("avail<50%", "CPU 2: no period summary")
 
+    def test_rates(self):
+        self.holds("cpu=1,class=irq,rate>1", "CPU 1: irq rate 2.000/s")
+        self.passes("cpu=1,class=irq,rate>2")
+        self.holds("cpu=3,source=irq:local_timer,rate>1",
+                   "CPU 3: source irq:local_timer (1 matched) rate 2.000/s")
+        self.holds("cpu=3,source=irq:local_timer,rate>=2/s", "CPU 3")
+        self.passes("cpu=3,source=irq:local_timer,rate>2")
+        self.holds("cpu=2,source=irq:*,rate>1",
+                   "CPU 2: no period summary to judge")
+
+    def test_rates_summed_over_cpus(self):
+        cond = "cpu=all,source=irq:local_timer,rate>3.5"
+        rc, lines = self.judge(cond, extra=("-c", "1,3"))
+        self.assertEqual(rc, VERDICT, lines)
+        self.assertIn("all CPUs: source irq:local_timer (2 matched) rate "
+                      "4.000/s", lines[0])
+        rc, lines = self.judge("cpu=all,source=irq:local_timer,rate>4",
+                               extra=("-c", "1,3"))
+        self.assertEqual((rc, lines), (0, []))
+
+    def test_sources_by_glob(self):
+        self.holds("class=irq,source=irq:reschedule,count>0",
+                   "CPU 3: source irq:reschedule (1 matched) count 1")
+        self.holds("source=thread:kworker*,count>3",
+                   "CPU 3: source thread:kworker* (2 matched) count 4")
+        self.passes("source=thread:kworker*,count>4")
+        self.holds("cpu=3,source=thread:kworker*,max>=40us",
+                   "CPU 3: source thread:kworker* (2 matched) max 40.000 us")
+        self.holds("cpu=3,source=thread:kworker*,mean>=25us",
+                   "CPU 3: source thread:kworker* (2 matched) mean 25.000 us")
+        self.passes("cpu=3,source=thread:kworker*,mean>25us")
+        self.holds("cpu=3,source=thread:kworker/3*,noise>=60us",
+                   "CPU 3: source thread:kworker/3* (1 matched) noise "
+                   "60.000 us")
+        self.passes("cpu=3,source=thread:kworker*,min<20us")
+        # class= narrows the sources: no irq is named thread:*
+        self.passes("class=irq,source=thread:*,count>0")
+        self.passes("source=irq:nosuch,count>0")
+
     def test_several_conditions_and_outputs_kept(self):
         out = os.path.join(self.tmp.name, "v.json")
         rc, lines = self.judge("cpu=1,max>50us", "cpu=2,count>10",
@@ -111,7 +158,10 @@ class FailIf(unittest.TestCase):
         for cond in ("max>>5us", "max=5us", "p0>1us", "p101>1us",
                      "avail<101%", "bogus>1", "class=foo,max>1",
                      "class=irq,avail<99%", "cpu=x,max>1", "max>5parsecs",
-                     "count>1.5", "mx>1", ">1", "side=user,max>1"):
+                     "count>1.5", "mx>1", ">1", "side=user,max>1",
+                     "source=,count>0", "source=irq:*,p99>1us",
+                     "source=irq:*,avail<99%", "rate>1us", "rate>-1",
+                     "rate>1/min", "source=" + "x" * 64 + ",count>0"):
             jrcli.refused(self, ["report", self.rec, "--fail-if", cond], 2,
                           "--fail-if")
 

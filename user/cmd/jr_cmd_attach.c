@@ -200,8 +200,8 @@ static int jr_attach_checkopts(struct jr_opts *o, const char *name,
 	/* the gap class, the default, is empty without a sampler */
 	for (i = 0; i < o->out.nr_conds; i++) {
 		c = &o->out.conds[i];
-		if (c->hcls == JR_H_GAP && c->metric != JR_M_AVAIL &&
-		    c->metric != JR_M_NOISE)
+		if (c->hcls == JR_H_GAP && !c->source[0] &&
+		    c->metric != JR_M_AVAIL && c->metric != JR_M_NOISE)
 			return jr_fail(
 				e, -EINVAL,
 				"--fail-if %s: attach has no gaps; name a class, e.g. class=thread,%s",
@@ -238,7 +238,8 @@ static const struct jr_optdef jr_attach_opts[] = {
 	  .key = JR_K_FAIL_IF,
 	  .arg = "COND",
 	  .help = "exit 4 when COND holds at the end (repeatable), e.g.\n"
-		  "avail<99.99%, class=irq,max>5us, class=thread,p99>1ms" },
+		  "avail<99.99%, class=irq,max>5us, class=thread,p99>1ms,\n"
+		  "source=thread:kworker*,count>0" },
 	{ .group = jr_opt_json },
 	{ .name = "csv",
 	  .key = JR_K_CSV,

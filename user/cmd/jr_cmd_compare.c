@@ -204,7 +204,8 @@ static const struct jr_opthelp jr_compare_helps[] = {
 	{ JR_K_FAIL_IF,
 	  "exit 4 when COND holds at the end (repeatable), e.g.\n"
 	  "max>50us, p99.9999>10us, avail<99.99%, class=irq,max>5us,\n"
-	  "cpu=all,count>1000, side=kernel|user" },
+	  "cpu=all,count>1000, source=irq:local_timer,rate>1,\n"
+	  "side=kernel|user" },
 	{ 0 },
 };
 

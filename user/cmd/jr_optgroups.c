@@ -235,7 +235,7 @@ const struct jr_optdef jr_opts_shown[] = {
 	  .arg = "COND",
 	  .help = "exit 4 when COND holds at the end (repeatable), e.g.\n"
 		  "max>50us, p99.9999>10us, avail<99.99%, class=irq,max>5us,\n"
-		  "cpu=all,count>1000" },
+		  "cpu=all,count>1000, source=irq:local_timer,rate>1" },
 	{ 0 },
 };
 

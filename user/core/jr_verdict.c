@@ -4,6 +4,7 @@
  * model, one line for each CPU that fails one.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,18 +12,19 @@
 #include "core/jr_verdict.h"
 
 static const char *const jr_metric_names[] = {
-	[JR_M_MAX] = "max",	[JR_M_MIN] = "min", [JR_M_MEAN] = "mean",
-	[JR_M_COUNT] = "count", [JR_M_PCT] = "p",   [JR_M_AVAIL] = "avail",
-	[JR_M_NOISE] = "noise",
+	[JR_M_MAX] = "max",	[JR_M_MIN] = "min",   [JR_M_MEAN] = "mean",
+	[JR_M_COUNT] = "count", [JR_M_PCT] = "p",     [JR_M_AVAIL] = "avail",
+	[JR_M_NOISE] = "noise", [JR_M_RATE] = "rate",
 };
 
-#define JR_COND_HELP                                                            \
-	"[cpu=N|all,][class=NAME,][side=kernel|user,]METRIC OP VALUE; METRIC: " \
-	"max, min, mean, count, pP, avail, noise; OP: > >= < <="
+#define JR_COND_HELP                                                           \
+	"[cpu=N|all,][class=NAME,][source=GLOB,][side=kernel|user,]METRIC OP " \
+	"VALUE; METRIC: max, min, mean, count, rate, pP, avail, noise; OP: > " \
+	">= < <="
 
 static bool jr_is_time(enum jr_metric m)
 {
-	return m != JR_M_COUNT && m != JR_M_AVAIL;
+	return m != JR_M_COUNT && m != JR_M_AVAIL && m != JR_M_RATE;
 }
 
 /* jr_cond_key - one "key=value" before the comparison. */
@@ -48,6 +50,12 @@ static int jr_cond_key(char *kv, struct jr_cond *c)
 		c->hcls = jr_hclass_of(v);
 		return c->hcls < 0 ? -EINVAL : 0;
 	}
+	if (!strcmp(kv, "source")) {
+		if (!*v || strlen(v) >= sizeof(c->source))
+			return -EINVAL;
+		strcpy(c->source, v);
+		return 0;
+	}
 	if (!strcmp(kv, "side")) {
 		if (!strcmp(v, "kernel"))
 			c->side = JR_SIDE_KERNEL;
@@ -66,7 +74,7 @@ static int jr_cond_metric(const char *s, struct jr_cond *c)
 	char *end;
 	int m;
 
-	for (m = 0; m <= JR_M_NOISE; m++) {
+	for (m = 0; m < JR_M_NR; m++) {
 		if (m != JR_M_PCT && !strcmp(s, jr_metric_names[m])) {
 			c->metric = m;
 			return 0;
@@ -82,7 +90,7 @@ static int jr_cond_metric(const char *s, struct jr_cond *c)
 	return 0;
 }
 
-/* jr_cond_value - a time (bare: us), a count, or a percentage. */
+/* jr_cond_value - a time (bare: us), a count, a rate or a percentage. */
 static int jr_cond_value(const char *s, struct jr_cond *c)
 {
 	uint64_t n;
@@ -102,8 +110,11 @@ static int jr_cond_value(const char *s, struct jr_cond *c)
 	}
 	errno = 0;
 	c->value = strtod(s, &end);
-	if (errno || end == s || (*end && strcmp(end, "%")) ||
-	    !(c->value >= 0.0 && c->value <= 100.0))
+	if (errno || end == s || !(c->value >= 0.0))
+		return -EINVAL;
+	if (c->metric == JR_M_RATE)
+		return *end && strcmp(end, "/s") ? -EINVAL : 0;
+	if ((*end && strcmp(end, "%")) || c->value > 100.0)
 		return -EINVAL;
 	return 0;
 }
@@ -132,7 +143,13 @@ int jr_cond_parse(const char *text, struct jr_cond *c, struct jr_err *e)
 	*op = '\0';
 	if (jr_cond_metric(p, c) || jr_cond_value(value, c))
 		goto bad;
-	if ((c->metric == JR_M_AVAIL || c->metric == JR_M_NOISE) &&
+	if (c->source[0] && (c->metric == JR_M_AVAIL || c->metric == JR_M_PCT))
+		return jr_fail(
+			e, -EINVAL,
+			"--fail-if '%s': a source has count, rate, max, min, mean and noise",
+			text);
+	if (!c->source[0] &&
+	    (c->metric == JR_M_AVAIL || c->metric == JR_M_NOISE) &&
 	    c->hcls != JR_H_GAP)
 		return jr_fail(
 			e, -EINVAL,
@@ -145,30 +162,95 @@ bad:
 }
 
 /*
- * jr_metric_of - the condition's metric for histogram h and a summary's
- * runtime and noise; *known is false when there is no summary to judge.
+ * struct jr_tally - what a condition is judged on, from one CPU or from
+ * several merged: a histogram (a class) or the matching sources' events.
  */
-static double jr_metric_of(const struct jr_cond *c, const struct jr_hist *h,
-			   uint64_t runtime, uint64_t noise, bool *known)
+struct jr_tally {
+	const struct jr_hist *h; /* a class's; NULL for source= */
+	uint64_t count, total_ns, min_ns, max_ns; /* source= */
+	int matched; /* sources that matched source= */
+	double rate; /* events per second, summed over the CPUs */
+	uint64_t runtime, noise; /* the period summaries' */
+	bool summarised; /* every CPU had a summary */
+};
+
+/* jr_tally_cpu - add CPU pc to t: its sources, or its rate of h's. */
+static void jr_tally_cpu(struct jr_tally *t, const struct jr_cond *c,
+			 const struct jr_cpu *pc)
 {
+	uint64_t count = 0;
+	int i;
+
+	if (!c->source[0]) {
+		count = pc->hist[c->hcls].count;
+	} else {
+		for (i = 0; i < pc->nr_src; i++) {
+			const struct jr_source *s = &pc->src[i];
+
+			if ((c->hcls != JR_H_GAP && s->hcls != c->hcls) ||
+			    fnmatch(c->source, s->key, 0))
+				continue;
+			t->matched++;
+			count += s->count;
+			t->total_ns += s->total_ns;
+			if (s->max_ns > t->max_ns)
+				t->max_ns = s->max_ns;
+			if (s->min_ns < t->min_ns)
+				t->min_ns = s->min_ns;
+		}
+		t->count += count;
+	}
+	if (pc->runtime_ns)
+		t->rate += count / (pc->runtime_ns / 1e9);
+	else
+		t->summarised = false;
+	t->runtime += pc->runtime_ns;
+	t->noise += pc->noise_ns;
+}
+
+/* jr_tally_start - an empty tally on h (NULL for source=). */
+static void jr_tally_start(struct jr_tally *t, const struct jr_hist *h)
+{
+	memset(t, 0, sizeof(*t));
+	t->h = h;
+	t->min_ns = UINT64_MAX;
+	t->summarised = true;
+}
+
+/*
+ * jr_metric_of - the condition's metric on t; *known is false when it
+ * needs a summary that a CPU lacks.
+ */
+static double jr_metric_of(const struct jr_cond *c, const struct jr_tally *t,
+			   bool *known)
+{
+	const struct jr_hist *h = t->h;
+	uint64_t n = h ? h->count : t->count;
+
 	*known = true;
 	switch (c->metric) {
 	case JR_M_MAX:
-		return h->count ? (double)h->max : 0.0;
+		return !n ? 0.0 : h ? (double)h->max : (double)t->max_ns;
 	case JR_M_MIN:
-		return h->count ? (double)h->min : 0.0;
+		return !n ? 0.0 : h ? (double)h->min : (double)t->min_ns;
 	case JR_M_MEAN:
-		return h->count ? jr_hist_mean(h) : 0.0;
+		return !n ? 0.0 : h ? jr_hist_mean(h) : (double)t->total_ns / n;
 	case JR_M_COUNT:
-		return (double)h->count;
+		return (double)n;
 	case JR_M_PCT:
-		return h->count ? (double)jr_hist_percentile(h, c->pct) : 0.0;
+		return n ? (double)jr_hist_percentile(h, c->pct) : 0.0;
+	case JR_M_RATE:
+		*known = t->summarised;
+		return t->rate;
 	case JR_M_AVAIL:
-		*known = runtime > 0;
-		return *known ? 100.0 * (1.0 - (double)noise / runtime) : 0.0;
+		*known = t->runtime > 0;
+		return *known ? 100.0 * (1.0 - (double)t->noise / t->runtime) :
+				0.0;
 	default:
-		*known = runtime > 0;
-		return (double)noise;
+		if (!h)
+			return (double)t->total_ns; /* a source's noise */
+		*known = t->runtime > 0;
+		return (double)t->noise;
 	}
 }
 
@@ -181,8 +263,16 @@ static bool jr_holds(const struct jr_cond *c, double v)
 
 /* jr_say - one line: the condition, where it failed, what was measured. */
 static void jr_say(FILE *out, const struct jr_cond *c, const char *side,
-		   const char *where, double v, bool known)
+		   const char *where, const struct jr_tally *t, double v,
+		   bool known)
 {
+	char what[96];
+
+	if (c->source[0])
+		snprintf(what, sizeof(what), "source %s (%d matched)",
+			 c->source, t->matched);
+	else
+		snprintf(what, sizeof(what), "%s", jr_hclass_name(c->hcls));
 	fprintf(out, "jitread: fail-if '%s': %s%s%s: ", c->text,
 		side ? side : "", side ? " side, " : "", where);
 	if (!known)
@@ -190,14 +280,15 @@ static void jr_say(FILE *out, const struct jr_cond *c, const char *side,
 	else if (c->metric == JR_M_AVAIL)
 		fprintf(out, "avail %.4f%%\n", v);
 	else if (c->metric == JR_M_COUNT)
-		fprintf(out, "%s count %.0f\n", jr_hclass_name(c->hcls), v);
-	else if (c->metric == JR_M_NOISE)
+		fprintf(out, "%s count %.0f\n", what, v);
+	else if (c->metric == JR_M_RATE)
+		fprintf(out, "%s rate %.3f/s\n", what, v);
+	else if (c->metric == JR_M_NOISE && !c->source[0])
 		fprintf(out, "noise %.3f us\n", v / 1000.0);
 	else if (c->metric == JR_M_PCT)
-		fprintf(out, "%s p%g %.3f us\n", jr_hclass_name(c->hcls),
-			c->pct, v / 1000.0);
+		fprintf(out, "%s p%g %.3f us\n", what, c->pct, v / 1000.0);
 	else
-		fprintf(out, "%s %s %.3f us\n", jr_hclass_name(c->hcls),
+		fprintf(out, "%s %s %.3f us\n", what,
 			jr_metric_names[c->metric], v / 1000.0);
 }
 
@@ -218,9 +309,9 @@ static int jr_verdict_all(FILE *out, const struct jr_model *m,
 			  const struct jr_report_opts *o,
 			  const struct jr_cond *c, const char *side)
 {
-	uint64_t runtime = 0, noise = 0;
-	int cpu, seen = 0;
+	struct jr_tally t;
 	struct jr_hist all;
+	int cpu, seen = 0;
 	bool known;
 	double v;
 
@@ -228,23 +319,22 @@ static int jr_verdict_all(FILE *out, const struct jr_model *m,
 		jr_hist_free(&all);
 		return -ENOMEM;
 	}
+	jr_tally_start(&t, c->source[0] ? NULL : &all);
 	for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 		if (!jr_cpu_wanted(m, o, cpu))
 			continue;
-		runtime += m->cpu[cpu].runtime_ns;
-		noise += m->cpu[cpu].noise_ns;
+		jr_tally_cpu(&t, c, &m->cpu[cpu]);
 		seen++;
 	}
 	if (!seen) {
 		jr_hist_free(&all);
 		return jr_absent(out, c, side);
 	}
-	v = jr_metric_of(c, &all, runtime, noise, &known);
+	v = jr_metric_of(c, &t, &known);
+	if (!known || jr_holds(c, v))
+		jr_say(out, c, side, "all CPUs", &t, v, known);
 	jr_hist_free(&all);
-	if (known && !jr_holds(c, v))
-		return 0;
-	jr_say(out, c, side, "all CPUs", v, known);
-	return 1;
+	return !known || jr_holds(c, v);
 }
 
 /*
@@ -259,6 +349,7 @@ int jr_verdict(FILE *out, const struct jr_model *m,
 {
 	const struct jr_cpu *pc;
 	int cpu, seen = 0, failed = 0;
+	struct jr_tally t;
 	char where[32];
 	bool known;
 	double v;
@@ -270,12 +361,13 @@ int jr_verdict(FILE *out, const struct jr_model *m,
 			continue;
 		seen++;
 		pc = &m->cpu[cpu];
-		v = jr_metric_of(c, &pc->hist[c->hcls], pc->runtime_ns,
-				 pc->noise_ns, &known);
+		jr_tally_start(&t, c->source[0] ? NULL : &pc->hist[c->hcls]);
+		jr_tally_cpu(&t, c, pc);
+		v = jr_metric_of(c, &t, &known);
 		if (known && !jr_holds(c, v))
 			continue;
 		snprintf(where, sizeof(where), "CPU %d", cpu);
-		jr_say(out, c, side, where, v, known);
+		jr_say(out, c, side, where, &t, v, known);
 		failed = 1;
 	}
 	return seen ? failed : jr_absent(out, c, side);

@@ -2,15 +2,20 @@
 /*
  * jr_verdict.h - --fail-if: conditions on a finished report, for CI.
  *
- * A condition is [cpu=N|all,][class=NAME,][side=kernel|user,]METRIC OP VALUE
- *   METRIC  max, min, mean, count, pP (p99, p99.9999), avail, noise
+ * A condition is
+ *   [cpu=N|all,][class=NAME,][source=GLOB,][side=kernel|user,]METRIC OP VALUE
+ *   METRIC  max, min, mean, count, rate, pP (p99, p99.9999), avail, noise
  *   OP      >, >=, <, <=
  *   VALUE   a time for max, min, mean, pP and noise (500ns, 2us; bare: us,
- *           as -T), a number for count, a percentage for avail (99.99%)
+ *           as -T), a number for count, events per second for rate (1,
+ *           0.5/s), a percentage for avail (99.99%)
  * It fails when it holds: "max>50us" fails a CPU whose gaps reached more
  * than 50 us.  Without cpu=, each reported CPU is judged on its own and
- * any one fails it; cpu=all judges the CPUs merged.  Without class=, the
- * gaps.  avail and noise come from the period summaries; a CPU without
+ * any one fails it; cpu=all judges the CPUs merged (rate: their rates
+ * summed).  Without class= or source=, the gaps.  source= judges the
+ * noise sources whose names match GLOB (fnmatch), of class= if given, as
+ * one: their events' count, rate, max, min, mean and total (noise).
+ * rate, avail and a CPU's noise need the period summaries; a CPU without
  * one cannot be judged, and that fails too.
  */
 #ifndef JR_VERDICT_H
@@ -35,6 +40,8 @@ enum jr_metric {
 	JR_M_PCT,
 	JR_M_AVAIL,
 	JR_M_NOISE,
+	JR_M_RATE,
+	JR_M_NR,
 };
 
 enum jr_side { JR_SIDE_ANY, JR_SIDE_KERNEL, JR_SIDE_USER };
@@ -43,6 +50,7 @@ struct jr_cond {
 	const char *text;
 	int cpu; /* a CPU, JR_COND_EACH or JR_COND_ALL */
 	int hcls; /* enum jr_hclass */
+	char source[64]; /* source=GLOB, or "" */
 	enum jr_side side;
 	enum jr_metric metric;
 	double pct; /* JR_M_PCT */
