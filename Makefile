@@ -156,8 +156,9 @@ $(BUILD)/man/jitmod.4: Documentation/jitmod.4.rst
 	rst2man --exit-status=2 $< $@
 
 # make install: jitread, its MPI plugin (where it was built), the man
-# pages, bash completion, jitread-serve's units (naming BINDIR's jitread)
-# and its defaults file (kept when one exists), under DESTDIR and PREFIX.  install-dkms puts
+# pages, bash completion, jitread-serve's units (naming BINDIR's jitread),
+# its Prometheus rules and its defaults file (kept when one exists), under
+# DESTDIR and PREFIX.  install-dkms puts
 # the module's sources where DKMS builds them, /usr/src/jitmod-VERSION.
 VERSION := $(shell cat $(TOP)/VERSION)
 PREFIX ?= /usr/local
@@ -167,6 +168,8 @@ MANDIR ?= $(PREFIX)/share/man
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 DOCDIR ?= $(PREFIX)/share/doc/jitread
+# the Prometheus rules (dist/jitread.rules.yml), for a rule_files entry
+DATADIR ?= $(PREFIX)/share/jitread
 # the documents the man pages name, by the package's path
 DOCS := jitmod.rst advise.rst fleet.rst install.rst
 PKG_DOCDIR := /usr/share/doc/jitread
@@ -182,7 +185,8 @@ INSTALLED := $(BINDIR)/jitread $(PLUGINDIR)/jitread-mpi.so \
 	$(patsubst $(BUILD)/man/%.1,$(MANDIR)/man1/%.1,$(filter %.1,$(MAN_PAGES))) \
 	$(MANDIR)/man4/jitmod.4 $(COMPLETIONDIR)/jitread \
 	$(addprefix $(UNITDIR)/,$(UNITS)) $(addprefix $(DOCDIR)/,$(DOCS)) \
-	$(addprefix $(PYDIR)/,$(PY_FILES)) $(PYDIR)/jitpy/jitmod_abi.h
+	$(addprefix $(PYDIR)/,$(PY_FILES)) $(PYDIR)/jitpy/jitmod_abi.h \
+	$(DATADIR)/prometheus/jitread.rules.yml
 
 install: user man
 	install -D -m 0755 user/jitread $(DESTDIR)$(BINDIR)/jitread
@@ -202,6 +206,8 @@ install: user man
 	install -m 0644 include/jitmod_abi.h $(DESTDIR)$(PYDIR)/jitpy/
 	install -D -m 0644 dist/jitread.bash-completion \
 		$(DESTDIR)$(COMPLETIONDIR)/jitread
+	install -D -m 0644 dist/jitread.rules.yml \
+		$(DESTDIR)$(DATADIR)/prometheus/jitread.rules.yml
 	install -d $(DESTDIR)$(UNITDIR)
 	for u in $(UNITS); do \
 		sed 's|/usr/bin/jitread|$(BINDIR)/jitread|' dist/$$u \
@@ -214,7 +220,8 @@ install: user man
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(PLUGINDIR) $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(DATADIR)/prometheus $(DESTDIR)$(DATADIR) 2>/dev/null
 	-rm -rf $(addprefix $(DESTDIR)$(PYDIR)/jitpy/,__pycache__ \
 		formats/__pycache__ plot/__pycache__)
 	-rmdir $(addprefix $(DESTDIR)$(PYDIR)/jitpy/,formats plot) \

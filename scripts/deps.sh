@@ -39,8 +39,9 @@ LAB_PKGS=(
 	dkms
 	# make deb: the packages, their lint and a root to install them in
 	debhelper dh-dkms lintian mmdebstrap
-	# jitread serve is tested against a real Prometheus and its promtool
-	prometheus
+	# jitread serve is tested against a real Prometheus and its promtool,
+	# and its rules read back by the tests
+	prometheus python3-yaml
 	# jitread survey: its MPI plugin and mpirun
 	openmpi-bin libopenmpi-dev
 )

@@ -175,9 +175,10 @@ def serving_url(proc, lines=5):
 class Prometheus:
     """prometheus scraping target ("HOST:PORT") every second, with its
     data in a directory under d; a context manager that stops it.  With
-    native, it asks for protobuf and keeps native histograms."""
+    native, it asks for protobuf and keeps native histograms; rules, a
+    rule file it evaluates at the same interval."""
 
-    def __init__(self, d, target, interval="1s", native=False):
+    def __init__(self, d, target, interval="1s", native=False, rules=None):
         self.port = free_port()
         d = os.path.join(d, f"prometheus-{self.port}")
         os.mkdir(d)
@@ -186,8 +187,11 @@ class Prometheus:
         with open(cfg, "w") as f:
             f.write(f"global:\n  scrape_interval: {interval}\n"
                     f"  scrape_timeout: {interval}\n"
+                    f"  evaluation_interval: {interval}\n"
                     "scrape_configs:\n  - job_name: jitread\n"
                     f"    static_configs:\n      - targets: ['{target}']\n")
+            if rules:
+                f.write(f"rule_files:\n  - '{rules}'\n")
         with open(os.path.join(d, "prometheus.log"), "w") as log:
             self.proc = subprocess.Popen(
                 ["prometheus", f"--config.file={cfg}",

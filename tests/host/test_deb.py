@@ -83,6 +83,7 @@ class Deb(unittest.TestCase):
         for f in ("/usr/bin/jitread", "/usr/share/man/man1/jitread.1.gz",
                   "/usr/share/man/man1/jitread-serve.1.gz",
                   "/usr/share/bash-completion/completions/jitread",
+                  "/usr/share/jitread/prometheus/jitread.rules.yml",
                   "/lib/systemd/system/jitread-serve.service",
                   "/lib/systemd/system/jitread-serve.socket",
                   "/usr/share/doc/jitread/advise.rst",

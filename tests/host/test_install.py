@@ -58,6 +58,7 @@ class Install(unittest.TestCase):
         want = ["usr/bin/jitread",
                 "usr/share/bash-completion/completions/jitread",
                 "usr/share/man/man4/jitmod.4",
+                "usr/share/jitread/prometheus/jitread.rules.yml",
                 "usr/lib/systemd/system/jitread-serve.service",
                 "usr/lib/systemd/system/jitread-serve.socket",
                 "etc/default/jitread-serve"]

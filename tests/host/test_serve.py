@@ -7,6 +7,7 @@ bad options are refused."""
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -16,6 +17,8 @@ import sys
 import tempfile
 import time
 import unittest
+
+import yaml
 
 from jitpy.fleet.prom import OPENMETRICS, PROTOBUF, Prometheus, free_port, \
     get, metric_families, native_buckets, samples, wait_for
@@ -37,6 +40,7 @@ NATIVE_TOL = 2 ** 0.25
 # the least share of the sampled time the hog must take from the sampler,
 # which it shares CPU 1 with about half and half
 HOG_SHARE = 0.2
+RULES = os.path.join(jrcli.TOP, "dist", "jitread.rules.yml")
 
 
 def usable():
@@ -94,7 +98,7 @@ class ServeScraped(unittest.TestCase):
         try:
             wait_for(lambda: f'periods_total{{cpu="{CPU}"}}' in
                      get(cls.url)[2], 30, "jitread serve's first period")
-            cls.prom = Prometheus(d, f"127.0.0.1:{cls.port}")
+            cls.prom = Prometheus(d, f"127.0.0.1:{cls.port}", rules=RULES)
             cls.native = Prometheus(d, f"127.0.0.1:{cls.port}", native=True)
             cls.t0 = time.time()
             cls.first = get(cls.url)[2]
@@ -295,6 +299,53 @@ class ServeScraped(unittest.TestCase):
         return {"promql": prom, "jitread": mine, "bpf": sampler["bpf"],
                 "align": sampler["align"], "gaps": sampler["gaps"],
                 "classified": sampler["gaps_classified"]}
+
+    def test_rules_name_what_serve_exports(self):
+        """Every jitread metric a rule in dist/ reads is in serve's
+        output, with each label the rule aggregates it by."""
+        have = {}
+        for key in samples(self.text[2]):
+            have.setdefault(key.split("{")[0], set()).update(
+                re.findall(r'(\w+)="', key))
+        with open(RULES) as f:
+            groups = yaml.safe_load(f)["groups"]
+        exprs = [r["expr"] for g in groups for r in g["rules"]]
+        self.assertEqual(len(exprs), 8)
+        read = set()
+        for expr in exprs:
+            names = re.findall(r"(?<![:\w])jitread_\w+", expr)
+            by = {lb.strip() for grp in re.findall(r"by \(([^)]*)\)", expr)
+                  for lb in grp.split(",")} - {"instance"}
+            for name in names:
+                self.assertIn(name, have, expr)
+                self.assertEqual(by - have[name], set(), (name, expr))
+            read.update(names)
+        self.assertIn("jitread_last_refresh_timestamp_seconds", read)
+
+    def test_rules_on_a_real_prometheus(self):
+        """The rules, evaluated by Prometheus on serve's series: the
+        recorded availability is jitread's, its alert is pending under
+        the hog, the hog is among the top sources, and neither the
+        stale nor the down alert is raised."""
+        q = f'instance_cpu:jitread_available:ratio_rate5m{{cpu="{CPU}"}}'
+        res = self.prom.query(q, self.t1)
+        self.assertEqual(len(res), 1, res)
+        want = self.cpu_report()["summary"]["avail_pct"] / 100
+        self.assertAlmostEqual(float(res[0]["value"][1]), want,
+                               delta=AVAIL_TOL)
+        alerts = self.prom.query("ALERTS", self.t1)
+        got = sorted((a["metric"]["alertname"], a["metric"].get("cpu"),
+                      a["metric"]["alertstate"]) for a in alerts)
+        self.assertIn(("JitreadAvailabilityLow", str(CPU), "pending"), got)
+        self.assertEqual([a for a in got if a[0] in ("JitreadStale",
+                                                     "JitreadDown")], [])
+        q = ('instance_cpu_class_source:jitread_source_noise:rate5m_top5'
+             f'{{cpu="{CPU}"}}')
+        top = self.prom.query(q, self.t1)
+        self.assertLessEqual(len(top), 5, top)
+        self.assertIn(("thread", "python3"),
+                      [(r["metric"]["class"], r["metric"]["source"])
+                       for r in top], (top, self.seen()))
 
     def test_promql_quantile_in_jitread_bucket(self):
         q = ('histogram_quantile(0.99, sum by (le) (increase('
