@@ -34,6 +34,8 @@ LAB_PKGS=(
 	linux-source-6.1 rsync xz-utils
 	# references and helpers
 	rt-tests rtla trace-cmd python3 python3-matplotlib python3-numpy
+	# top_redraw.py's terminal
+	tmux
 	# style gates
 	clang-format pycodestyle
 	dkms

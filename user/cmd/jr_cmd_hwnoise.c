@@ -26,13 +26,14 @@
 #define JR_HWNOISE_MAX_RUNTIME_US 1000000
 
 /* jr_hwnoise_row - the hardware classes only, and what was held */
-static void jr_hwnoise_row(int cpu, const struct jr_cpu *p, const char *avail,
-			   uint64_t hw)
+static void jr_hwnoise_row(FILE *out, int cpu, const struct jr_cpu *p,
+			   const char *avail, uint64_t hw)
 {
-	printf("%-4d %7" PRIu64 " %14" PRIu64 " %12" PRIu64 " %9s %12" PRIu64
-	       " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 "\n",
-	       cpu, p->periods, p->runtime_ns, p->noise_ns, avail,
-	       p->max_gap_ns, hw, p->hist[JR_H_NMI].count, p->held, p->lost);
+	fprintf(out,
+		"%-4d %7" PRIu64 " %14" PRIu64 " %12" PRIu64 " %9s %12" PRIu64
+		" %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 "\n",
+		cpu, p->periods, p->runtime_ns, p->noise_ns, avail,
+		p->max_gap_ns, hw, p->hist[JR_H_NMI].count, p->held, p->lost);
 }
 
 static const struct jr_top_view jr_hwnoise_view = {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * jr_cmd_top.c - jitread top: a per-CPU table of the last second,
- * refreshed every second.
+ * redrawn every second.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -17,11 +18,12 @@
 #include "core/jr_envelope.h"
 
 /* jr_top_table - the header, then v's row for every CPU of w seen */
-static void jr_top_table(const struct jr_model *w, const struct jr_top_view *v)
+static void jr_top_table(FILE *out, const struct jr_model *w,
+			 const struct jr_top_view *v)
 {
 	int cpu;
 
-	printf("%s\n", v->head);
+	fprintf(out, "%s\n", v->head);
 	for (cpu = 0; cpu < w->nr_cpus; cpu++) {
 		const struct jr_cpu *p = &w->cpu[cpu];
 		uint64_t hw = p->hist[JR_H_SMI].count +
@@ -30,23 +32,23 @@ static void jr_top_table(const struct jr_model *w, const struct jr_top_view *v)
 		char pct[JR_AVAIL_LEN];
 
 		if (p->seen)
-			v->row(cpu, p, jr_cpu_avail_str(p, pct, sizeof(pct)),
-			       hw);
+			v->row(out, cpu, p,
+			       jr_cpu_avail_str(p, pct, sizeof(pct)), hw);
 	}
-	fflush(stdout);
 }
 
 /* jr_top_row - top's row: every class, in ns */
-static void jr_top_row(int cpu, const struct jr_cpu *p, const char *avail,
-		       uint64_t hw)
+static void jr_top_row(FILE *out, int cpu, const struct jr_cpu *p,
+		       const char *avail, uint64_t hw)
 {
-	printf("%-4d %14" PRIu64 " %12" PRIu64 " %9s %12" PRIu64 " %7" PRIu64
-	       " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
-	       "\n",
-	       cpu, p->runtime_ns, p->noise_ns, avail, p->max_gap_ns, hw,
-	       p->hist[JR_H_NMI].count, p->hist[JR_H_IRQ].count,
-	       p->hist[JR_H_SOFTIRQ].count, p->hist[JR_H_THREAD].count,
-	       p->lost);
+	fprintf(out,
+		"%-4d %14" PRIu64 " %12" PRIu64 " %9s %12" PRIu64 " %7" PRIu64
+		" %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
+		"\n",
+		cpu, p->runtime_ns, p->noise_ns, avail, p->max_gap_ns, hw,
+		p->hist[JR_H_NMI].count, p->hist[JR_H_IRQ].count,
+		p->hist[JR_H_SOFTIRQ].count, p->hist[JR_H_THREAD].count,
+		p->lost);
 }
 
 static const struct jr_top_view jr_top_view = {
@@ -55,9 +57,49 @@ static const struct jr_top_view jr_top_view = {
 	.row = jr_top_row,
 };
 
+/* jr_top_frame_to - one frame of the last second: its line, then the table */
+static void jr_top_frame_to(FILE *out, struct jr_live *c, double elapsed,
+			    const struct jr_top_view *v)
+{
+	fprintf(out,
+		"jitread %s: %.0f s, %" PRIu64 " events; last second, ns\n",
+		v->cmd, elapsed, c->model.events);
+	jr_top_table(out, &c->window, v);
+}
+
 /*
- * jr_top_frames - the last second's table, every second, as v draws it;
- * with -q, as rtla's top -q, only the whole run's at the end.
+ * jr_top_redraw - a frame over the last one, as rtla's top and watch(1)
+ * draw: from the screen's top left, each line cleared to its end, then
+ * the rest of the screen cleared.  Nothing scrolls, so a terminal keeps
+ * no stale frames in its history (tmux's scroll-on-clear, for one, would
+ * keep every frame that a clear screen wiped).  0, or -ENOMEM.
+ */
+static int jr_top_redraw(struct jr_live *c, double elapsed,
+			 const struct jr_top_view *v)
+{
+	char *buf = NULL, *line, *nl;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return -ENOMEM;
+	jr_top_frame_to(m, c, elapsed, v);
+	if (fclose(m)) {
+		free(buf);
+		return -ENOMEM;
+	}
+	fputs("\033[H", stdout);
+	for (line = buf; (nl = strchr(line, '\n')); line = nl + 1)
+		printf("%.*s\033[K\n", (int)(nl - line), line);
+	fputs("\033[J", stdout);
+	free(buf);
+	return 0;
+}
+
+/*
+ * jr_top_frames - the last second's table, every second, as v draws it:
+ * in place on a terminal, appended otherwise; with -q, as rtla's top -q,
+ * only the whole run's at the end.
  */
 void jr_top_frames(struct jr_live *c, double elapsed, bool last,
 		   const struct jr_top_view *v)
@@ -69,18 +111,17 @@ void jr_top_frames(struct jr_live *c, double elapsed, bool last,
 		printf("jitread %s: %.0f s, %" PRIu64
 		       " events; the whole run, ns\n",
 		       v->cmd, elapsed, c->model.events);
-		jr_top_table(&c->model, v);
+		jr_top_table(stdout, &c->model, v);
+		fflush(stdout);
 	}
 	if (last || elapsed < next)
 		return;
 	next += 1;
 	if (c->o->out.quiet)
 		goto next_window;
-	if (isatty(STDOUT_FILENO))
-		printf("\033[H\033[2J");
-	printf("jitread %s: %.0f s, %" PRIu64 " events; last second, ns\n",
-	       v->cmd, elapsed, c->model.events);
-	jr_top_table(w, v);
+	if (!isatty(STDOUT_FILENO) || jr_top_redraw(c, elapsed, v))
+		jr_top_frame_to(stdout, c, elapsed, v);
+	fflush(stdout);
 next_window:
 	jr_model_free(w);
 	jr_model_of(w, c->o);

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cmd/jr_live.h"
 
@@ -15,8 +16,8 @@
 struct jr_top_view {
 	const char *cmd;
 	const char *head;
-	void (*row)(int cpu, const struct jr_cpu *p, const char *avail,
-		    uint64_t hw);
+	void (*row)(FILE *out, int cpu, const struct jr_cpu *p,
+		    const char *avail, uint64_t hw);
 };
 
 void jr_top_frames(struct jr_live *c, double elapsed, bool last,
