@@ -34,8 +34,8 @@ LAB_PKGS=(
 	linux-source-6.1 rsync xz-utils
 	# references and helpers
 	rt-tests rtla trace-cmd python3 python3-matplotlib python3-numpy
-	# top_redraw.py's terminal
-	tmux
+	# top_redraw.py's terminal; recipes.py's bpftrace (perf: linux-perf)
+	tmux bpftrace linux-perf
 	# style gates
 	clang-format pycodestyle
 	dkms
