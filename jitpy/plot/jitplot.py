@@ -7,7 +7,9 @@ writes, for whatever the report holds:
   percentiles.*  gap percentile distribution, log x = 1/(1-p), log y,
                  one line per side (the HdrHistogram / perf-workshop chart)
   noise.*        noise time per class and per top source, per side
-  timeline.*     every kept gap per CPU over time, coloured by class
+  timeline.*     every kept gap per CPU over time, coloured by class; a
+                 CPU's first 20000 gaps are kept, and a line and its
+                 title say where a longer run was cut
   pipeline.*     the four pipeline latency distributions
 
 A jitread survey's JSON (survey_version) gives heatmap.* and ranks.*
@@ -137,8 +139,20 @@ def plot_noise(data):
     return fig
 
 
+def timeline_cut(cpu):
+    """Where a CPU's timeline was cut: (the last kept gap's time in s,
+    the gaps left out), or None when it holds every gap.  jitread keeps
+    the first JR_TL_MAX gaps of each CPU."""
+    tl = cpu.get("timeline", {})
+    gaps, dropped = tl.get("gaps", []), tl.get("dropped", 0)
+    if not dropped:
+        return None
+    return (gaps[-1][0] / 1e9 if gaps else 0.0), dropped
+
+
 def plot_timeline(data):
-    """Every kept gap: x = time in the run, y = duration, one row per CPU."""
+    """Every kept gap: x = time in the run, y = duration, one row per CPU;
+    a CPU whose timeline was cut has a line where, and says so."""
     rows = [(name, cpu) for name, side in jrjson.sides(data).items()
             for cpu in side["cpus"]]
     fig, axes = plt.subplots(max(len(rows), 1), 1, sharex=True,
@@ -153,6 +167,12 @@ def plot_timeline(data):
                            color=COLOURS[cls], label=cls)
         ax.set_yscale("log")
         ax.set_ylabel(f"{name}\nCPU {cpu['cpu']} (ns)", fontsize=8)
+        cut = timeline_cut(cpu)
+        if cut:
+            ax.axvline(cut[0], color="black", linestyle=":", linewidth=1)
+            ax.set_title(f"the first {len(gaps)} gaps, to {cut[0]:.3f} s; "
+                         f"{cut[1]} later gaps not drawn", fontsize=7,
+                         loc="left")
         if gaps:
             ax.legend(fontsize=6, loc="upper right", markerscale=2)
     axes[-1, 0].set_xlabel("time in run (s)")
