@@ -400,8 +400,14 @@ def late_line(late):
     return f"{head} ok"
 
 
-def plot(res, path):
-    """One bar per ratio, with its goal; lower is better unless marked."""
+# ratios further apart than this are drawn on a log axis, where 1.0 and
+# 1.2 stay apart beside 215
+LOG_SPAN = 10
+
+
+def ratio_figure(res):
+    """The Figure: one bar per ratio, with its goal; lower is better
+    unless marked.  A log axis when the ratios span LOG_SPAN or more."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -419,9 +425,22 @@ def plot(res, path):
     ax.set_yticklabels([f"{f['what']} ({f['where']})" for f in figs],
                        fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel("ratio (dashed: goal)")
+    ratios = [f["ratio"] for f in figs if f["ratio"] > 0]
+    if ratios and max(ratios) >= LOG_SPAN * min(ratios):
+        ax.set_xscale("log")
+        ax.set_xlabel("ratio, log scale (dashed: goal)")
+    else:
+        ax.set_xlabel("ratio (dashed: goal)")
     ax.set_title(f"jitmod bench {res['date']}")
     fig_.tight_layout()
+    return fig_
+
+
+def plot(res, path):
+    """ratio_figure(res), written to path."""
+    import matplotlib.pyplot as plt
+
+    fig_ = ratio_figure(res)
     fig_.savefig(path, dpi=100)
     plt.close(fig_)
 

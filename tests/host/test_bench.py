@@ -299,6 +299,21 @@ class Figures(unittest.TestCase):
         for b, w in zip(bars, want):
             self.assertAlmostEqual(b, w)
 
+    def test_ratios_a_decade_apart_on_a_log_axis(self):
+        """1.0 and 1.2 beside 215 on a log axis; near ratios linear."""
+        def scale(ratios):
+            res = dict(self.res, figures=[
+                dict(what=f"r{r}", where="native", ratio=r, goal=None,
+                     met=None) for r in ratios])
+            ax = bench_report.ratio_figure(res).axes[0]
+            self.assertEqual([p.get_width() for p in ax.patches], ratios)
+            return ax.get_xscale(), ax.get_xlabel()
+        self.assertEqual(scale([1.0, 1.2, 215.0]),
+                         ("log", "ratio, log scale (dashed: goal)"))
+        self.assertEqual(scale([1.0, 1.2, 9.9]),
+                         ("linear", "ratio (dashed: goal)"))
+        self.assertEqual(scale([0.5, 5.0])[0], "log")
+
 
 JITMOD_TRACE = """\
  jitmod/1-160 [001] ..... 10.000001: irq_noise: irq=-1 vector=251 \
