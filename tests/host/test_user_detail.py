@@ -75,12 +75,16 @@ def unusable():
     return None
 
 
-def refresh_until(stop):
+def refresh_until(stop, took):
     """Write REFRESH every 0.3 s until stop is set: each write runs
-    refresh_vm_stats as a work item on every CPU."""
+    refresh_vm_stats as a work item on every CPU, and returns when every
+    CPU has run it.  took gets each write's seconds, for a failure to
+    say whether the work items ran at all."""
     while not stop.is_set():
+        t0 = time.monotonic()
         with open(REFRESH, "w") as f:
             f.write("1")
+        took.append(round(time.monotonic() - t0, 3))
         stop.wait(0.3)
 
 
@@ -114,7 +118,9 @@ class UserDetail(unittest.TestCase):
             # the work items come from the sampler's start to its end,
             # however long the perf helper takes beside them
             stop = threading.Event()
-            writer = threading.Thread(target=refresh_until, args=(stop,))
+            cls.writes = []
+            writer = threading.Thread(target=refresh_until,
+                                      args=(stop, cls.writes))
             writer.start()
             try:
                 cls.perf = subprocess.run([sys.executable, "-c", PERF,
@@ -165,7 +171,13 @@ class UserDetail(unittest.TestCase):
 
     def test_work_item_in_its_kworker(self):
         got = self.rows(lambda s: s.startswith(f"thread:kworker/{CPU}:"))
-        self.assertGreaterEqual(got.get("work:refresh_vm_stats", 0), 2, got)
+        kworkers = [(s["source"], s["count"]) for s in self.cpu["sources"]
+                    if s["source"].startswith("thread:kworker/")]
+        self.assertGreaterEqual(
+            got.get("work:refresh_vm_stats", 0), 2,
+            f"details {got}; {len(self.writes)} writes of {REFRESH}, "
+            f"each done in (s) {self.writes}; the kworkers seen "
+            f"{kworkers}")
         other = self.rows(lambda s: not s.startswith("thread:kworker/"))
         self.assertNotIn("work:refresh_vm_stats", other)
 
