@@ -44,6 +44,12 @@ COLOURS = dict(zip(CLASSES, ("tab:red", "tab:orange", "tab:purple",
                              "tab:blue", "tab:brown", "tab:pink",
                              "tab:gray")))
 TOP_SOURCES = 8
+US = 1000.0  # the plots' time unit, in ns: every axis of a duration is us
+
+
+def us(values):
+    """ns values in us, as the axes show them."""
+    return [v / US for v in values]
 
 
 def percentile_points(hist):
@@ -81,10 +87,10 @@ def plot_percentiles(data):
         hist = side["all_cpus"]["gap"]
         if hist["count"]:
             xs, ys = percentile_points(hist)
-            ax.plot(xs, ys, marker=".", label=f"{name} ({hist['count']} "
-                    "gaps)")
+            ax.plot(xs, us(ys), marker=".", label=f"{name} "
+                    f"({hist['count']} gaps)")
     log_axes(ax)
-    ax.set_ylabel("gap (ns)")
+    ax.set_ylabel("gap (us)")
     ax.set_title("gap percentile distribution, all CPUs")
     ax.legend()
     return fig
@@ -161,12 +167,12 @@ def plot_timeline(data):
     for ax, (name, cpu) in zip(axes[:, 0], rows):
         gaps = cpu.get("timeline", {}).get("gaps", [])
         for cls in CLASSES:
-            pts = [(t / 1e9, d) for t, d, c in gaps if c == cls]
+            pts = [(t / 1e9, d / US) for t, d, c in gaps if c == cls]
             if pts:
                 ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=4,
                            color=COLOURS[cls], label=cls)
         ax.set_yscale("log")
-        ax.set_ylabel(f"{name}\nCPU {cpu['cpu']} (ns)", fontsize=8)
+        ax.set_ylabel(f"{name}\nCPU {cpu['cpu']} (us)", fontsize=8)
         cut = timeline_cut(cpu)
         if cut:
             ax.axvline(cut[0], color="black", linestyle=":", linewidth=1)
@@ -186,9 +192,9 @@ def plot_pipeline(data):
     for name, hist in data["pipeline"]["histograms"].items():
         if hist["count"]:
             xs, ys = percentile_points(hist)
-            ax.plot(xs, ys, marker=".", label=name)
+            ax.plot(xs, us(ys), marker=".", label=name)
     log_axes(ax)
-    ax.set_ylabel("latency (ns)")
+    ax.set_ylabel("latency (us)")
     p = data["pipeline"]
     ax.set_title(f"pipeline, wait {p['wait']}"
                  f"{', shared CPUs' if p['shared'] else ''}")
@@ -228,16 +234,16 @@ def plot_overlay(runs, cpu=None):
         if not hist or not hist["count"]:
             continue
         xs, ys = percentile_points(hist)
-        left.plot(xs, ys, marker=".", label=f"{label} ({hist['count']} "
-                  "gaps)")
+        left.plot(xs, us(ys), marker=".", label=f"{label} "
+                  f"({hist['count']} gaps)")
         if runtime:
             xs, ys = exceedance_points(hist, runtime)
-            right.step(xs, ys, where="post", label=label)
+            right.step(us(xs), ys, where="post", label=label)
     log_axes(left)
-    left.set_ylabel("gap (ns)")
+    left.set_ylabel("gap (us)")
     left.set_title(f"gap percentile distribution, {where}")
     left.legend()
-    right.set_xlabel("gap (ns)")
+    right.set_xlabel("gap (us)")
     right.set_ylabel("gaps above, per s of runtime")
     right.set_title(f"how often each gap length is exceeded, {where}")
     right.grid(True, which="both", alpha=0.3)

@@ -41,13 +41,16 @@ def plot_heatmap(data):
     ranks, _, width, rows = heat(data)
     fig, ax = plt.subplots(figsize=(10, 1 + 0.3 * max(4, len(ranks))))
     if rows:
-        top = max(max(row) for row in rows)
-        im = ax.imshow([[v or 0.5 for v in row] for row in rows],
+        cells = [jitplot.us(row) for row in rows]
+        top = max(max(row) for row in cells)
+        # an empty bin is drawn at half a ns, below any gap's time
+        empty = 0.5 / jitplot.US
+        im = ax.imshow([[v or empty for v in row] for row in cells],
                        aspect="auto", interpolation="nearest",
-                       norm=LogNorm(vmin=0.5, vmax=max(1, top)),
+                       norm=LogNorm(vmin=empty, vmax=max(2 * empty, top)),
                        extent=(0, len(rows[0]) * width / 1e9,
                                len(rows) - 0.5, -0.5))
-        fig.colorbar(im, ax=ax, label="gap time per bin (ns)")
+        fig.colorbar(im, ax=ax, label="gap time per bin (us)")
         ax.set_yticks(range(len(ranks)))
         ax.set_yticklabels([f"rank {r}" for r in ranks])
     ax.set_xlabel("time on rank 0's clock (s)")
@@ -63,11 +66,11 @@ def plot_ranks(data):
         if not r["ok"] or not r["gap"]["count"]:
             continue
         xs, ys = jitplot.percentile_points(r["gap"])
-        ax.plot(xs, ys, label=f"rank {r['rank']}" +
+        ax.plot(xs, jitplot.us(ys), label=f"rank {r['rank']}" +
                 (" (worst)" if r["rank"] in worst else ""),
                 linewidth=2 if r["rank"] in worst else 1)
     jitplot.log_axes(ax)
-    ax.set_ylabel("gap (ns)")
+    ax.set_ylabel("gap (us)")
     ax.set_title("gap percentiles per rank")
     ax.legend(fontsize="small")
     fig.tight_layout()

@@ -304,6 +304,8 @@ class Overlay(unittest.TestCase):
                 runs.append((label, json.load(f)))
         fig = jitplot.plot_overlay(runs)
         left, right = fig.axes
+        self.assertEqual((left.get_ylabel(), right.get_xlabel()),
+                         ("gap (us)", "gap (us)"))
         self.assertEqual([ln.get_label() for ln in left.lines],
                          ["base (4000 gaps)", "irq moved (2000 gaps)",
                           "longer (1000 gaps)"])

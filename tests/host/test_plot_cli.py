@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """python3 -m jitpy.plot without matplotlib says so in one line, naming
-the package; the timeline plot marks where a CPU's timeline was cut and
-says how many gaps it left out."""
+the package; the timeline plot, in us, marks where a CPU's timeline was
+cut and says how many gaps it left out."""
 
 import subprocess
 import sys
@@ -58,8 +58,10 @@ class TimelineCut(unittest.TestCase):
                          "drawn")
         xs = [list(ln.get_xdata()) for ln in ax.lines]
         self.assertEqual(xs, [[2.5, 2.5]])
-        n = sum(len(c.get_offsets()) for c in ax.collections)
-        self.assertEqual(n, 3)
+        ys = sorted(float(p[1]) for c in ax.collections
+                    for p in c.get_offsets())
+        self.assertEqual(ys, [20.0, 30.0, 40.0])  # in us
+        self.assertTrue(ax.get_ylabel().endswith("(us)"), ax.get_ylabel())
 
     def test_a_whole_timeline_says_nothing(self):
         fig = self.jitplot.plot_timeline(timeline_report(dropped=0))

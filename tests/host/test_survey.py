@@ -133,12 +133,13 @@ class SurveyGaps(unittest.TestCase):
         rows = fig.axes[0].images[0].get_array()
         for i, r in enumerate(data["ranks"]):
             want = sum(d for _, d in r["timeline"])
-            got = sum(v for v in rows[i] if v >= 1)
-            self.assertEqual(got, want, r["rank"])
+            got = sum(v for v in rows[i] if v >= 1 / jitplot.US)
+            self.assertAlmostEqual(got, want / 1e3, places=6,
+                                   msg=r["rank"])
         lines = splot.plot_ranks(data).axes[0].get_lines()
         self.assertEqual(len(lines), 4)
         xs, ys = jitplot.percentile_points(data["ranks"][0]["gap"])
-        self.assertEqual(list(lines[0].get_ydata()), ys)
+        self.assertEqual(list(lines[0].get_ydata()), jitplot.us(ys))
 
     def test_spinner_ranks_are_worst(self):
         self.assertEqual(sorted(self.d["worst_ranks"][:2]), [1, 3])
