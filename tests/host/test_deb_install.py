@@ -116,7 +116,8 @@ class Installed:
         # mounted in the root goes with it
         rc, out, err = run(
             ["unshare", "--mount", "--", "mmdebstrap", "--variant=minbase",
-             "--include=dkms,kmod,procps,systemd-sysv,dbus",
+             "--include=dkms,kmod,procps,systemd-sysv,dbus,"
+             "prometheus-node-exporter",
              # the kernel's suite is not the root's: apt, not mmdebstrap's
              # own selection, takes its packages from there; jitvm boots
              # the kernel with an initramfs of its own, so the kernel's
@@ -259,6 +260,14 @@ class Installed:
         self.assertGreaterEqual(int(got.get("user.kill_said", 0)), 1, why)
         self.assertEqual(got.get("user.textfile"), "root:644", why)
         self.assertEqual(got.get("user.textfile_time"), "1", why)
+        # Debian's node_exporter on that directory, as fleet.rst says:
+        # serve's series with no scrape error, a refresh time of the
+        # last seconds, and after serve stops the same, frozen
+        self.assertGreater(int(got.get("user.node_series", 0)), 20, why)
+        self.assertEqual(got.get("user.node_error"), "0", why)
+        self.assertLessEqual(abs(int(got.get("user.node_time", 999))), 10,
+                             why)
+        self.assertEqual(got.get("user.node_after_stop"), "frozen", why)
         self.assertEqual(got.get("jitmod.params_set"), "yes", why)
         self.assertEqual(got.get("jitmod.params_back"), "yes", why)
         self.assertEqual(got.get("bad_option"), "failed/2/0", why)

@@ -52,6 +52,50 @@ textfile() {
 	say "$1.textfile_time" "$(grep -c '^jitread_last_refresh_timestamp_seconds ' "$f" 2>&1)"
 }
 
+# node_metrics: the body of Debian's prometheus-node-exporter's /metrics
+node_metrics() {
+	timeout 10 bash -c 'exec 3<>/dev/tcp/127.0.0.1/9100 &&
+		printf "GET /metrics HTTP/1.0\r\n\r\n" >&3 && cat <&3' \
+		2>/dev/null | tr -d '\r'
+}
+
+# refresh_time BODY: jitread_last_refresh_timestamp_seconds in it, whole s
+refresh_time() {
+	sed -n 's/^jitread_last_refresh_timestamp_seconds \([0-9.e+]*\)$/\1/p' <<<"$1" |
+		awk '{ printf "%d\n", $1 }' | grep . || echo none
+}
+
+# node_exporter NAME: prometheus-node-exporter, given the unit's
+# StateDirectory as fleet.rst says, serves the textfile's series, with no
+# scrape error for the file
+node_exporter() {
+	local body="" i
+	echo 'ARGS="--collector.textfile.directory=/var/lib/jitread"' \
+		> /etc/default/prometheus-node-exporter
+	systemctl restart prometheus-node-exporter 2>&1
+	for i in $(seq 1 90); do
+		body=$(node_metrics)
+		grep -q '^jitread_sampled_seconds_total' <<<"$body" && break
+		sleep 1
+	done
+	say "$1.node_series" "$(grep -c '^jitread_' <<<"$body")"
+	say "$1.node_error" "$(sed -n 's/^node_textfile_scrape_error \(.*\)/\1/p' <<<"$body" | grep . || echo none)"
+	say "$1.node_time" "$(( $(date +%s) - $(refresh_time "$body" | sed 's/none/0/') ))"
+}
+
+# node_after_stop NAME STOPPED: after serve stops (at epoch STOPPED), its
+# file stays and node_exporter serves its last values: a refresh time no
+# later than the stop, the same 3 s on, so that time() minus it grows
+node_after_stop() {
+	local a b
+	a=$(refresh_time "$(node_metrics)")
+	sleep 3
+	b=$(refresh_time "$(node_metrics)")
+	say "$1.node_after_stop" "$([ "$a" != none ] && [ "$a" = "$b" ] &&
+		[ "$a" -le "$2" ] && echo frozen || echo "no:$a:$b:$2")"
+	systemctl stop prometheus-node-exporter 2>&1
+}
+
 # serve_case NAME OPTS [stuck]: enable --now, scrape, freeze and thaw,
 # stop.  With stuck, its server is stopped first, and serve alone gets
 # the SIGTERM (systemctl stop would send every process a SIGCONT after
@@ -79,6 +123,8 @@ serve_case() {
 	t0=$SECONDS
 	if [ -n "${3:-}" ]; then
 		textfile "$name"
+		node_exporter "$name"
+		t0=$SECONDS
 		kill -STOP $pid
 		systemctl kill --kill-whom=main --signal=SIGTERM jitread-serve
 		while [ "$(prop jitread-serve MainPID)" != 0 ] &&
@@ -88,6 +134,7 @@ serve_case() {
 	fi
 	systemctl stop jitread-serve
 	say "$name.stop_s" $((SECONDS - t0))
+	[ -n "${3:-}" ] && node_after_stop "$name" "$(date +%s)"
 	say "$name.server_left" "$(server | tr -d ' ' | grep . || echo none)"
 	[ -n "${3:-}" ] && say "$name.kill_said" "$(journalctl -u jitread-serve \
 		--no-pager -o cat | grep -c 'did not end within 2000 ms; killed$')"
