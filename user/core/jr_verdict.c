@@ -312,7 +312,7 @@ static int jr_verdict_all(FILE *out, const struct jr_model *m,
 	struct jr_tally t;
 	struct jr_hist all;
 	int cpu, seen = 0;
-	bool known;
+	bool known, failed;
 	double v;
 
 	if (jr_merge_cpus(m, o, c->hcls, &all)) {
@@ -331,10 +331,11 @@ static int jr_verdict_all(FILE *out, const struct jr_model *m,
 		return jr_absent(out, c, side);
 	}
 	v = jr_metric_of(c, &t, &known);
-	if (!known || jr_holds(c, v))
+	failed = !known || jr_holds(c, v);
+	if (failed)
 		jr_say(out, c, side, "all CPUs", &t, v, known);
 	jr_hist_free(&all);
-	return !known || jr_holds(c, v);
+	return failed;
 }
 
 /*
