@@ -38,7 +38,10 @@ def in_tmux(tmp, cmd):
     done = os.path.join(tmp, "done")
     if os.path.exists(done):
         os.unlink(done)
-    line = " ".join(cmd) + f"; echo $? > {done}; exec sleep 600"
+    # The exit code lands whole: the shell's redirection creates the
+    # file before echo writes to it, so it is written aside and renamed.
+    line = (" ".join(cmd) + f"; echo $? > {done}.new; mv {done}.new {done};"
+            " exec sleep 600")
     sysio.sh(tmux + ["new-session", "-d", *PANE, line])
     try:
         if not sysio.wait_for(lambda: os.path.exists(done), 60):
