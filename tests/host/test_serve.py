@@ -88,14 +88,14 @@ class ServeScraped(unittest.TestCase):
         cls.port = free_port()
         cls.url = f"http://127.0.0.1:{cls.port}/metrics"
         cls.hog = subprocess.Popen([sys.executable, "-c", HOG % CPU])
-        cls.prom = cls.native = None
-        cls.serve = subprocess.Popen(
-            [jrcli.JITREAD, "serve", "--sampler", "user", "-c", str(CPU),
-             "--listen", f"127.0.0.1:{cls.port}", "--runtime", "200ms",
-             "--period", "400ms", "--refresh", "500ms", "-q", "--json",
-             cls.json], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True)
+        cls.prom = cls.native = cls.serve = None
         try:
+            cls.serve = subprocess.Popen(
+                [jrcli.JITREAD, "serve", "--sampler", "user", "-c", str(CPU),
+                 "--listen", f"127.0.0.1:{cls.port}", "--runtime", "200ms",
+                 "--period", "400ms", "--refresh", "500ms", "-q", "--json",
+                 cls.json], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                text=True)
             wait_for(lambda: f'periods_total{{cpu="{CPU}"}}' in
                      get(cls.url)[2], 30, "jitread serve's first period")
             cls.prom = Prometheus(d, f"127.0.0.1:{cls.port}", rules=RULES)
@@ -115,10 +115,15 @@ class ServeScraped(unittest.TestCase):
             time.sleep(9)
             cls.t1 = time.time()
         finally:
-            cls.serve.send_signal(signal.SIGINT)
-            cls.out, cls.err = cls.serve.communicate(timeout=60)
-            cls.hog.kill()
-            cls.hog.wait()
+            # the hog dies whatever became of serve: a hog left behind
+            # would starve every later test on its CPU
+            try:
+                if cls.serve:
+                    cls.serve.send_signal(signal.SIGINT)
+                    cls.out, cls.err = cls.serve.communicate(timeout=60)
+            finally:
+                cls.hog.kill()
+                cls.hog.wait()
         with open(cls.json) as f:
             cls.report = json.load(f)
 

@@ -50,15 +50,15 @@ class ServeAttached(unittest.TestCase):
         cls.url = f"http://127.0.0.1:{cls.port}/metrics"
         cls.target = spinner(CPU)
         cls.rival = hog(CPU, nice=0)
-        cls.prom = cls.native = None
-        time.sleep(0.3)
-        cls.serve = subprocess.Popen(
-            [jrcli.JITREAD, "serve", "--attach", str(cls.target.pid),
-             "-c", str(CPU), "--listen", f"127.0.0.1:{cls.port}",
-             "--refresh", "500ms", "--textfile", cls.textdir, "-q",
-             "--json", cls.json], stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True)
+        cls.prom = cls.native = cls.serve = None
         try:
+            time.sleep(0.3)
+            cls.serve = subprocess.Popen(
+                [jrcli.JITREAD, "serve", "--attach", str(cls.target.pid),
+                 "-c", str(CPU), "--listen", f"127.0.0.1:{cls.port}",
+                 "--refresh", "500ms", "--textfile", cls.textdir, "-q",
+                 "--json", cls.json], stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True)
             run = f'jitread_thread_run_seconds_total{{tid="{cls.target.pid}"'
             wait_for(lambda: run in get(cls.url)[2], 30,
                      "the spinner's first refresh")
@@ -70,9 +70,14 @@ class ServeAttached(unittest.TestCase):
             time.sleep(3)
             cls.t1 = time.time()
         finally:
-            cls.serve.send_signal(signal.SIGINT)
-            cls.out, cls.err = cls.serve.communicate(timeout=60)
-            stop(cls.target, cls.rival)
+            # the spinners die whatever became of serve: left behind,
+            # they would starve every later test on their CPU
+            try:
+                if cls.serve:
+                    cls.serve.send_signal(signal.SIGINT)
+                    cls.out, cls.err = cls.serve.communicate(timeout=60)
+            finally:
+                stop(cls.target, cls.rival)
         with open(cls.json, encoding="utf-8") as f:
             cls.report = json.load(f)
         with open(os.path.join(cls.textdir, "jitread.prom"),
