@@ -14,6 +14,7 @@ user side, and without side=, the kernel's) add none.
 
 import json
 import os
+import re
 import sys
 
 import jittest as jt
@@ -88,6 +89,12 @@ def attempt(_try=0):
                     if ln.startswith(f"CPU {CPU}:")]
             raise Fail(f"text report lacks '{want}'; its CPU {CPU} lines: "
                        f"{said}")
+    # the text's times are in us by default, to the ns
+    floor = rf"^CPU {CPU}: user minus kernel gap: min [-+]\d+\.\d{{3}} us, "
+    if "threshold 10 us; times in us" not in text or \
+            not re.search(floor, text, re.M):
+        raise Fail("the comparison's text is not in us: "
+                   f"{[ln for ln in text.splitlines() if 'us' in ln][:3]}")
     if sysio.read("/sys/module/jitmod/parameters/enable") != "1":
         raise Fail("jitmod's enable was not put back")
     log(f"kernel avail {cmp[0]['avail_pct']['kernel']:.3f}%, user "

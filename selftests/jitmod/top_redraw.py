@@ -10,6 +10,7 @@ Each runs 4 s against jitmod on CPU 1:
    (scroll-on-clear), so a frame drawn after one would be seen there;
  - piped: at least 2 frames, each with the CPU's row, and no escape
    sequence in the output.
+Times are in us by default, as rtla's are; with -u ns in whole ns.
 """
 
 import os
@@ -25,11 +26,21 @@ from jitpy.guest.sysio import Fail, Skip, log
 CPU = 1
 RUN = "4s"
 PANE = ("-x", "132", "-y", "40")
-FRAME = re.compile(r"^jitread (top|hwnoise): (\d+) s, ", re.M)
+FRAME = re.compile(r"^jitread (top|hwnoise): (\d+) s, \d+ events; "
+                   r"last second, (\w+)$", re.M)
 
 
 def rows(text):
     return [ln for ln in text.splitlines() if ln.split()[:1] == [str(CPU)]]
+
+
+def unit_rows(text, unit):
+    """The CPU's rows whose runtime is written as unit's are: to the ns
+    in us, whole in ns."""
+    form = r"\d+\.\d{3}" if unit == "us" else r"\d+"
+    at = 2 if "periods" in text else 1   # hwnoise has periods first
+    return [r for r in rows(text)
+            if re.fullmatch(form, r.split()[at])]
 
 
 def in_tmux(tmp, cmd):
@@ -61,13 +72,15 @@ def redraws(tmp, jr, sub):
     frames = FRAME.findall(pane)
     log(f"{sub} in tmux: exit {rc}, frames in the pane and its history: "
         f"{frames}")
-    if rc or len(frames) != 1 or int(frames[0][1]) < 3 or not rows(pane):
+    if rc or len(frames) != 1 or int(frames[0][1]) < 3 or \
+            frames[0][2] != "us" or not unit_rows(pane, "us"):
         raise Fail(f"{sub} in tmux (exit {rc}) left: {pane.strip()[-600:]}")
-    rc, out = sysio.sh(cmd, check=False)
+    rc, out = sysio.sh(cmd + ["-u", "ns"], check=False)
     frames = FRAME.findall(out)
-    log(f"{sub} piped: exit {rc}, {len(frames)} frames, "
-        f"{len(rows(out))} rows")
-    if rc or len(frames) < 2 or len(rows(out)) != len(frames):
+    log(f"{sub} piped, -u ns: exit {rc}, {len(frames)} frames, "
+        f"{len(unit_rows(out, 'ns'))} rows")
+    if rc or len(frames) < 2 or {f[2] for f in frames} != {"ns"} or \
+            len(unit_rows(out, "ns")) != len(frames):
         raise Fail(f"{sub} piped (exit {rc}) printed: {out[-600:]}")
     if "\033" in out:
         raise Fail(f"{sub} piped printed an escape sequence: {out!r}")

@@ -70,13 +70,29 @@ class Commands(unittest.TestCase):
         for args in (["-b", "20"], ["-b", "20us"], ["--bucket-size",
                                                     "0.02ms"],
                      ["-b", "20000ns"]):
-            self.assertEqual(self.bucket_rows("report", self.rec, *args),
-                             want, args)
+            self.assertEqual(self.bucket_rows("report", self.rec, "-u",
+                                              "ns", *args), want, args)
         # the old form keeps its bare ns, and takes units too
         self.assertEqual(self.bucket_rows("--replay", self.rec, "-b",
                                           "20us"), want)
-        self.assertNotEqual(self.bucket_rows("report", self.rec, "-b",
-                                             "20000"), want)
+        self.assertNotEqual(self.bucket_rows("report", self.rec, "-u", "ns",
+                                             "-b", "20000"), want)
+
+    def test_tables_default_to_us(self):
+        """The subcommands' tables are in us, the old form's in ns; a
+        bucket of whole units is indexed in whole units, a smaller one
+        to the ns."""
+        ns = self.run_ok("--replay", self.rec)
+        self.assertIn("# jitread report; times in ns", ns)
+        self.assertEqual(self.run_ok("report", self.rec, "-u", "ns"), ns)
+        us = self.run_ok("report", self.rec)
+        self.assertIn("# jitread report; times in us", us)
+        self.assertEqual(self.run_ok("--replay", self.rec, "-u", "us"), us)
+        self.assertEqual([r.split()[0] for r in self.bucket_rows(
+            "report", self.rec, "-b", "20")], ["0", "20", "40", "60"])
+        # the gaps start at 1 us: buckets 2 and 3 of 4 hold some
+        self.assertEqual([r.split()[0] for r in self.bucket_rows(
+            "report", self.rec, "-b", "500ns")][:2], ["1.000", "1.500"])
 
     def expect(self, args, code, text):
         jrcli.refused(self, args, code, text)

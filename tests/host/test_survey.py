@@ -104,6 +104,18 @@ class SurveyGaps(unittest.TestCase):
                           (3, True, 1)])
         self.assertIn("# jitread survey: 4 ranks, 4 reported", self.out)
 
+    def test_text_is_in_us(self):
+        """The text report's durations are in us, its JSON's in ns."""
+        self.assertIn("# per rank (us)", self.out)
+        rows = {int(f[0]): f for f in map(str.split, self.out.splitlines())
+                if f and f[0].isdigit() and len(f) > 7}
+        for r in self.d["ranks"]:
+            self.assertEqual(rows[r["rank"]][6], f"{r['max_ns'] / 1e3:.3f}",
+                             r["rank"])
+        rc, out, err = survey(1, "-d", "1s", "-u", "ns")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("# per rank (ns)", out)
+
     def test_merged_counts_are_the_sum(self):
         gaps = sum(r["gaps"] for r in self.d["ranks"])
         fleet = self.d["fleet"]

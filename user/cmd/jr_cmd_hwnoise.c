@@ -27,13 +27,15 @@
 
 /* jr_hwnoise_row - the hardware classes only, and what was held */
 static void jr_hwnoise_row(FILE *out, int cpu, const struct jr_cpu *p,
-			   const char *avail, uint64_t hw)
+			   const char *avail, uint64_t hw, double div)
 {
-	fprintf(out,
-		"%-4d %7" PRIu64 " %14" PRIu64 " %12" PRIu64 " %9s %12" PRIu64
-		" %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 "\n",
-		cpu, p->periods, p->runtime_ns, p->noise_ns, avail,
-		p->max_gap_ns, hw, p->hist[JR_H_NMI].count, p->held, p->lost);
+	fprintf(out, "%-4d %7" PRIu64, cpu, p->periods);
+	jr_top_dur(out, 14, p->runtime_ns, div);
+	jr_top_dur(out, 12, p->noise_ns, div);
+	fprintf(out, " %9s", avail);
+	jr_top_dur(out, 12, p->max_gap_ns, div);
+	fprintf(out, " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 "\n",
+		hw, p->hist[JR_H_NMI].count, p->held, p->lost);
 }
 
 static const struct jr_top_view jr_hwnoise_view = {
@@ -100,6 +102,6 @@ const struct jr_cmd_def jr_cmd_hwnoise = {
 		"softirq or task can take the CPU and each gap is an NMI or the\n"
 		"hardware: SMI, hypervisor, unknown.  Every second, per CPU: periods,\n"
 		"runtime, noise, % available, the longest gap, HW and NMI gaps, and\n"
-		"the interrupts held until a window's end.  Times in ns.",
+		"the interrupts held until a window's end.  Times in -u's unit.",
 	.run = jr_hwnoise_run,
 };

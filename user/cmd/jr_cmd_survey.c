@@ -89,6 +89,7 @@ static const struct jr_optdef jr_survey_optdefs[] = {
 	  .arg = "K",
 	  .help = "ranks named worst (default 5)" },
 	{ .group = jr_opt_quiet },
+	{ .group = jr_opt_unit },
 	{ .group = jr_opt_json },
 	{ .group = jr_opt_fifo },
 	{ .group = jr_opt_help },
@@ -355,8 +356,11 @@ static int jr_survey_end(void *ctx, const struct jr_rank *rk)
 	if (jr_survey_analyse(s))
 		jr_die(JR_EXIT_RUN,
 		       "the fleet's analysis failed: out of memory, or its temporary file");
-	if (!rr->quiet)
-		jr_survey_text(stdout, s, rr->so->worst);
+	if (!rr->quiet) {
+		struct jr_report_opts ro = jr_report_opts_of(rr->o);
+
+		jr_survey_text(stdout, s, rr->so->worst, &ro);
+	}
 	jr_envelope_rc(missing ? JR_EXIT_RUN : 0);
 	if (rr->json_f && (jr_survey_json(rr->json_f, s, rr->so->worst) ||
 			   fclose(rr->json_f)))

@@ -19,7 +19,7 @@
 
 /* jr_top_table - the header, then v's row for every CPU of w seen */
 static void jr_top_table(FILE *out, const struct jr_model *w,
-			 const struct jr_top_view *v)
+			 const struct jr_top_view *v, double div)
 {
 	int cpu;
 
@@ -33,20 +33,29 @@ static void jr_top_table(FILE *out, const struct jr_model *w,
 
 		if (p->seen)
 			v->row(out, cpu, p,
-			       jr_cpu_avail_str(p, pct, sizeof(pct)), hw);
+			       jr_cpu_avail_str(p, pct, sizeof(pct)), hw, div);
 	}
 }
 
-/* jr_top_row - top's row: every class, in ns */
-static void jr_top_row(FILE *out, int cpu, const struct jr_cpu *p,
-		       const char *avail, uint64_t hw)
+/* jr_top_dur - ns in the unit of div ns, right-aligned in width */
+void jr_top_dur(FILE *out, int width, uint64_t ns, double div)
 {
+	fprintf(out, " %*.*f", width, div == 1.0 ? 0 : 3, ns / div);
+}
+
+/* jr_top_row - top's row: every class, times in the unit of div ns */
+static void jr_top_row(FILE *out, int cpu, const struct jr_cpu *p,
+		       const char *avail, uint64_t hw, double div)
+{
+	fprintf(out, "%-4d", cpu);
+	jr_top_dur(out, 14, p->runtime_ns, div);
+	jr_top_dur(out, 12, p->noise_ns, div);
+	fprintf(out, " %9s", avail);
+	jr_top_dur(out, 12, p->max_gap_ns, div);
 	fprintf(out,
-		"%-4d %14" PRIu64 " %12" PRIu64 " %9s %12" PRIu64 " %7" PRIu64
 		" %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
-		"\n",
-		cpu, p->runtime_ns, p->noise_ns, avail, p->max_gap_ns, hw,
-		p->hist[JR_H_NMI].count, p->hist[JR_H_IRQ].count,
+		" %7" PRIu64 "\n",
+		hw, p->hist[JR_H_NMI].count, p->hist[JR_H_IRQ].count,
 		p->hist[JR_H_SOFTIRQ].count, p->hist[JR_H_THREAD].count,
 		p->lost);
 }
@@ -62,9 +71,9 @@ static void jr_top_frame_to(FILE *out, struct jr_live *c, double elapsed,
 			    const struct jr_top_view *v)
 {
 	fprintf(out,
-		"jitread %s: %.0f s, %" PRIu64 " events; last second, ns\n",
-		v->cmd, elapsed, c->model.events);
-	jr_top_table(out, &c->window, v);
+		"jitread %s: %.0f s, %" PRIu64 " events; last second, %s\n",
+		v->cmd, elapsed, c->model.events, c->o->out.unit);
+	jr_top_table(out, &c->window, v, c->o->out.div);
 }
 
 /*
@@ -109,9 +118,9 @@ void jr_top_frames(struct jr_live *c, double elapsed, bool last,
 
 	if (last && c->o->out.quiet) {
 		printf("jitread %s: %.0f s, %" PRIu64
-		       " events; the whole run, ns\n",
-		       v->cmd, elapsed, c->model.events);
-		jr_top_table(stdout, &c->model, v);
+		       " events; the whole run, %s\n",
+		       v->cmd, elapsed, c->model.events, c->o->out.unit);
+		jr_top_table(stdout, &c->model, v, c->o->out.div);
 		fflush(stdout);
 	}
 	if (last || elapsed < next)
@@ -156,6 +165,7 @@ static int jr_top_run(struct jr_opts *o, int argc, char **argv)
 const struct jr_optdef jr_top_opts[] = {
 	{ .group = jr_opts_live },
 	{ .group = jr_opt_record },
+	{ .group = jr_opt_unit },
 	{ .group = jr_opt_precision },
 	{ .group = jr_opt_json },
 	{ .name = "no-period",

@@ -17,8 +17,10 @@ struct jr_top_view {
 	const char *cmd;
 	const char *head;
 	void (*row)(FILE *out, int cpu, const struct jr_cpu *p,
-		    const char *avail, uint64_t hw);
+		    const char *avail, uint64_t hw, double div);
 };
+
+void jr_top_dur(FILE *out, int width, uint64_t ns, double div);
 
 void jr_top_frames(struct jr_live *c, double elapsed, bool last,
 		   const struct jr_top_view *v);

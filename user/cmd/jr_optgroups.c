@@ -85,7 +85,7 @@ const struct jr_optdef jr_opt_unit[] = {
 	{ .name = "unit",
 	  .key = JR_K_UNIT,
 	  .arg = "ns|us|ms",
-	  .help = "unit of the text tables (default ns)" },
+	  .help = "unit of the text tables (default us)" },
 	{ 0 },
 };
 

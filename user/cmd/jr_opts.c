@@ -5,8 +5,9 @@
  *
  * Times take units everywhere (500ns, 2us, 1.5ms, 30s, 5m, 1h, 1d).  A
  * bare number follows rtla's convention for the same option: -T, -s, -S
- * and -b are in us, -d in s.  The old form ("jitread --hist -T 5000")
- * keeps its bare -T and --bucket-size in ns.
+ * and -b are in us, -d in s.  Text tables are in us.  The old form
+ * ("jitread --hist -T 5000") keeps its bare -T and --bucket-size in ns,
+ * and its tables in ns.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,8 +30,8 @@ static void jr_opts_defaults(struct jr_opts *o, bool legacy)
 {
 	memset(o, 0, sizeof(*o));
 	o->legacy = legacy;
-	o->out.unit = "ns";
-	o->out.div = 1.0;
+	o->out.unit = legacy ? "ns" : "us";
+	o->out.div = legacy ? 1.0 : 1e3;
 	o->out.precision = JR_HIST_DEFAULT_PRECISION;
 	o->out.hlog_interval_ns = JR_S;
 	o->out.bucket_ns = 1000;

@@ -6,6 +6,7 @@
  * the unit only here.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -151,6 +152,8 @@ static void jr_bucket_summary(FILE *out, const struct jr_model *m,
 static void jr_bucket_table(FILE *out, const struct jr_model *m,
 			    const struct jr_report_opts *o)
 {
+	/* whole units where the bucket is, as 1 us is in us */
+	int dec = fmod((double)m->bucket_ns, o->div) == 0 ? 0 : 3;
 	int cpu, b;
 
 	fprintf(out, "\n# gap histogram: bucket %.3f %s, %d entries\n",
@@ -172,7 +175,7 @@ static void jr_bucket_table(FILE *out, const struct jr_model *m,
 		if (!any && !o->with_zeros)
 			continue;
 		if (!o->no_index)
-			fprintf(out, "%-10.0f", b * m->bucket_ns / o->div);
+			fprintf(out, "%-10.*f", dec, b * m->bucket_ns / o->div);
 		for (cpu = 0; cpu < m->nr_cpus; cpu++) {
 			const uint64_t *l = m->cpu[cpu].lin[JR_H_GAP];
 

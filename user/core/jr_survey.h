@@ -104,7 +104,9 @@ void jr_survey_free(struct jr_survey *s);
 int64_t jr_on_rank0(const struct jr_srank *r, uint64_t ts_ns);
 
 /* jr_survey_out.c */
-void jr_survey_text(FILE *out, const struct jr_survey *s, int worst);
+struct jr_report_opts;
+void jr_survey_text(FILE *out, const struct jr_survey *s, int worst,
+		    const struct jr_report_opts *u);
 int jr_survey_json(FILE *out, const struct jr_survey *s, int worst);
 
 #endif /* JR_SURVEY_H */

@@ -17,6 +17,9 @@
 enum { JR_F_AVAIL, JR_F_P99, JR_F_P9999, JR_F_MAX, JR_NR_F };
 static const char *const jr_fig_names[JR_NR_F] = { "avail_pct", "p99_ns",
 						   "p99.99_ns", "max_ns" };
+/* their names in the text, before the unit */
+static const char *const jr_fig_text[JR_NR_F] = { "avail_pct", "p99", "p99.99",
+						  "max" };
 
 static double jr_fig(const struct jr_srank *r, int f)
 {
@@ -122,16 +125,24 @@ static bool jr_first_seen(const struct jr_survey *s, int i, int k)
 	return true;
 }
 
-static void jr_text_ranks(FILE *out, const struct jr_survey *s)
+/* jr_dur - ns in u's unit, right-aligned in width */
+static void jr_dur(FILE *out, int width, double ns,
+		   const struct jr_report_opts *u)
+{
+	fprintf(out, " %*.*f", width, u->div == 1.0 ? 0 : 3, ns / u->div);
+}
+
+static void jr_text_ranks(FILE *out, const struct jr_survey *s,
+			  const struct jr_report_opts *u)
 {
 	char shown[160];
 	int i, k;
 
 	fprintf(out,
-		"\n# per rank (ns)\n%-4s %-16s %4s %9s %10s %10s %10s "
+		"\n# per rank (%s)\n%-4s %-16s %4s %9s %10s %10s %10s "
 		"%6s  %s\n",
-		"rank", "host", "cpu", "%avail", "p99", "p99.99", "max", "z",
-		"top sources");
+		u->unit, "rank", "host", "cpu", "%avail", "p99", "p99.99",
+		"max", "z", "top sources");
 	for (i = 0; i < s->nr; i++) {
 		const struct jr_srank *r = &s->r[i];
 
@@ -144,11 +155,12 @@ static void jr_text_ranks(FILE *out, const struct jr_survey *s)
 				jr_text_safe(r->why, shown, sizeof(shown)));
 			continue;
 		}
-		fprintf(out,
-			"%-4d %-16s %4d %8.4f%% %10.0f %10.0f %10.0f %6.1f ", i,
+		fprintf(out, "%-4d %-16s %4d %8.4f%%", i,
 			jr_text_safe(r->host, shown, sizeof(shown)), r->cpu,
-			jr_fig(r, JR_F_AVAIL), jr_fig(r, JR_F_P99),
-			jr_fig(r, JR_F_P9999), jr_fig(r, JR_F_MAX), r->z);
+			jr_fig(r, JR_F_AVAIL));
+		for (k = JR_F_P99; k <= JR_F_MAX; k++)
+			jr_dur(out, 10, jr_fig(r, k), u);
+		fprintf(out, " %6.1f ", r->z);
 		for (k = 0; k < JR_SURVEY_TOP_SRC && r->top[k][0]; k++)
 			fprintf(out, "%s%s", k ? ", " : " ",
 				jr_text_safe(r->top[k], shown, sizeof(shown)));
@@ -156,13 +168,15 @@ static void jr_text_ranks(FILE *out, const struct jr_survey *s)
 	}
 }
 
-static void jr_text_hosts(FILE *out, const struct jr_survey *s)
+static void jr_text_hosts(FILE *out, const struct jr_survey *s,
+			  const struct jr_report_opts *u)
 {
-	char shown[160];
+	char shown[160], head[16];
 	int i, j;
 
+	snprintf(head, sizeof(head), "max (%s)", u->unit);
 	fprintf(out, "\n# per host\n%-16s %5s %9s %12s\n", "host", "ranks",
-		"%avail", "max (ns)");
+		"%avail", head);
 	for (i = 0; i < s->nr; i++) {
 		uint64_t run = 0, noise = 0, max = 0;
 		int n = 0;
@@ -183,31 +197,43 @@ static void jr_text_hosts(FILE *out, const struct jr_survey *s)
 			if (s->r[j].max_ns > max)
 				max = s->r[j].max_ns;
 		}
-		fprintf(out, "%-16s %5d %8.4f%% %12" PRIu64 "\n",
+		fprintf(out, "%-16s %5d %8.4f%%",
 			jr_text_safe(s->r[i].host, shown, sizeof(shown)), n,
-			run ? 100.0 * (1.0 - (double)noise / run) : 0.0, max);
+			run ? 100.0 * (1.0 - (double)noise / run) : 0.0);
+		jr_dur(out, 12, (double)max, u);
+		fprintf(out, "\n");
 	}
 }
 
-static void jr_text_fleet(FILE *out, const struct jr_survey *s, int worst)
+static void jr_text_fleet(FILE *out, const struct jr_survey *s, int worst,
+			  const struct jr_report_opts *u)
 {
 	int i, k, n, *o = jr_by_noise(s, &n), in_o, in_r;
-	char shown[160];
-	double q[4];
+	const struct jr_hist *g = &s->fleet[JR_H_GAP];
+	int d = u->div == 1.0 ? 0 : 3;
+	char shown[160], name[24];
+	double q[4], div;
 
 	fprintf(out, "\n# over the ranks: min, median, p90, max\n");
-	for (i = 0; i < JR_NR_F; i++)
-		if (jr_dist(s, i, q))
-			fprintf(out, "%-10s %14.4f %14.4f %14.4f %14.4f\n",
-				jr_fig_names[i], q[0], q[1], q[2], q[3]);
+	for (i = 0; i < JR_NR_F; i++) {
+		if (!jr_dist(s, i, q))
+			continue;
+		/* the durations in u's unit, their names saying so */
+		div = i == JR_F_AVAIL ? 1.0 : u->div;
+		snprintf(name, sizeof(name), "%s%s%s", jr_fig_text[i],
+			 i == JR_F_AVAIL ? "" : "_",
+			 i == JR_F_AVAIL ? "" : u->unit);
+		fprintf(out, "%-10s %14.4f %14.4f %14.4f %14.4f\n", name,
+			q[0] / div, q[1] / div, q[2] / div, q[3] / div);
+	}
 	fprintf(out,
 		"\n# all ranks' gaps merged: %" PRIu64
-		" (the ranks' counts sum to %" PRIu64 "), p99 %" PRIu64
-		" ns, p99.99 %" PRIu64 " ns, max %" PRIu64 " ns\n",
-		s->fleet[JR_H_GAP].count, s->sum_counts[JR_H_GAP],
-		jr_hist_percentile(&s->fleet[JR_H_GAP], 99.0),
-		jr_hist_percentile(&s->fleet[JR_H_GAP], 99.99),
-		s->fleet[JR_H_GAP].count ? s->fleet[JR_H_GAP].max : 0);
+		" (the ranks' counts sum to %" PRIu64
+		"), p99 %.*f %s, p99.99 %.*f %s, max %.*f %s\n",
+		g->count, s->sum_counts[JR_H_GAP], d,
+		jr_hist_percentile(g, 99.0) / u->div, u->unit, d,
+		jr_hist_percentile(g, 99.99) / u->div, u->unit, d,
+		(g->count ? g->max : 0) / u->div, u->unit);
 	fprintf(out, "\n# worst ranks by noise share:");
 	for (i = 0; o && i < n && i < worst; i++)
 		fprintf(out, " %d (%.4f%%)", o[i],
@@ -253,8 +279,12 @@ static void jr_text_no_clock(FILE *out, const struct jr_survey *s)
 		fprintf(out, "\n");
 }
 
-/* jr_survey_text - the fleet report; worst: how many ranks to name */
-void jr_survey_text(FILE *out, const struct jr_survey *s, int worst)
+/*
+ * jr_survey_text - the fleet report; worst: how many ranks to name, u:
+ * the unit of its durations
+ */
+void jr_survey_text(FILE *out, const struct jr_survey *s, int worst,
+		    const struct jr_report_opts *u)
 {
 	int i, ok = 0;
 
@@ -262,17 +292,18 @@ void jr_survey_text(FILE *out, const struct jr_survey *s, int worst)
 		ok += s->r[i].ok;
 	fprintf(out, "# jitread survey: %d ranks, %d reported, mode %s\n",
 		s->nr, ok, s->mode);
-	jr_text_ranks(out, s);
-	jr_text_hosts(out, s);
-	jr_text_fleet(out, s, worst);
+	jr_text_ranks(out, s, u);
+	jr_text_hosts(out, s, u);
+	jr_text_fleet(out, s, worst, u);
 	jr_text_no_clock(out, s);
 	if (s->cooc_bins)
 		fprintf(out,
-			"# noise together: gaps >= %" PRIu64 " ns in %" PRIu64
+			"# noise together: gaps >= %.*f %s in %" PRIu64
 			" 1 ms bins; %" PRIu64
 			" bins shared by 2+ ranks, at most %" PRIu64
 			" at once; pairs together %.2fx what independent ranks would give\n",
-			s->cooc_ns, s->cooc_bins, s->cooc_shared, s->cooc_max,
+			u->div == 1.0 ? 0 : 3, s->cooc_ns / u->div, u->unit,
+			s->cooc_bins, s->cooc_shared, s->cooc_max,
 			s->cooc_ratio);
 	if (s->bsp_windows)
 		fprintf(out,

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/jr_report.h"
 #include "core/jr_survey.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -28,7 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		jr_survey_missing(&s, 2, "fuzz: no report");
 	out = fopen("/dev/null", "w");
 	if (out && !jr_survey_analyse(&s)) {
-		jr_survey_text(out, &s, 2);
+		jr_survey_text(out, &s, 2,
+			       &(struct jr_report_opts){ .unit = "us",
+							 .div = 1e3 });
 		jr_survey_json(out, &s, 2);
 	}
 	if (out)

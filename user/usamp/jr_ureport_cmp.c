@@ -40,7 +40,8 @@ static void jr_cmp_row(FILE *out, const struct jr_report_opts *o, int cpu,
 	fprintf(out, "\n");
 }
 
-static void jr_cmp_sources(FILE *out, const char *side, const struct jr_cpu *c)
+static void jr_cmp_sources(FILE *out, const struct jr_report_opts *o,
+			   const char *side, const struct jr_cpu *c)
 {
 	int i;
 
@@ -50,9 +51,10 @@ static void jr_cmp_sources(FILE *out, const char *side, const struct jr_cpu *c)
 	for (i = 0; c && i < c->nr_src && i < JR_TOP_SOURCES; i++) {
 		char key[4 * sizeof(c->src[i].key)];
 
-		fprintf(out, "%s %s %" PRIu64 "x %.1f us", i ? "," : "",
+		fprintf(out, "%s %s %" PRIu64 "x %.*f %s", i ? "," : "",
 			jr_text_safe(c->src[i].key, key, sizeof(key)),
-			c->src[i].count, c->src[i].total_ns / 1000.0);
+			c->src[i].count, o->div == 1.0 ? 0 : 1,
+			c->src[i].total_ns / o->div, o->unit);
 	}
 	fprintf(out, "\n");
 }
@@ -64,9 +66,17 @@ static int64_t jr_diff(const struct jr_hist *u, const struct jr_hist *k,
 	       (int64_t)jr_hist_percentile(k, pct);
 }
 
+/* jr_signed - "NAME +D UNIT": d ns in o's unit, its sign always shown */
+static void jr_signed(FILE *out, const struct jr_report_opts *o,
+		      const char *name, int64_t d)
+{
+	fprintf(out, "%s %+.*f %s", name, o->div == 1.0 ? 0 : 3,
+		(double)d / o->div, o->unit);
+}
+
 /* jr_cmp_floor - the one sentence per CPU a reader comes for. */
-static void jr_cmp_floor(FILE *out, int cpu, const struct jr_cpu *k,
-			 const struct jr_cpu *u)
+static void jr_cmp_floor(FILE *out, const struct jr_report_opts *o, int cpu,
+			 const struct jr_cpu *k, const struct jr_cpu *u)
 {
 	const struct jr_hist *kh, *uh;
 	char kp[JR_AVAIL_LEN], up[JR_AVAIL_LEN];
@@ -80,12 +90,13 @@ static void jr_cmp_floor(FILE *out, int cpu, const struct jr_cpu *k,
 	}
 	kh = &k->hist[JR_H_GAP];
 	uh = &u->hist[JR_H_GAP];
+	fprintf(out, "CPU %d: user minus kernel gap: ", cpu);
+	jr_signed(out, o, "min", (int64_t)uh->min - (int64_t)kh->min);
+	jr_signed(out, o, ", p50", jr_diff(uh, kh, 50));
+	jr_signed(out, o, ", p99", jr_diff(uh, kh, 99));
+	jr_signed(out, o, ", max", (int64_t)uh->max - (int64_t)kh->max);
 	fprintf(out,
-		"CPU %d: user minus kernel gap: min %+" PRId64
-		" ns, p50 %+" PRId64 " ns, p99 %+" PRId64 " ns, max %+" PRId64
-		" ns; CPU available %s (kernel) vs %s (user); gaps per s %.1f vs %.1f\n",
-		cpu, (int64_t)uh->min - (int64_t)kh->min, jr_diff(uh, kh, 50),
-		jr_diff(uh, kh, 99), (int64_t)uh->max - (int64_t)kh->max,
+		"; CPU available %s (kernel) vs %s (user); gaps per s %.1f vs %.1f\n",
 		jr_cpu_avail_str(k, kp, sizeof(kp)),
 		jr_cpu_avail_str(u, up, sizeof(up)),
 		k->runtime_ns ? kh->count * 1e9 / k->runtime_ns : 0,
@@ -99,9 +110,9 @@ void jr_compare_text(FILE *out, const struct jr_ureport *d)
 
 	fprintf(out,
 		"\n# kernel vs user on the same CPUs: %" PRIu64
-		" round(s) of %g s each, threshold %" PRIu64 " ns (%s)\n",
-		d->rounds_done, (double)d->phase_ns / JR_S, d->threshold_ns,
-		o->unit);
+		" round(s) of %g s each, threshold %g %s; times in %s\n",
+		d->rounds_done, (double)d->phase_ns / JR_S,
+		d->threshold_ns / o->div, o->unit, o->unit);
 	fprintf(out, "%-4s %-10s %-6s %10s %12s %12s %12s %12s %12s %10s\n",
 		"CPU", "class", "side", "count", "min", "50%", "99%", "99.99%",
 		"max", "%avail");
@@ -119,13 +130,13 @@ void jr_compare_text(FILE *out, const struct jr_ureport *d)
 			jr_cmp_row(out, o, cpu, h, "user", u);
 		}
 		fprintf(out, "%-4d top sources by total time\n", cpu);
-		jr_cmp_sources(out, "kernel", k);
-		jr_cmp_sources(out, "user", u);
+		jr_cmp_sources(out, o, "kernel", k);
+		jr_cmp_sources(out, o, "user", u);
 	}
 	fprintf(out, "\n# noise floors\n");
 	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++)
 		if (o->cpu_set[cpu])
-			jr_cmp_floor(out, cpu, jr_side_cpu(d->kernel, cpu),
+			jr_cmp_floor(out, o, cpu, jr_side_cpu(d->kernel, cpu),
 				     jr_side_cpu(d->user, cpu));
 }
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "core/jr_report.h"
 #include "core/jr_survey.h"
 
 static char *slurp(const char *path, size_t *len)
@@ -106,7 +107,9 @@ int main(int argc, char **argv)
 	if (jr_survey_analyse(&s))
 		ret = 1;
 	else if (text_out)
-		jr_survey_text(stdout, &s, 2);
+		jr_survey_text(stdout, &s, 2,
+			       &(struct jr_report_opts){ .unit = "us",
+							 .div = 1e3 });
 	else if (json_out && jr_survey_json(stdout, &s, 2))
 		ret = 1;
 	jr_survey_free(&s);
