@@ -38,6 +38,12 @@ class CommonC(unittest.TestCase):
     def test_common_helpers(self):
         self.assertEqual(build_and_run("common_test"), (0, "ok\n"))
 
+    def test_boot_line_cpu_lists(self):
+        """audit's and advise's reader of isolcpus= and nohz_full=
+        (tests/host/c/audit_cpulist_test.c)."""
+        self.assertEqual(build_and_run("audit_cpulist_test",
+                                       ["tune/jr_audit_sys.c"]), (0, "ok\n"))
+
     def test_user_aligner(self):
         """The user side's streaming aligner (tests/host/c/ualign_test.c)."""
         srcs = ["usamp/jr_ualign.c", "usamp/jr_ubpf_conv.c"]

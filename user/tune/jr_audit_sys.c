@@ -72,8 +72,9 @@ long jr_audit_long(const struct jr_audit *a, const char *path)
 
 /*
  * jr_audit_cpulist - the CPUs of a list as sysfs and the boot line write
- * it ("1-3,5"), skipping words such as isolcpus' flags ("managed_irq").
- * An empty list is no CPU.  0, or -EINVAL.
+ * it ("1-3,5", and the kernel's "N", "all" and "0-15:2/4"), skipping
+ * words such as isolcpus' flags ("managed_irq", "domain").  An empty
+ * list is no CPU.  0, or -EINVAL.
  */
 int jr_audit_cpulist(const char *text, unsigned char *set)
 {
@@ -85,7 +86,9 @@ int jr_audit_cpulist(const char *text, unsigned char *set)
 	snprintf(copy, sizeof(copy), "%s", text);
 	for (tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		if (!isdigit((unsigned char)tok[0]))
+		/* a region starts with a CPU, the last one (N), or all */
+		if (!isdigit((unsigned char)tok[0]) && tok[0] != 'N' &&
+		    strncmp(tok, "all", 3))
 			continue;
 		n += snprintf(clean + n, sizeof(clean) - n, "%s%s",
 			      n ? "," : "", tok);
