@@ -6,7 +6,8 @@ Two rounds of kernel and user phases on CPU 1 (the pipeline shares it with
 --wait yield): the report has jitmod's summaries from the kernel phases,
 the user sampler's from the user phases, BPF loaded in the guest, a
 verified pipeline whose journals (one per round, --journal FILE.r) hold
-every message, the per-CPU comparison, and jitmod's enable put back.
+every message, the per-CPU comparison and why its floors differ, and
+jitmod's enable put back.
 --fail-if judges each side by its own model: a condition that holds on
 the kernel side exits 4 with one line, and those that cannot hold (on the
 user side, and without side=, the kernel's) add none.
@@ -25,6 +26,43 @@ from jitpy.guest.sysio import Fail, log
 CPU = 1
 ROUNDS = 2
 ATTEMPTS = 2
+
+
+def check_why(cmp, k, u, text):
+    """Why the floors differ: each side's classes add up to its noise,
+    its top source is there at its own rate, each row's difference is
+    user minus kernel, and the rows rank by its size, classes first."""
+    why = cmp["why"]
+    rows = why["rows"]
+    for side, c in (("kernel", k), ("user", u)):
+        run = c["summary"]["runtime_ns"] / 1e9
+        noise = c["summary"]["noise_ns"] / run
+        if abs(why["noise_ns_per_s"][side] - noise) > 1:
+            raise Fail(f"{side} noise {why['noise_ns_per_s'][side]} ns/s, "
+                       f"the summaries say {noise}")
+        classes = sum(r[f"{side}_ns_per_s"] for r in rows
+                      if r["kind"] == "class")
+        if abs(classes - noise) > 0.01 * noise + 1000:
+            raise Fail(f"{side}: the classes add up to {classes} ns/s, "
+                       f"its noise is {noise}: {rows}")
+        if c["sources"]:
+            top = c["sources"][0]
+            got = [r[f"{side}_ns_per_s"] for r in rows
+                   if r["kind"] == "source" and r["name"] == top["source"]]
+            if len(got) != 1 or abs(got[0] - top["total_ns"] / run) > 1:
+                raise Fail(f"{side}'s top source {top} in the rows: {got}")
+    for r in rows:
+        if abs(r["diff_ns_per_s"] - r["user_ns_per_s"] +
+               r["kernel_ns_per_s"]) > 0.01:
+            raise Fail(f"a row's difference is not user minus kernel: {r}")
+    order = [(r["kind"] == "source", -abs(r["diff_ns_per_s"])) for r in rows]
+    if order != sorted(order):
+        raise Fail(f"the rows are not ranked: {rows}")
+    said = [ln for ln in text.splitlines()
+            if ln.startswith(f"CPU {CPU}: the user thread lost ")]
+    if "# why they differ" not in text or len(said) != 1:
+        raise Fail(f"no explanation in the text: {text[-800:]}")
+    log(said[0])
 
 
 def attempt(_try=0):
@@ -82,6 +120,7 @@ def attempt(_try=0):
         raise Fail("no side-by-side figures for the CPU")
     if d["compare"]["threshold_ns"] != 10000:
         raise Fail("the threshold was not shared")
+    check_why(cmp[0], k[0], u[0], text)
     for want in ("kernel side: jitmod", "user side", "# noise floors",
                  f"CPU {CPU}: user minus kernel gap"):
         if want not in text:

@@ -40,4 +40,26 @@ int jr_ureport_json(FILE *out, const struct jr_ureport *r);
 void jr_compare_text(FILE *out, const struct jr_ureport *r);
 int jr_compare_json(FILE *out, const struct jr_ureport *r);
 
+/* struct jr_why - why one CPU's floors differ (jr_ureport_why.c) */
+#define JR_WHY_SOURCES 5 /* each side's top sources compared */
+#define JR_WHY_ROWS (JR_H_NR + 1 + 2 * JR_WHY_SOURCES)
+
+struct jr_why_row {
+	char what[64]; /* a class, "unexplained", "unseen" or a source */
+	bool source;
+	double ns_per_s[2]; /* kernel, user: per second of sampling */
+};
+
+struct jr_why {
+	double noise_ns_per_s[2];
+	int nr;
+	struct jr_why_row row[JR_WHY_ROWS]; /* classes, then sources */
+};
+
+void jr_why_of(struct jr_why *w, const struct jr_cpu *k,
+	       const struct jr_cpu *u);
+void jr_why_text(FILE *out, const struct jr_report_opts *o, int cpu,
+		 const struct jr_why *w);
+void jr_why_json(FILE *out, const struct jr_why *w);
+
 #endif /* JR_UREPORT_H */

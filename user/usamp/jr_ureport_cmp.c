@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * jr_ureport_cmp.c - the kernel and user sides side by side: per CPU and
- * class, the same percentiles from both; the top sources of each; and the
- * difference between the two noise floors, stated in words.
+ * class, the same percentiles from both; the top sources of each; the
+ * difference between the two noise floors, stated in words; and why they
+ * differ (jr_ureport_why.c).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -138,6 +139,21 @@ void jr_compare_text(FILE *out, const struct jr_ureport *d)
 		if (o->cpu_set[cpu])
 			jr_cmp_floor(out, o, cpu, jr_side_cpu(d->kernel, cpu),
 				     jr_side_cpu(d->user, cpu));
+	fprintf(out,
+		"\n# why they differ: time lost per second of sampling (%s/s), largest difference first\n"
+		"%-4s %-6s %-32s %14s %14s %14s\n",
+		o->unit, "CPU", "kind", "what", "kernel", "user",
+		"user-kernel");
+	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++) {
+		struct jr_cpu *k = jr_side_cpu(d->kernel, cpu);
+		struct jr_cpu *u = jr_side_cpu(d->user, cpu);
+		struct jr_why w;
+
+		if (!o->cpu_set[cpu] || (!k && !u))
+			continue;
+		jr_why_of(&w, k, u);
+		jr_why_text(out, o, cpu, &w);
+	}
 }
 
 static void jr_cmp_json_hist(FILE *out, const struct jr_hist *h)
@@ -179,6 +195,7 @@ int jr_compare_json(FILE *out, const struct jr_ureport *d)
 	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++) {
 		struct jr_cpu *side[2] = { jr_side_cpu(d->kernel, cpu),
 					   jr_side_cpu(d->user, cpu) };
+		struct jr_why w;
 		int s;
 
 		if (!d->ro.cpu_set[cpu] || (!side[0] && !side[1]))
@@ -206,7 +223,10 @@ int jr_compare_json(FILE *out, const struct jr_ureport *d)
 		jr_cmp_json_top(out, side[0]);
 		fprintf(out, ", \"user\": ");
 		jr_cmp_json_top(out, side[1]);
-		fprintf(out, "}}");
+		jr_why_of(&w, side[0], side[1]);
+		fprintf(out, "}, ");
+		jr_why_json(out, &w);
+		fprintf(out, "}");
 	}
 	fprintf(out, "]}");
 	return ferror(out) ? -1 : 0;
