@@ -30,7 +30,7 @@ help:
 	@echo "make kernels      fetch the kernel matrix's build trees into build/kernels"
 	@echo "make qemu         fetch QEMU 10 into build/qemu, for guests on deterministic time"
 	@echo "make check        host unit tests + selftests in QEMU on generic and rt kernels"
-	@echo "make demo         boot the rt kernel in QEMU, sample CPUs 1-3, print the report"
+	@echo "make demo         boot the rt kernel in QEMU, compare kernel and user noise on CPUs 1-3"
 	@echo "make demo-fleet   jitread serve scraped by a real Prometheus, natively; PromQL answers"
 	@echo "make checkpatch   run the kernel's checkpatch.pl --strict on module/"
 	@echo "make man          build/man/jitread*.1 and jitmod.4 from Documentation/"
