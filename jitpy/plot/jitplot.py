@@ -11,6 +11,10 @@ writes, for whatever the report holds:
                  CPU's first 20000 gaps are kept, and a line and its
                  title say where a longer run was cut
   pipeline.*     the four pipeline latency distributions
+  classes.*, cpus.*, heatmap.*
+                 per CPU: each class's percentiles, the sides' lines
+                 apart; a stacked bar of time by class and by source;
+                 gap time over time, a row per CPU (jitpy/plot/percpu.py)
 
 A jitread survey's JSON (survey_version) gives heatmap.* and ranks.*
 instead (jitpy/plot/survey.py).
@@ -260,8 +264,9 @@ def plot_overlay(runs, cpu=None):
 
 def plots_for(data):
     """[(name, function)] that this report has data for."""
+    from jitpy.plot import percpu
     out = [("percentiles", plot_percentiles), ("noise", plot_noise),
-           ("timeline", plot_timeline)]
+           ("timeline", plot_timeline)] + percpu.plots_for()
     if "pipeline" in data:
         out.append(("pipeline", plot_pipeline))
     return out
