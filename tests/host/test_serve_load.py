@@ -5,11 +5,13 @@ second; one address holds at most 8 connections; the server runs in a
 process of its own, under an id no other process has, with every
 capability set empty, under a seccomp filter and a memory limit, and
 dies with serve; it outlives a stop and continue; serve starts another
-when it dies, at most 5 times, and ends on SIGTERM within seconds even
-when it is stopped; and serve takes a socket that systemd passes.  (Its
+when it dies, at most 5 times, and the new one serves rounds of
+concurrent scrapes; serve ends on SIGTERM within seconds even when its
+server is stopped; and serve takes a socket that systemd passes.  (Its
 back-off when accept fails, and stalled readers, are tested on the loop
 itself, tests/host/c/http_test.c and http_slow_test.c.)"""
 
+import http.client
 import os
 import pwd
 import re
@@ -20,8 +22,10 @@ import subprocess
 import tempfile
 import time
 import unittest
+from concurrent.futures import ThreadPoolExecutor
 
-from jitpy.fleet.prom import get, serving_url, wait_for
+from jitpy.fleet.prom import OPENMETRICS, PROTOBUF, get, serving_url, \
+    wait_for
 from tests.host import jrcli
 
 CPU = 1
@@ -268,6 +272,71 @@ class ServeLoad(unittest.TestCase):
         self.assertEqual(p.returncode, 0, err)
         self.assertIn("the server process died of signal 9 (Killed); "
                       "starting another (1 of 5)", err)
+        self.assertIn("started again 1 time(s)", err)
+
+    @staticmethod
+    def scrape_rounds(port, rounds=10, clients=32):
+        """rounds of clients concurrent scrapes from 4 addresses (within
+        the 8 each may hold), in turn text, OpenMetrics and protobuf:
+        the set of (status or error, round) seen."""
+        kinds = (None, OPENMETRICS, PROTOBUF)
+
+        def one(i, r):
+            c = http.client.HTTPConnection(
+                "127.0.0.1", port, timeout=10,
+                source_address=(f"127.0.4.{i % 4 + 1}", 0))
+            try:
+                kind = kinds[(i + r) % 3]
+                c.request("GET", "/metrics",
+                          headers={"Accept": kind} if kind else {})
+                reply = c.getresponse()
+                return reply.status, len(reply.read())
+            except OSError as e:
+                return type(e).__name__, 0
+            finally:
+                c.close()
+
+        seen = set()
+        with ThreadPoolExecutor(clients) as pool:
+            for r in range(rounds):
+                seen |= {(st, r) for st, _ in pool.map(
+                    lambda i: one(i, r), range(clients))}
+        return seen
+
+    def test_a_restarted_server_serves_concurrent_scrapes(self):
+        """After a restart, from serve's page thread, the new server
+        answers round after round of 32 concurrent scrapes of every
+        format, pages of 16 KiB or more, and lives on; the first one's
+        rounds as a control.  As root and under the unit's own
+        privileges.  (A server forked from a thread other than the main
+        one grows that thread's malloc arena with mprotect.)"""
+        busy = subprocess.Popen(["taskset", "-c", str(CPU), "sh", "-c",
+                                 "while :; do sleep 0.001; done"])
+        try:
+            for prefix in ((), tuple(unit_privileges())):
+                with self.subTest(unit=bool(prefix)):
+                    self.restart_under_load(prefix)
+        finally:
+            busy.kill()
+            busy.wait()
+
+    def restart_under_load(self, prefix):
+        p, port = self.start("--refresh", "500ms", prefix=prefix)
+        url = f"http://127.0.0.1:{port}/metrics"
+        wait_for(lambda: len(get(url)[2]) >= 16384, 30,
+                 "a page of 16 KiB (the shell's sources)")
+        first = server_of(p.pid)
+        before = self.scrape_rounds(port)
+        self.assertEqual({st for st, _ in before}, {200}, before)
+        self.assertEqual(server_of(p.pid), first)
+        os.kill(first, signal.SIGKILL)
+        child = new_server(p.pid, first)
+        after = self.scrape_rounds(port)
+        self.assertEqual({st for st, _ in after}, {200}, sorted(
+            after, key=str)[:6])
+        self.assertEqual(server_of(p.pid), child, "the new server died")
+        err = self.stop(p)
+        self.assertEqual(p.returncode, 0, err)
         self.assertIn("started again 1 time(s)", err)
 
     def test_serve_stops_after_five_new_starts(self):

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -153,11 +154,21 @@ lost:
 #define JR_ALLOW(nr)                                     \
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+/* nr, unless its third argument (prot) asks for PROT_EXEC: mprotect's */
+#define JR_ALLOW_NOEXEC(nr)                                            \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 4),               \
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,                     \
+			 offsetof(struct seccomp_data, args[2])),      \
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1), \
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),   \
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 
 /*
  * jr_sep_seccomp - only what the server's loop and malloc call, and
  * restart_syscall, with which a poll resumes after a stop and continue
- * (^Z, a freezer, a debugger).
+ * (^Z, a freezer, a debugger).  A server started again comes from
+ * pages_th, and fork keeps that thread's malloc arena, which grows its
+ * heap with mprotect, which is allowed without PROT_EXEC.
  */
 static int jr_sep_seccomp(void)
 {
@@ -184,6 +195,7 @@ static int jr_sep_seccomp(void)
 		JR_ALLOW(__NR_clock_gettime),
 		JR_ALLOW(__NR_brk),
 		JR_ALLOW(__NR_mmap),
+		JR_ALLOW_NOEXEC(__NR_mprotect),
 		JR_ALLOW(__NR_munmap),
 		JR_ALLOW(__NR_mremap),
 		JR_ALLOW(__NR_madvise),
