@@ -324,6 +324,8 @@ class AuditTable(unittest.TestCase):
     def test_manual_names_every_check(self):
         text = ""
         for name in os.listdir(os.path.join(jrcli.TOP, "Documentation")):
+            if not name.endswith(".rst"):
+                continue    # the pages, not their images
             with open(os.path.join(jrcli.TOP, "Documentation", name)) as f:
                 text += f.read()
         missing = [i for i, _ in check_table() if f"``{i}``" not in text]
