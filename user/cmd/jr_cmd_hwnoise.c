@@ -30,10 +30,10 @@ static void jr_hwnoise_row(FILE *out, int cpu, const struct jr_cpu *p,
 			   const char *avail, uint64_t hw, double div)
 {
 	fprintf(out, "%-4d %7" PRIu64, cpu, p->periods);
-	jr_top_dur(out, 14, p->runtime_ns, div);
-	jr_top_dur(out, 12, p->noise_ns, div);
+	jr_dur_col(out, 14, (double)p->runtime_ns, div);
+	jr_dur_col(out, 12, (double)p->noise_ns, div);
 	fprintf(out, " %9s", avail);
-	jr_top_dur(out, 12, p->max_gap_ns, div);
+	jr_dur_col(out, 12, (double)p->max_gap_ns, div);
 	fprintf(out, " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 "\n",
 		hw, p->hist[JR_H_NMI].count, p->held, p->lost);
 }

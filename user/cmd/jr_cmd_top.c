@@ -37,21 +37,15 @@ static void jr_top_table(FILE *out, const struct jr_model *w,
 	}
 }
 
-/* jr_top_dur - ns in the unit of div ns, right-aligned in width */
-void jr_top_dur(FILE *out, int width, uint64_t ns, double div)
-{
-	fprintf(out, " %*.*f", width, div == 1.0 ? 0 : 3, ns / div);
-}
-
 /* jr_top_row - top's row: every class, times in the unit of div ns */
 static void jr_top_row(FILE *out, int cpu, const struct jr_cpu *p,
 		       const char *avail, uint64_t hw, double div)
 {
 	fprintf(out, "%-4d", cpu);
-	jr_top_dur(out, 14, p->runtime_ns, div);
-	jr_top_dur(out, 12, p->noise_ns, div);
+	jr_dur_col(out, 14, (double)p->runtime_ns, div);
+	jr_dur_col(out, 12, (double)p->noise_ns, div);
 	fprintf(out, " %9s", avail);
-	jr_top_dur(out, 12, p->max_gap_ns, div);
+	jr_dur_col(out, 12, (double)p->max_gap_ns, div);
 	fprintf(out,
 		" %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64 " %7" PRIu64
 		" %7" PRIu64 "\n",

@@ -20,8 +20,6 @@ struct jr_top_view {
 		    const char *avail, uint64_t hw, double div);
 };
 
-void jr_top_dur(FILE *out, int width, uint64_t ns, double div);
-
 void jr_top_frames(struct jr_live *c, double elapsed, bool last,
 		   const struct jr_top_view *v);
 int jr_top_go(struct jr_opts *o, int argc, char **argv,

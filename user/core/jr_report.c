@@ -41,12 +41,18 @@ int jr_merge_cpus(const struct jr_model *m, const struct jr_report_opts *o,
 	return 0;
 }
 
+/*
+ * jr_dur_col - ns in the unit of div ns, right-aligned in width after a
+ * space: whole ns, or to the ns in us and ms
+ */
+void jr_dur_col(FILE *out, int width, double ns, double div)
+{
+	fprintf(out, " %*.*f", width, div == 1.0 ? 0 : 3, ns / div);
+}
+
 static void jr_val(FILE *out, const struct jr_report_opts *o, double ns)
 {
-	if (o->div == 1.0)
-		fprintf(out, " %10.0f", ns);
-	else
-		fprintf(out, " %10.3f", ns / o->div);
+	jr_dur_col(out, 10, ns, o->div);
 }
 
 /* jr_pct_header - the percentile table's column heads. */

@@ -51,6 +51,7 @@ int jr_report_hgrm(const struct jr_out_dir *d, const struct jr_model *m,
 		   const struct jr_report_opts *o, struct jr_err *e);
 void jr_json_str(FILE *out, const char *s);
 void jr_pct_header(FILE *out, const char *c1, const char *c2, int w2);
+void jr_dur_col(FILE *out, int width, double ns, double div);
 void jr_pct_row(FILE *out, const struct jr_report_opts *o, const char *label,
 		const char *name, int w2, const struct jr_hist *hs);
 void jr_json_hist(FILE *out, const struct jr_hist *h);

@@ -125,13 +125,6 @@ static bool jr_first_seen(const struct jr_survey *s, int i, int k)
 	return true;
 }
 
-/* jr_dur - ns in u's unit, right-aligned in width */
-static void jr_dur(FILE *out, int width, double ns,
-		   const struct jr_report_opts *u)
-{
-	fprintf(out, " %*.*f", width, u->div == 1.0 ? 0 : 3, ns / u->div);
-}
-
 static void jr_text_ranks(FILE *out, const struct jr_survey *s,
 			  const struct jr_report_opts *u)
 {
@@ -159,7 +152,7 @@ static void jr_text_ranks(FILE *out, const struct jr_survey *s,
 			jr_text_safe(r->host, shown, sizeof(shown)), r->cpu,
 			jr_fig(r, JR_F_AVAIL));
 		for (k = JR_F_P99; k <= JR_F_MAX; k++)
-			jr_dur(out, 10, jr_fig(r, k), u);
+			jr_dur_col(out, 10, jr_fig(r, k), u->div);
 		fprintf(out, " %6.1f ", r->z);
 		for (k = 0; k < JR_SURVEY_TOP_SRC && r->top[k][0]; k++)
 			fprintf(out, "%s%s", k ? ", " : " ",
@@ -200,7 +193,7 @@ static void jr_text_hosts(FILE *out, const struct jr_survey *s,
 		fprintf(out, "%-16s %5d %8.4f%%",
 			jr_text_safe(s->r[i].host, shown, sizeof(shown)), n,
 			run ? 100.0 * (1.0 - (double)noise / run) : 0.0);
-		jr_dur(out, 12, (double)max, u);
+		jr_dur_col(out, 12, (double)max, u->div);
 		fprintf(out, "\n");
 	}
 }
