@@ -74,8 +74,9 @@ static void jr_json_timeline(FILE *out, const struct jr_cpu *c, uint64_t t0)
 	uint32_t i;
 
 	fprintf(out,
-		",\n     \"timeline\": {\"dropped\": %" PRIu64 ", \"gaps\": [",
-		c->tl_dropped);
+		",\n     \"timeline\": {\"origin_ns\": %" PRIu64
+		", \"dropped\": %" PRIu64 ", \"gaps\": [",
+		t0, c->tl_dropped);
 	for (i = 0; i < c->nr_tl; i++)
 		fprintf(out, "%s[%" PRIu64 ", %" PRIu64 ", \"%s\"]",
 			i ? ", " : "", c->tl[i].ts_ns - t0, c->tl[i].dur_ns,
