@@ -65,6 +65,20 @@ def check_why(cmp, k, u, text):
     log(said[0])
 
 
+def check_user_only(cmp, d):
+    """The user thread's own counts: the same in the comparison as in the
+    sampler's block, and those a healthy gap loop cannot have, 0."""
+    mine = [t["counts"] for t in d["sampler"]["threads"] if t["cpu"] == CPU]
+    if not mine or cmp["why"]["user_only"] != mine[0]:
+        raise Fail(f"user_only {cmp['why']['user_only']}, the sampler's "
+                   f"{mine}")
+    n = mine[0]
+    if (n["minor_faults"], n["major_faults"], n["waited"]) != (0, 0, 0):
+        raise Fail(f"the locked, never waiting sampler faulted or waited: "
+                   f"{n}")
+    log(f"user thread: {n}")
+
+
 def attempt(_try=0):
     """One comparison, checked; Fail says what."""
     jitread = kmod.jitread()
@@ -121,6 +135,7 @@ def attempt(_try=0):
     if d["compare"]["threshold_ns"] != 10000:
         raise Fail("the threshold was not shared")
     check_why(cmp[0], k[0], u[0], text)
+    check_user_only(cmp[0], d)
     for want in ("kernel side: jitmod", "user side", "# noise floors",
                  f"CPU {CPU}: user minus kernel gap"):
         if want not in text:

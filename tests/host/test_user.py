@@ -163,6 +163,20 @@ class UserSide(unittest.TestCase):
         self.assertGreaterEqual(src[0]["total_ns"],
                                 4_000_000 * (src[0]["count"] - 1), src[0])
         self.assertGreaterEqual(src[0]["max_ns"], 4_000_000, src[0])
+        # the kernel's own count of the sampler's switches agrees: each
+        # gap filed thread is a preemption, and so is each spin
+        doc = jrjson.load(out)
+        threads = doc["sampler"]["threads"]
+        self.assertEqual([t["cpu"] for t in threads], [CPU], threads)
+        n = threads[0]["counts"]
+        self.assertEqual((n["minor_faults"], n["major_faults"], n["waited"],
+                          n["migrations"]), (0, 0, 0, 0), n)
+        # (a class's count is of the windows that ran, which can be more
+        # than one a preemption; the timeline is of gaps)
+        self.assertEqual(cpu["timeline"]["dropped"], 0)
+        filed = len([g for g in gaps if g[2] == "thread"])
+        self.assertGreaterEqual(n["preempted"], max(filed, len(inside)), n)
+        self.assertLessEqual(n["preempted"], len(gaps))
 
     def test_ready_file(self):
         """The file appears, with jitread's pid, while the samplers run."""

@@ -28,6 +28,20 @@ void jr_user_info_init(struct jr_user_info *in, enum jr_work work)
 }
 
 /*
+ * jr_user_count - what befell CPU cpu's sampler thread over the phases,
+ * or NULL if nothing was counted
+ */
+const struct jr_ucount *jr_user_count(const struct jr_user_info *in, int cpu)
+{
+	const struct jr_ucount *c;
+
+	if (!in->count || cpu < 0 || cpu >= JR_MAX_CPUS)
+		return NULL;
+	c = &in->count[cpu];
+	return c->ok || c->migr_ok ? c : NULL;
+}
+
+/*
  * jr_user_summary - the phase's summary and loss for one CPU; the summary
  * also feeds the sampler's totals in the report.  The time of jitread's
  * own threads is self, not noise (jr_ualign.c).
@@ -84,6 +98,11 @@ static int jr_user_sum(const struct jr_user_cfg *cfg, struct jr_ualign *a,
 	in->gaps += a->gaps;
 	in->classified += a->classified;
 	in->bpf_records += a->records;
+	if (!in->count)
+		in->count = calloc(JR_MAX_CPUS, sizeof(*in->count));
+	if (!in->count)
+		return -ENOMEM;
+	jr_ucount_add(&in->count[a->u->cpu], &a->u->count);
 	ret = jr_user_summary(a->u, &map, a->self_ns, bpf_drops + a->q_dropped,
 			      sink, ctx, in);
 	if (!ret && cfg->work != JR_WORK_NONE &&

@@ -52,9 +52,11 @@ struct jr_user_info {
 	bool bpf_ok;
 	char bpf_why[200];
 	char bpf_details[40]; /* what BPF names inside windows, as jitmod's */
+	struct jr_ucount *count; /* by CPU, summed over phases; or NULL */
 };
 
 void jr_user_info_init(struct jr_user_info *in, enum jr_work work);
+const struct jr_ucount *jr_user_count(const struct jr_user_info *in, int cpu);
 int jr_user_phase(const struct jr_user_cfg *cfg, struct jr_ubpf *b,
 		  uint64_t duration_ns, jr_sink_fn sink, void *ctx,
 		  struct jr_user_info *in, struct jr_err *e);

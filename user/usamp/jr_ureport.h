@@ -36,6 +36,9 @@ struct jr_ureport {
 void jr_ureport_text(FILE *out, const struct jr_ureport *r);
 int jr_ureport_json(FILE *out, const struct jr_ureport *r);
 
+void jr_ucount_text(FILE *out, const struct jr_ucount *c);
+void jr_ucount_json(FILE *out, const struct jr_ucount *c);
+
 /* jr_ureport_cmp.c */
 void jr_compare_text(FILE *out, const struct jr_ureport *r);
 int jr_compare_json(FILE *out, const struct jr_ureport *r);
@@ -54,10 +57,11 @@ struct jr_why {
 	double noise_ns_per_s[2];
 	int nr;
 	struct jr_why_row row[JR_WHY_ROWS]; /* classes, then sources */
+	const struct jr_ucount *uc; /* the user thread's own, or NULL */
 };
 
-void jr_why_of(struct jr_why *w, const struct jr_cpu *k,
-	       const struct jr_cpu *u);
+void jr_why_of(struct jr_why *w, const struct jr_cpu *k, const struct jr_cpu *u,
+	       const struct jr_ucount *uc);
 void jr_why_text(FILE *out, const struct jr_report_opts *o, int cpu,
 		 const struct jr_why *w);
 void jr_why_json(FILE *out, const struct jr_why *w);

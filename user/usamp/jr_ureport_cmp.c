@@ -151,7 +151,7 @@ void jr_compare_text(FILE *out, const struct jr_ureport *d)
 
 		if (!o->cpu_set[cpu] || (!k && !u))
 			continue;
-		jr_why_of(&w, k, u);
+		jr_why_of(&w, k, u, jr_user_count(&d->info, cpu));
 		jr_why_text(out, o, cpu, &w);
 	}
 }
@@ -223,7 +223,7 @@ int jr_compare_json(FILE *out, const struct jr_ureport *d)
 		jr_cmp_json_top(out, side[0]);
 		fprintf(out, ", \"user\": ");
 		jr_cmp_json_top(out, side[1]);
-		jr_why_of(&w, side[0], side[1]);
+		jr_why_of(&w, side[0], side[1], jr_user_count(&d->info, cpu));
 		fprintf(out, "}, ");
 		jr_why_json(out, &w);
 		fprintf(out, "}");

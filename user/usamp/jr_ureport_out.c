@@ -14,6 +14,46 @@ static double jr_ns_per_iter(const struct jr_user_info *in)
 	return in->iterations ? (double)in->runtime_ns / in->iterations : 0;
 }
 
+/* jr_ucount_text - what befell a sampler thread, in words */
+void jr_ucount_text(FILE *out, const struct jr_ucount *c)
+{
+	if (c->ok)
+		fprintf(out,
+			"%" PRIu64 " page faults (%" PRIu64
+			" major), preempted %" PRIu64 " times, waited %" PRIu64
+			" times, ",
+			c->minflt, c->majflt, c->nivcsw, c->nvcsw);
+	else
+		fprintf(out, "faults and switches not counted, ");
+	if (c->migr_ok)
+		fprintf(out, "%" PRIu64 " migrations", c->migrations);
+	else
+		fprintf(out, "migrations not counted (perf events refused)");
+}
+
+/* jr_ucount_json - the same as an object; null for what was not counted */
+void jr_ucount_json(FILE *out, const struct jr_ucount *c)
+{
+	static const char *const key[] = { "minor_faults", "major_faults",
+					   "preempted", "waited" };
+	const uint64_t v[] = { c->minflt, c->majflt, c->nivcsw, c->nvcsw };
+	size_t i;
+
+	fprintf(out, "{");
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		fprintf(out, "%s\"%s\": ", i ? ", " : "", key[i]);
+		if (c->ok)
+			fprintf(out, "%" PRIu64, v[i]);
+		else
+			fprintf(out, "null");
+	}
+	fprintf(out, ", \"migrations\": ");
+	if (c->migr_ok)
+		fprintf(out, "%" PRIu64 "}", c->migrations);
+	else
+		fprintf(out, "null}");
+}
+
 static void jr_text_pipeline(FILE *out, const struct jr_ureport *d)
 {
 	const struct jr_pipe_cfg *c = &d->pcfg;
@@ -52,6 +92,7 @@ static void jr_text_pipeline(FILE *out, const struct jr_ureport *d)
 void jr_ureport_text(FILE *out, const struct jr_ureport *d)
 {
 	const struct jr_user_info *in = &d->info;
+	int cpu;
 
 	fprintf(out,
 		"\n# user sampler: work %s, threshold %" PRIu64
@@ -76,6 +117,16 @@ void jr_ureport_text(FILE *out, const struct jr_ureport *d)
 	else
 		fprintf(out, "# BPF: off (%s): every gap is hw:unknown\n",
 			in->bpf_why);
+	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++) {
+		const struct jr_ucount *c = jr_user_count(in, cpu);
+
+		if (!c)
+			continue;
+		fprintf(out,
+			"# CPU %d's sampler thread, while it sampled: ", cpu);
+		jr_ucount_text(out, c);
+		fprintf(out, "\n");
+	}
 	if (in->gaps_dropped)
 		fprintf(out,
 			"# %" PRIu64
@@ -98,6 +149,7 @@ void jr_ureport_text(FILE *out, const struct jr_ureport *d)
 static void jr_json_sampler(FILE *out, const struct jr_ureport *d)
 {
 	const struct jr_user_info *in = &d->info;
+	int cpu, n = 0;
 
 	fprintf(out,
 		",\n  \"sampler\": {\"work\": \"%s\", \"threshold_ns\": %" PRIu64
@@ -121,6 +173,18 @@ static void jr_json_sampler(FILE *out, const struct jr_ureport *d)
 		", \"pair_ms\": %d, \"blind_ns\": %" PRIu64 "}",
 		in->bpf_records, in->bpf_seen, in->bpf_drops, in->bpf_details,
 		in->ns_per_cyc, in->align_err_ns, JR_PAIR_MS, in->blind_ns);
+	fprintf(out, ",\n    \"threads\": [");
+	for (cpu = 0; cpu < JR_MAX_CPUS; cpu++) {
+		const struct jr_ucount *c = jr_user_count(in, cpu);
+
+		if (!c)
+			continue;
+		fprintf(out, "%s{\"cpu\": %d, \"counts\": ", n++ ? ", " : "",
+			cpu);
+		jr_ucount_json(out, c);
+		fprintf(out, "}");
+	}
+	fprintf(out, "]");
 	if (in->work != JR_WORK_NONE) {
 		fprintf(out, ",\n    \"work_hist\": ");
 		jr_json_hist(out, &in->work_hist);

@@ -81,7 +81,8 @@ static int jr_why_cmp(const void *a, const void *b)
  * be NULL): the classes that either side lost time to, then the top
  * sources of both, each group ranked by the size of its difference.
  */
-void jr_why_of(struct jr_why *w, const struct jr_cpu *k, const struct jr_cpu *u)
+void jr_why_of(struct jr_why *w, const struct jr_cpu *k, const struct jr_cpu *u,
+	       const struct jr_ucount *uc)
 {
 	const struct jr_cpu *side[2] = { k, u };
 	int h, s;
@@ -116,6 +117,7 @@ void jr_why_of(struct jr_why *w, const struct jr_cpu *k, const struct jr_cpu *u)
 	for (s = 0; s < 2; s++)
 		jr_why_other(w, side[s], s);
 	qsort(w->row, w->nr, sizeof(w->row[0]), jr_why_cmp);
+	w->uc = uc;
 }
 
 /* jr_why_gloss - what a class's time is, in words, or "" */
@@ -182,6 +184,12 @@ void jr_why_text(FILE *out, const struct jr_report_opts *o, int cpu,
 					o->div,
 				o->unit);
 	fprintf(out, "\n");
+	if (w->uc) {
+		fprintf(out,
+			"CPU %d: what only the user thread can suffer: ", cpu);
+		jr_ucount_text(out, w->uc);
+		fprintf(out, "\n");
+	}
 }
 
 /* jr_why_json - the "why" member of a compared CPU */
@@ -203,5 +211,10 @@ void jr_why_json(FILE *out, const struct jr_why *w)
 			r->ns_per_s[0], r->ns_per_s[1],
 			r->ns_per_s[1] - r->ns_per_s[0]);
 	}
-	fprintf(out, "]}");
+	fprintf(out, "], \"user_only\": ");
+	if (w->uc)
+		jr_ucount_json(out, w->uc);
+	else
+		fprintf(out, "null");
+	fprintf(out, "}");
 }

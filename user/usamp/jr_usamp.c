@@ -191,19 +191,29 @@ static void jr_warmup(struct jr_usamp *u)
 		;
 }
 
+/*
+ * jr_usamp_main - the thread: pin, wait for go, warm up, then sample from
+ * the first clock pair to the last.  Its own counters (jr_ucount.c) are
+ * read just outside the pairs, so they cover the sampling and add a
+ * syscall on each side of it, not inside.
+ */
 static void *jr_usamp_main(void *arg)
 {
 	struct jr_usamp *u = arg;
+	struct jr_ucount c0, c1;
+	int fd = -1;
 
 	u->err = jr_pin_self("jr-samp", u->cpu, u->fifo_prio);
 	u->tid = (pid_t)syscall(SYS_gettid);
 	if (u->err)
 		goto done;
+	fd = jr_ucount_open();
 	while (!u->go && !u->stop->sig && !u->halt)
 		__builtin_ia32_pause();
 	if (u->stop->sig || u->halt)
 		goto done;
 	jr_warmup(u);
+	jr_ucount_read(&c0, fd);
 	jr_put_pair(u, JR_PAIR_TRIES);
 	u->next_pair = jr_rdtsc() + u->pair_cyc;
 	if (u->work == JR_WORK_NONE)
@@ -211,7 +221,11 @@ static void *jr_usamp_main(void *arg)
 	else
 		jr_work_loop(u);
 	jr_put_pair(u, JR_PAIR_TRIES);
+	jr_ucount_read(&c1, fd);
+	jr_ucount_since(&u->count, &c0, &c1);
 done:
+	if (fd >= 0)
+		close(fd);
 	__atomic_store_n(&u->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }

@@ -13,6 +13,7 @@
 
 #include "core/jr_hist.h"
 #include "common/jr_tsc.h"
+#include "usamp/jr_ucount.h"
 
 enum jr_work {
 	JR_WORK_NONE, /* the gap loop: time, time, time */
@@ -72,6 +73,7 @@ struct jr_usamp {
 	int err; /* errno of a failed pin or policy change */
 	uint8_t *walk; /* JR_WORK_MEMWALK buffer */
 	unsigned int resident_pct; /* of the gap log, before sampling */
+	struct jr_ucount count; /* its own, from the first pair to the last */
 };
 
 int jr_usamp_start(struct jr_usamp *u);
