@@ -79,6 +79,34 @@ def check_user_only(cmp, d):
     log(f"user thread: {n}")
 
 
+def check_read_back(jitread, out, cmp):
+    """diff of the comparison with itself carries each row's difference
+    twice and the counts twice; advise reads the counts."""
+    rc, text, err = sysio.sh_split([jitread, "diff", out, out, "--json",
+                                    "-"], timeout=60)
+    if rc != 0:
+        raise Fail(f"jitread diff of the comparison: exit {rc}: {err}")
+    got = [c for c in json.loads(text)["cpus"] if c["cpu"] == CPU]
+    w = got[0].get("user_minus_kernel") if got else None
+    if not w:
+        raise Fail("diff of two comparisons shows no user_minus_kernel")
+    want = {(r["kind"], r["name"]): r["diff_ns_per_s"]
+            for r in cmp["why"]["rows"]}
+    rows = {(r["kind"], r["name"]): r["ns_per_s"] for r in w["rows"]}
+    if set(rows) != set(want) or any(
+            abs(a - want[k]) > 0.01 or a != b for k, (a, b) in rows.items()):
+        raise Fail(f"diff's rows {rows}, the comparison's {want}")
+    if w["user_only"] != [cmp["why"]["user_only"]] * 2:
+        raise Fail(f"diff's user_only {w['user_only']}")
+    rc, text, err = sysio.sh_split([jitread, "advise", out, "--json", "-"],
+                                   timeout=60)
+    if rc != 0:
+        raise Fail(f"jitread advise of the comparison: exit {rc}: {err}")
+    rules = [x["rule"] for x in json.loads(text)["user_thread"]]
+    if "user-faults" in rules or "user-waited" in rules:
+        raise Fail(f"advise finds faults or waits the counts lack: {rules}")
+
+
 def attempt(_try=0):
     """One comparison, checked; Fail says what."""
     jitread = kmod.jitread()
@@ -136,6 +164,7 @@ def attempt(_try=0):
         raise Fail("the threshold was not shared")
     check_why(cmp[0], k[0], u[0], text)
     check_user_only(cmp[0], d)
+    check_read_back(jitread, out, cmp[0])
     for want in ("kernel side: jitmod", "user side", "# noise floors",
                  f"CPU {CPU}: user minus kernel gap"):
         if want not in text:

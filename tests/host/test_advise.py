@@ -659,10 +659,16 @@ class Paste(AdviseCase):
 
 class RulesDocumented(unittest.TestCase):
     def test_every_rule_is_in_advise_rst(self):
-        """advise.rst lists each rule of the table, in its order."""
-        with open(os.path.join(jrcli.TOP, "user", "tune",
-                               "jr_advise_rules.c")) as f:
+        """advise.rst lists each rule of the table, in its order, then
+        the user thread's, in the order they are given."""
+        tune = os.path.join(jrcli.TOP, "user", "tune")
+        with open(os.path.join(tune, "jr_advise_rules.c")) as f:
             ids = re.findall(r'^\t\{ \.id = "([a-z-]+)",', f.read(), re.M)
+        with open(os.path.join(tune, "jr_advise_user.c")) as f:
+            users = re.findall(r'jr_uadv_new\(v, c->cpu, "([a-z-]+)"\)',
+                               f.read())
+        self.assertEqual(len(users), 4)
+        ids += users
         with open(os.path.join(jrcli.TOP, "Documentation",
                                "advise.rst")) as f:
             doc = re.findall(r"^``([a-z-]+)``", f.read(), re.M)

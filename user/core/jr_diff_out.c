@@ -132,6 +132,7 @@ static void jr_text_cpu(FILE *out, const struct jr_dcpu *c,
 	jr_text_classes(out, c, v);
 	if (c->nr_src)
 		jr_text_sources(out, c, v);
+	jr_diff_why_text(out, c, v);
 }
 
 static void jr_text_only(FILE *out, const char *which, const int *cpu, int nr)
@@ -267,6 +268,7 @@ static void jr_json_cpu(FILE *out, const struct jr_dcpu *c)
 	fprintf(out, "]");
 	jr_json_classes(out, c);
 	jr_json_sources(out, c);
+	jr_diff_why_json(out, c);
 	fprintf(out, "}");
 }
 

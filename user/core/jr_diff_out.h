@@ -21,4 +21,9 @@ int jr_diff_text(FILE *out, const struct jr_diff *d,
 int jr_diff_json(FILE *out, const struct jr_diff *d,
 		 const struct jr_diff_view *v);
 
+/* jr_diff_out_why.c: a CPU's rows of why, when both reports compared sides */
+void jr_diff_why_text(FILE *out, const struct jr_dcpu *c,
+		      const struct jr_diff_view *v);
+void jr_diff_why_json(FILE *out, const struct jr_dcpu *c);
+
 #endif /* JR_DIFF_OUT_H */

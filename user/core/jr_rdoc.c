@@ -440,6 +440,8 @@ int jr_rdoc_parse(struct jr_rdoc *d, const char *text, size_t len,
 		ret = jr_rdoc_cpus(json_object_get(root, "cpus"), d, e);
 	for (i = 0; !ret && !strcmp(d->side, "attach") && i < d->nr_cpu; i++)
 		ret = jr_rdoc_events_as_gaps(&d->cpu[i], e);
+	if (!ret && json_object_get(root, "compare"))
+		ret = jr_rdoc_why(json_object_get(root, "compare"), d, e);
 	if (!ret && json_is_object(json_object_get(root, "audit"))) {
 		d->audit = json_dumps(json_object_get(root, "audit"), 0);
 		if (!d->audit)
@@ -480,6 +482,7 @@ void jr_rdoc_free(struct jr_rdoc *d)
 		}
 		free(d->cpu[i].src);
 		free(d->cpu[i].tl);
+		free(d->cpu[i].why);
 	}
 	free(d->cpu);
 	free(d->kernel);

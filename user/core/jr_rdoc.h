@@ -2,7 +2,7 @@
 /*
  * jr_rdoc.h - a JSON report of jitread hist or report, read back (for
  * jitread diff): per CPU the summary, each class's histogram slots and
- * the sources.
+ * the sources, and a comparison's "why".
  */
 #ifndef JR_RDOC_H
 #define JR_RDOC_H
@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <jansson.h>
 
 #include "common/jr_err.h"
 #include "core/jr_model.h"
@@ -51,6 +53,38 @@ struct jr_rgap {
 	int hcls;
 };
 
+/*
+ * struct jr_rwhy - a compared CPU's "why": the time each side lost per
+ * second to each class and top source, and the user thread's own counts
+ */
+#define JR_RWHY_ROWS 64
+#define JR_RWHY_NAME 64
+
+enum jr_rwhy_count {
+	JR_RW_MINFLT,
+	JR_RW_MAJFLT,
+	JR_RW_PREEMPTED,
+	JR_RW_WAITED,
+	JR_RW_MIGRATIONS,
+	JR_RW_NR,
+};
+
+extern const char *const jr_rwhy_count_names[JR_RW_NR];
+
+struct jr_rwhy_row {
+	char name[JR_RWHY_NAME];
+	bool source;
+	double ns_per_s[2]; /* kernel, user */
+};
+
+struct jr_rwhy {
+	double noise_ns_per_s[2];
+	struct jr_rwhy_row row[JR_RWHY_ROWS];
+	size_t nr;
+	bool has_counts; /* user_only was not null */
+	int64_t count[JR_RW_NR]; /* -1: not counted */
+};
+
 struct jr_rcpu {
 	int cpu;
 	uint64_t runtime_ns; /* 0: no summary came */
@@ -63,6 +97,7 @@ struct jr_rcpu {
 	uint64_t sources_folded;
 	struct jr_rgap *tl; /* in time order */
 	size_t nr_tl;
+	struct jr_rwhy *why; /* a comparison's, else NULL */
 };
 
 struct jr_rdoc {
@@ -83,5 +118,8 @@ int jr_rdoc_parse(struct jr_rdoc *d, const char *text, size_t len,
 		  struct jr_err *e);
 void jr_rdoc_free(struct jr_rdoc *d);
 const struct jr_rcpu *jr_rdoc_cpu(const struct jr_rdoc *d, int cpu);
+
+/* jr_rdoc_why.c */
+int jr_rdoc_why(json_t *compare, struct jr_rdoc *d, struct jr_err *e);
 
 #endif /* JR_RDOC_H */

@@ -427,6 +427,8 @@ int jr_advise_run(struct jr_advise *v, const struct jr_rdoc *d,
 		v->cpu[i].noise_ns = c->noise_ns;
 		v->cpu[i].nr_advice = v->nr - before;
 	}
+	if (!ret)
+		ret = jr_advise_user(v, d);
 	if (ret)
 		return jr_fail(e, -ENOMEM, "out of memory");
 	if (v->nr > 1)
@@ -438,7 +440,9 @@ void jr_advise_free(struct jr_advise *v)
 {
 	free(v->adv);
 	free(v->cpu);
+	free(v->uadv);
 	v->adv = NULL;
 	v->cpu = NULL;
-	v->nr = v->nr_cpu = 0;
+	v->uadv = NULL;
+	v->nr = v->nr_cpu = v->nr_uadv = 0;
 }

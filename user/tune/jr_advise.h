@@ -128,9 +128,26 @@ struct jr_adv_cpu {
 	uint64_t unc_ns[JR_ADV_UNATTRIBUTED + 1]; /* covered by no rule */
 };
 
+/*
+ * struct jr_uadvice - a piece of advice on the user thread alone, from a
+ * comparison (jr_advise_user.c); not ranked with the rest, whose gain is
+ * the kernel side's noise
+ */
+struct jr_uadvice {
+	int cpu;
+	const char *id;
+	int64_t count; /* faults, waits, migrations or preemptions */
+	double excess_ns_per_s; /* user minus kernel, when timed; else 0 */
+	char what[JR_ADV_TEXT];
+	const char *fix;
+	const char *verify;
+};
+
 struct jr_advise {
 	struct jr_advice *adv; /* ranked by expected gain */
 	int nr;
+	struct jr_uadvice *uadv; /* in CPU order */
+	int nr_uadv;
 	struct jr_adv_cpu *cpu; /* the report's CPUs */
 	int nr_cpu;
 	double min_ppm; /* evidence below this much of a CPU is not enough */
@@ -152,6 +169,9 @@ unsigned int jr_adv_needs_in(unsigned int needs, int state,
 void jr_adv_hw_tell(const struct jr_audit *a, const struct jr_audit_cpu *x,
 		    const struct jr_rdoc *d, char *buf, size_t len);
 const char *jr_adv_need_name(int bit);
+
+/* jr_advise_user.c */
+int jr_advise_user(struct jr_advise *v, const struct jr_rdoc *d);
 
 /* jr_advise_out.c */
 int jr_advise_text(FILE *out, const struct jr_advise *v);

@@ -154,6 +154,20 @@ int jr_advise_text(FILE *out, const struct jr_advise *v)
 		"no event explains)\n");
 	for (i = 0; i < v->nr_cpu; i++)
 		jr_text_coverage(out, &v->cpu[i]);
+	if (v->nr_uadv)
+		fprintf(out, "\n# the user thread's own, from the comparison: "
+			     "what jitmod's kthread does not suffer\n");
+	for (i = 0; i < v->nr_uadv; i++) {
+		const struct jr_uadvice *x = &v->uadv[i];
+		char safe[4 * sizeof(x->what)];
+
+		fprintf(out,
+			"\n[%s] CPU %d: %s\n   fix:      %s\n"
+			"   verify:   %s\n",
+			x->id, x->cpu,
+			jr_text_safe(x->what, safe, sizeof(safe)), x->fix,
+			x->verify);
+	}
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -263,6 +277,20 @@ int jr_advise_json(FILE *out, const struct jr_advise *v)
 				x->ev[k].count, x->ev[k].total_ns);
 		}
 		fprintf(out, "]}");
+	}
+	fprintf(out, "\n  ],\n  \"user_thread\": [");
+	for (i = 0; i < v->nr_uadv; i++) {
+		const struct jr_uadvice *x = &v->uadv[i];
+
+		fprintf(out,
+			"%s\n    {\"rule\": \"%s\", \"cpu\": %d, \"count\": %" PRId64
+			", \"excess_ns_per_s\": %.3f",
+			i ? "," : "", x->id, x->cpu, x->count,
+			x->excess_ns_per_s);
+		jr_json_kv(out, "what", x->what);
+		jr_json_kv(out, "fix", x->fix);
+		jr_json_kv(out, "verify", x->verify);
+		fprintf(out, "}");
 	}
 	fprintf(out, "\n  ]\n}\n");
 	return ferror(out) ? -EIO : 0;
