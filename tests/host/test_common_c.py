@@ -71,6 +71,17 @@ class CommonC(unittest.TestCase):
         the server's memory stay bounded (tests/host/c/http_slow_test.c)."""
         self.assertEqual(build_and_run("http_slow_test"), (0, "ok\n"))
 
+    def test_server_filter(self):
+        """serve's server process filter (tests/host/c/sep_filter_test.c):
+        mprotect without PROT_EXEC passes, with it and any call the
+        server never makes end in SIGSYS."""
+        rc, out = build_and_run("sep_filter_test",
+                                srcs=["fleet/jr_serve_server.c"],
+                                libs=["-lm"])
+        if out.startswith("skip:"):
+            self.skipTest(out.strip())
+        self.assertEqual((rc, out), (0, "ok\n"))
+
     def test_prometheus_exposition(self):
         """jitread serve's metrics (tests/host/c/prom_test.c)."""
         self.assertEqual(build_and_run("prom_test", libs=["-lm"]),

@@ -164,13 +164,13 @@ lost:
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 
 /*
- * jr_sep_seccomp - only what the server's loop and malloc call, and
+ * jr_sep_filter - only what the server's loop and malloc call, and
  * restart_syscall, with which a poll resumes after a stop and continue
  * (^Z, a freezer, a debugger).  A server started again comes from
  * pages_th, and fork keeps that thread's malloc arena, which grows its
  * heap with mprotect, which is allowed without PROT_EXEC.
  */
-static int jr_sep_seccomp(void)
+int jr_sep_filter(void)
 {
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -213,7 +213,7 @@ static int jr_sep_seccomp(void)
 const bool jr_sep_filtered = true;
 #else
 /* no filter written for this architecture: serve says so once */
-static int jr_sep_seccomp(void)
+int jr_sep_filter(void)
 {
 	return 0;
 }
@@ -318,7 +318,7 @@ static int jr_sep_drop(pid_t parent, uint32_t id)
 		return -ESRCH;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
-	return jr_sep_seccomp();
+	return jr_sep_filter();
 }
 
 /* jr_sep_fds - the listening socket and the pair at 3 and 4, nothing else */

@@ -30,6 +30,7 @@
 extern const bool jr_sep_filtered;
 
 int jr_sep_full(int fd, void *p, size_t n, bool out);
+int jr_sep_filter(void); /* the server's seccomp filter, on the caller */
 uint32_t jr_sep_id(void);
 __attribute__((noreturn)) void jr_sep_child(struct jr_http *h, pid_t parent,
 					    int pair_fd, uint32_t id);
