@@ -67,15 +67,17 @@ def check_why(cmp, k, u, text):
 
 def check_user_only(cmp, d):
     """The user thread's own counts: the same in the comparison as in the
-    sampler's block, and those a healthy gap loop cannot have, 0."""
+    sampler's block, and no migration of the pinned thread.  A fault or a
+    wait is the kernel's doing and is logged, not refused: the generic
+    kernel once gave the locked loop one fault that slept (compaction
+    may move locked pages there)."""
     mine = [t["counts"] for t in d["sampler"]["threads"] if t["cpu"] == CPU]
     if not mine or cmp["why"]["user_only"] != mine[0]:
         raise Fail(f"user_only {cmp['why']['user_only']}, the sampler's "
                    f"{mine}")
     n = mine[0]
-    if (n["minor_faults"], n["major_faults"], n["waited"]) != (0, 0, 0):
-        raise Fail(f"the locked, never waiting sampler faulted or waited: "
-                   f"{n}")
+    if n["migrations"] not in (0, None):
+        raise Fail(f"the pinned sampler migrated: {n}")
     log(f"user thread: {n}")
 
 
@@ -103,8 +105,12 @@ def check_read_back(jitread, out, cmp):
     if rc != 0:
         raise Fail(f"jitread advise of the comparison: exit {rc}: {err}")
     rules = [x["rule"] for x in json.loads(text)["user_thread"]]
-    if "user-faults" in rules or "user-waited" in rules:
-        raise Fail(f"advise finds faults or waits the counts lack: {rules}")
+    n = cmp["why"]["user_only"] or {}
+    want = [r for r, k in (("user-faults", ("minor_faults", "major_faults")),
+                           ("user-waited", ("waited",)))
+            if sum(n.get(c) or 0 for c in k)]
+    if [r for r in rules if r in ("user-faults", "user-waited")] != want:
+        raise Fail(f"advise's rules {rules} for the counts {n}")
 
 
 def attempt(_try=0):

@@ -169,8 +169,12 @@ class UserSide(unittest.TestCase):
         threads = doc["sampler"]["threads"]
         self.assertEqual([t["cpu"] for t in threads], [CPU], threads)
         n = threads[0]["counts"]
-        self.assertEqual((n["minor_faults"], n["major_faults"], n["waited"],
-                          n["migrations"]), (0, 0, 0, 0), n)
+        # pinned, it never moves; the locked loop asks for no fault and
+        # no wait, but the kernel may give it one (compaction moving a
+        # locked page: a fault that sleeps), so those are not bounded
+        self.assertEqual(n["migrations"], 0, n)
+        self.assertTrue(all(isinstance(v, int) and v >= 0
+                            for v in n.values()), n)
         # (a class's count is of the windows that ran, which can be more
         # than one a preemption; the timeline is of gaps)
         self.assertEqual(cpu["timeline"]["dropped"], 0)

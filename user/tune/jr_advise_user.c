@@ -72,10 +72,13 @@ static int jr_uadv_cpu(struct jr_advise *v, const struct jr_rcpu *c)
 			" page faults (%" PRId64
 			" major) while it sampled, which jitmod's kthread cannot",
 			c->cpu, faults, w->count[JR_RW_MAJFLT]);
-		x->fix = "lock and pre-fault the application's memory: "
-			 "mlockall(MCL_CURRENT | MCL_FUTURE) before its hot "
-			 "loop, then touch every page it will use; "
-			 "kernel.numa_balancing=0 stops NUMA hinting faults";
+		x->fix =
+			"lock and pre-fault the application's memory: "
+			"mlockall(MCL_CURRENT | MCL_FUTURE) before its hot "
+			"loop, then touch every page it will use; "
+			"kernel.numa_balancing=0 stops NUMA hinting faults, and "
+			"vm.compact_unevictable_allowed=0 keeps compaction from "
+			"moving locked pages";
 		x->verify = "a new comparison's user_only counts 0 faults";
 	}
 	if (w->count[JR_RW_WAITED] > 0) {
