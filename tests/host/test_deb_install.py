@@ -19,7 +19,12 @@ jitread-serve.service and .socket as shipped: enabled with
 JITREAD_SERVE_OPTS naming CPU 1, on jitmod and on the user sampler,
 each answers a scrape within SCRAPE_S (TCG), still answers from the same
 server process after systemctl freeze and thaw, and stops inactive with
-status 0 and jitmod's settings put back; a bad option leaves it failed
+status 0 and jitmod's settings put back.  On the user sampler its
+server, killed with SIGKILL while four clients scrape, is replaced and
+said so, and the new one answers ten rounds of four concurrent scrapes;
+then, that server stopped, a SIGTERM to serve alone ends it within 10 s,
+its textfile (in the unit's StateDirectory) served by Debian's
+node_exporter and left frozen after.  A bad option leaves it failed
 with status 2 and no restart; and the socket starts it at the first
 scrape.
 
@@ -256,6 +261,12 @@ class Installed:
         # the user case stops serve with its server stopped: serve kills
         # it under the unit's privileges, says so, and ends well within
         # TimeoutStopSec; its textfile is in the unit's StateDirectory
+        # its server, killed while four clients scrape, is replaced; the
+        # new one answers ten rounds of four at once, and serve says so
+        self.assertEqual(got.get("user.restart_server"), "yes", why)
+        self.assertEqual(got.get("user.restart_rounds"), "10/10", why)
+        self.assertEqual(got.get("user.restart_active"), "active", why)
+        self.assertEqual(got.get("user.restart_said"), "1", why)
         self.assertLessEqual(int(got.get("user.stop_s", 99)), 10, why)
         self.assertGreaterEqual(int(got.get("user.kill_said", 0)), 1, why)
         self.assertEqual(got.get("user.textfile"), "root:644", why)

@@ -96,10 +96,39 @@ node_after_stop() {
 	systemctl stop prometheus-node-exporter 2>&1
 }
 
+# restart NAME: the server killed while four clients scrape at once,
+# then ten rounds of four concurrent scrapes: serve starts another, which
+# answers every one, says so in the journal, and stays up
+restart() {
+	local old new ok=0 r i got
+	old=$(server)
+	for i in 1 2 3 4; do
+		(for r in $(seq 1 10); do scrape 20 >/dev/null; done) &
+	done
+	sleep 2
+	kill -9 $old
+	wait
+	wait_scrape 60 >/dev/null
+	new=$(server)
+	for r in $(seq 1 10); do
+		got=$(for i in 1 2 3 4; do scrape 30 & done; wait)
+		[ "$(grep -c '^HTTP/1.1 200 OK$' <<<"$got")" = 4 ] && ok=$((ok + 1))
+	done
+	say "$1.restart_server" "$([ -n "$old" ] && [ -n "$new" ] &&
+		[ "$new" != "$old" ] &&
+		echo yes || echo "no:$old:$new")"
+	say "$1.restart_rounds" "$ok/10"
+	say "$1.restart_active" "$(prop jitread-serve ActiveState)"
+	say "$1.restart_said" "$(journalctl -u jitread-serve --no-pager -o cat |
+		grep -c 'starting another (1 of ')"
+	say "at.$1.restarted" "$SECONDS"
+}
+
 # serve_case NAME OPTS [stuck]: enable --now, scrape, freeze and thaw,
 # stop.  With stuck, its server is stopped first, and serve alone gets
 # the SIGTERM (systemctl stop would send every process a SIGCONT after
-# it): serve must kill the server under the unit's own privileges.
+# it): serve must kill the server under the unit's own privileges; and
+# before that, the server is killed under scrapes (restart).
 # case_end then disables the unit and prints its journal
 serve_case() {
 	local name=$1 before pid t0
@@ -122,6 +151,8 @@ serve_case() {
 		echo yes || echo "no:$pid:$(server)")"
 	t0=$SECONDS
 	if [ -n "${3:-}" ]; then
+		restart "$name"
+		pid=$(server)
 		textfile "$name"
 		node_exporter "$name"
 		t0=$SECONDS
