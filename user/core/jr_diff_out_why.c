@@ -118,22 +118,10 @@ void jr_diff_why_text(FILE *out, const struct jr_dcpu *c,
 
 static void jr_json_counts(FILE *out, const struct jr_rwhy *y)
 {
-	int k;
-
-	if (!y->has_counts) {
+	if (y->has_counts)
+		jr_rwhy_counts_json(out, y->count);
+	else
 		fprintf(out, "null");
-		return;
-	}
-	fprintf(out, "{");
-	for (k = 0; k < JR_RW_NR; k++) {
-		fprintf(out, "%s\"%s\": ", k ? ", " : "",
-			jr_rwhy_count_names[k]);
-		if (y->count[k] < 0)
-			fprintf(out, "null");
-		else
-			fprintf(out, "%" PRId64, y->count[k]);
-	}
-	fprintf(out, "}");
 }
 
 /* jr_diff_why_json - the "user_minus_kernel" member, or nothing */

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -121,5 +122,6 @@ const struct jr_rcpu *jr_rdoc_cpu(const struct jr_rdoc *d, int cpu);
 
 /* jr_rdoc_why.c */
 int jr_rdoc_why(json_t *compare, struct jr_rdoc *d, struct jr_err *e);
+void jr_rwhy_counts_json(FILE *out, const int64_t count[JR_RW_NR]);
 
 #endif /* JR_RDOC_H */

@@ -3,9 +3,12 @@
  * jr_rdoc_why.c - a comparison's "why" read back: per compared CPU
  * (compare.cpus[].why) the rows of time lost per second on each side and
  * the user thread's own counts (user_only), for diff and advise.  Checked
- * as the rest of the report is: a wrong member is refused by name.
+ * as the rest of the report is: a wrong member is refused by name.  The
+ * counts' object is written here too, for the report and for diff, so
+ * that writer and reader share its keys.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,23 @@
 const char *const jr_rwhy_count_names[JR_RW_NR] = {
 	"minor_faults", "major_faults", "preempted", "waited", "migrations",
 };
+
+/* jr_rwhy_counts_json - user_only's object; a count below 0 is null */
+void jr_rwhy_counts_json(FILE *out, const int64_t count[JR_RW_NR])
+{
+	int k;
+
+	fprintf(out, "{");
+	for (k = 0; k < JR_RW_NR; k++) {
+		fprintf(out, "%s\"%s\": ", k ? ", " : "",
+			jr_rwhy_count_names[k]);
+		if (count[k] < 0)
+			fprintf(out, "null");
+		else
+			fprintf(out, "%" PRId64, count[k]);
+	}
+	fprintf(out, "}");
+}
 
 static int jr_wbad(struct jr_err *e, const char *what, const char *why)
 {

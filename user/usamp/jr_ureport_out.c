@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "core/jr_rdoc.h"
 #include "usamp/jr_ureport.h"
 
 static double jr_ns_per_iter(const struct jr_user_info *in)
@@ -34,24 +35,14 @@ void jr_ucount_text(FILE *out, const struct jr_ucount *c)
 /* jr_ucount_json - the same as an object; null for what was not counted */
 void jr_ucount_json(FILE *out, const struct jr_ucount *c)
 {
-	static const char *const key[] = { "minor_faults", "major_faults",
-					   "preempted", "waited" };
-	const uint64_t v[] = { c->minflt, c->majflt, c->nivcsw, c->nvcsw };
-	size_t i;
+	int64_t v[JR_RW_NR];
 
-	fprintf(out, "{");
-	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		fprintf(out, "%s\"%s\": ", i ? ", " : "", key[i]);
-		if (c->ok)
-			fprintf(out, "%" PRIu64, v[i]);
-		else
-			fprintf(out, "null");
-	}
-	fprintf(out, ", \"migrations\": ");
-	if (c->migr_ok)
-		fprintf(out, "%" PRIu64 "}", c->migrations);
-	else
-		fprintf(out, "null}");
+	v[JR_RW_MINFLT] = c->ok ? (int64_t)c->minflt : -1;
+	v[JR_RW_MAJFLT] = c->ok ? (int64_t)c->majflt : -1;
+	v[JR_RW_PREEMPTED] = c->ok ? (int64_t)c->nivcsw : -1;
+	v[JR_RW_WAITED] = c->ok ? (int64_t)c->nvcsw : -1;
+	v[JR_RW_MIGRATIONS] = c->migr_ok ? (int64_t)c->migrations : -1;
+	jr_rwhy_counts_json(out, v);
 }
 
 static void jr_text_pipeline(FILE *out, const struct jr_ureport *d)
