@@ -24,7 +24,9 @@ server, killed with SIGKILL while four clients scrape, is replaced and
 said so, and the new one answers ten rounds of four concurrent scrapes;
 then, that server stopped, a SIGTERM to serve alone ends it within 10 s,
 its textfile (in the unit's StateDirectory) served by Debian's
-node_exporter and left frozen after.  A bad option leaves it failed
+node_exporter to Debian's Prometheus, which evaluates the shipped rules,
+and left frozen after, so that the shipped JitreadStale alert's age
+grows.  A bad option leaves it failed
 with status 2 and no restart; and the socket starts it at the first
 scrape.
 
@@ -38,6 +40,8 @@ import shutil
 import subprocess
 import sys
 import unittest
+
+import yaml
 
 from jitpy.vm import runner as jitvm
 from tests.host import jrcli
@@ -73,6 +77,22 @@ def why_not():
     if rows is None:
         return "no build/kernels/status.tsv: run make kernels"
     return None
+
+
+def shipped_rules():
+    """The rules of dist/jitread.rules.yml, as Prometheus loads them."""
+    with open(os.path.join(TOP, "dist", "jitread.rules.yml")) as f:
+        return [r for g in yaml.safe_load(f)["groups"] for r in g["rules"]]
+
+
+def stale_age():
+    """The age that the shipped JitreadStale alert compares with its
+    limit: its expression's left-hand side."""
+    expr = next(r["expr"] for r in shipped_rules()
+                if r.get("alert") == "JitreadStale")
+    age, limit = expr.rsplit(">", 1)
+    float(limit)
+    return age.strip()
 
 
 def pick(flavour, last):
@@ -122,7 +142,9 @@ class Installed:
         rc, out, err = run(
             ["unshare", "--mount", "--", "mmdebstrap", "--variant=minbase",
              "--include=dkms,kmod,procps,systemd-sysv,dbus,"
-             "prometheus-node-exporter",
+             "prometheus-node-exporter,prometheus",
+             # Prometheus runs only when the serve case starts it
+             "--customize-hook=chroot \"$1\" systemctl disable prometheus",
              # the kernel's suite is not the root's: apt, not mmdebstrap's
              # own selection, takes its packages from there; jitvm boots
              # the kernel with an initramfs of its own, so the kernel's
@@ -224,6 +246,7 @@ class Installed:
             shutil.copyfile(GUEST_SCRIPT, self.root + inside)
             try:
                 cls.booted = self.boot("env", f"SCRAPE_S={SCRAPE_S}",
+                                       f"PROM_AGE={stale_age()}",
                                        "bash", inside, init="systemd",
                                        limit_min=20)
             finally:
@@ -279,6 +302,18 @@ class Installed:
         self.assertLessEqual(abs(int(got.get("user.node_time", 999))), 10,
                              why)
         self.assertEqual(got.get("user.node_after_stop"), "frozen", why)
+        # Debian's Prometheus scraping that node_exporter: every shipped
+        # rule loaded and healthy, serve's series, and JitreadStale's
+        # age of the last seconds while serve runs (a 1 s refresh and a
+        # 5 s scrape), growing after
+        self.assertEqual(got.get("user.prom_rules"),
+                         f"{len(shipped_rules())}/{len(shipped_rules())}",
+                         why)
+        for key in ("user.prom_series", "user.prom_age"):
+            self.assertRegex(got.get(key, ""), r"^-?\d+$", f"{key}\n{why}")
+        self.assertGreater(int(got["user.prom_series"]), 20, why)
+        self.assertLessEqual(abs(int(got["user.prom_age"])), 15, why)
+        self.assertEqual(got.get("user.prom_after_stop"), "growing", why)
         self.assertEqual(got.get("jitmod.params_set"), "yes", why)
         self.assertEqual(got.get("jitmod.params_back"), "yes", why)
         self.assertEqual(got.get("bad_option"), "failed/2/0", why)

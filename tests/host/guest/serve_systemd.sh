@@ -83,17 +83,104 @@ node_exporter() {
 	say "$1.node_time" "$(( $(date +%s) - $(refresh_time "$body" | sed 's/none/0/') ))"
 }
 
+# urlencode S: S with all but unreserved characters percent-encoded
+urlencode() {
+	local s=$1 c out="" i
+	for ((i = 0; i < ${#s}; i++)); do
+		c=${s:i:1}
+		case $c in
+		[a-zA-Z0-9._~-]) out+=$c ;;
+		*) printf -v c '%%%02X' "'$c" && out+=$c ;;
+		esac
+	done
+	echo "$out"
+}
+
+# prom_get PATH: the body of a GET of Debian's Prometheus on 9090
+prom_get() {
+	timeout 10 bash -c 'exec 3<>/dev/tcp/127.0.0.1/9090 &&
+		printf "GET %s HTTP/1.0\r\n\r\n" "$1" >&3 && cat <&3' _ "$1" \
+		2>/dev/null | tr -d '\r' | sed '1,/^$/d'
+}
+
+# prom_value QUERY: the first sample's value of an instant query, whole
+# units, or none
+prom_value() {
+	prom_get "/api/v1/query?query=$(urlencode "$1")" |
+		grep -o '"value":\[[0-9.e+]*,"[^"]*"\]' | head -n 1 |
+		sed 's/.*,"\([^"]*\)"\]$/\1/' |
+		awk '{ printf "%d\n", $1 }' | grep . || echo none
+}
+
+# prom_rules: how many of the loaded rules are healthy, of how many
+prom_rules() {
+	local body
+	body=$(prom_get /api/v1/rules)
+	echo "$(grep -o '"health":"ok"' <<<"$body" | wc -l)/$(grep -o '"health":"' <<<"$body" | wc -l)"
+}
+
+# prom_check NAME: Debian's Prometheus scrapes node_exporter's textfile
+# collector every 5 s and evaluates jitread's shipped rules each second:
+# how many rules are healthy, how many jitread series it holds, and how
+# old the refresh time it read is by PROM_AGE (the shipped JitreadStale
+# alert's measure of age).  All of node_exporter's collectors can take
+# over 5 s under TCG, and a scrape that times out marks every series of
+# the target stale; the textfile collector alone is what the route needs.
+prom_check() {
+	local i n=none r a=none
+	cat > /etc/prometheus/prometheus.yml <<-EOF
+	global:
+	  scrape_interval: 5s
+	  scrape_timeout: 5s
+	  evaluation_interval: 1s
+	rule_files:
+	  - /usr/share/jitread/prometheus/jitread.rules.yml
+	scrape_configs:
+	  - job_name: node
+	    params:
+	      "collect[]": [textfile]
+	    static_configs:
+	      - targets: ["127.0.0.1:9100"]
+	EOF
+	systemctl restart prometheus 2>&1
+	for i in $(seq 1 120); do
+		n=$(prom_value 'count({__name__=~"jitread_.+"})')
+		r=$(prom_rules)
+		a=$(prom_value "$PROM_AGE")
+		[ "$n" != none ] && [ "$a" != none ] &&
+			[ "${r%/*}" = "${r#*/}" ] && [ "${r%/*}" != 0 ] && break
+		sleep 1
+	done
+	say "$1.prom_rules" "$r"
+	say "$1.prom_series" "$n"
+	say "$1.prom_age" "$a"
+	say "$1.prom_up" "$(prom_value 'up{job="node"}')"
+	say "at.$1.prometheus" "$SECONDS"
+}
+
 # node_after_stop NAME STOPPED: after serve stops (at epoch STOPPED), its
 # file stays and node_exporter serves its last values: a refresh time no
-# later than the stop, the same 3 s on, so that time() minus it grows
+# later than the stop, the same 3 s on, so that time() minus it grows,
+# in Prometheus too: PROM_AGE at least the time since the stop, and
+# grown by the time between the two queries, to 2 s either way (each
+# figure is whole seconds, and each query takes its own time)
 node_after_stop() {
-	local a b
+	local a b ta tb pa pb
 	a=$(refresh_time "$(node_metrics)")
+	ta=$(date +%s)
+	pa=$(prom_value "$PROM_AGE")
 	sleep 3
 	b=$(refresh_time "$(node_metrics)")
+	tb=$(date +%s)
+	pb=$(prom_value "$PROM_AGE")
 	say "$1.node_after_stop" "$([ "$a" != none ] && [ "$a" = "$b" ] &&
 		[ "$a" -le "$2" ] && echo frozen || echo "no:$a:$b:$2")"
-	systemctl stop prometheus-node-exporter 2>&1
+	say "$1.prom_after_stop" "$([ "$pa" != none ] && [ "$pb" != none ] &&
+		[ "$pa" -ge $((ta - $2 - 1)) ] &&
+		[ "$((pb - pa - (tb - ta)))" -ge -2 ] &&
+		[ "$((pb - pa - (tb - ta)))" -le 2 ] && [ "$pb" -gt "$pa" ] &&
+		echo growing || echo "no:$pa:$pb:$ta:$tb:$2")"
+	systemctl stop prometheus prometheus-node-exporter 2>&1
 }
 
 # restart NAME: the server killed while four clients scrape at once,
@@ -155,6 +242,7 @@ serve_case() {
 		pid=$(server)
 		textfile "$name"
 		node_exporter "$name"
+		prom_check "$name"
 		t0=$SECONDS
 		kill -STOP $pid
 		systemctl kill --kill-whom=main --signal=SIGTERM jitread-serve
