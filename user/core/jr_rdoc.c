@@ -410,25 +410,32 @@ static int jr_rdoc_events_as_gaps(struct jr_rcpu *c, struct jr_err *e)
 }
 
 /*
- * jr_rdoc_parse - fill d from a report's text.  The report's primary side
- * (kernel for hist, report and compare; user for user; attach for
- * attach) is what is read.
- * d is to be freed with jr_rdoc_free() whatever this returns.
+ * jr_rdoc_json - a report's text as JSON, duplicate keys refused; NULL
+ * with e set if it is not.  The caller json_decref()s it.
  */
-int jr_rdoc_parse(struct jr_rdoc *d, const char *text, size_t len,
-		  struct jr_err *e)
+json_t *jr_rdoc_json(const char *text, size_t len, struct jr_err *e)
 {
 	json_error_t je;
-	json_t *root, *ver;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+
+	if (!root)
+		jr_fail(e, -EINVAL, "not JSON: line %d: %s", je.line, je.text);
+	return root;
+}
+
+/*
+ * jr_rdoc_read - fill d from a report's JSON, root, which the caller
+ * keeps.  The report's primary side (kernel for hist, report and
+ * compare; user for user; attach for attach) is what is read.
+ * d is to be freed with jr_rdoc_free() whatever this returns.
+ */
+int jr_rdoc_read(struct jr_rdoc *d, json_t *root, struct jr_err *e)
+{
+	json_t *ver = json_object_get(root, "file_version");
 	int ret = -EINVAL;
 	size_t i;
 
 	memset(d, 0, sizeof(*d));
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-	if (!root)
-		return jr_fail(e, -EINVAL, "not JSON: line %d: %s", je.line,
-			       je.text);
-	ver = json_object_get(root, "file_version");
 	if (!json_is_object(root) || !json_is_integer(ver))
 		jr_bad(e, "file_version", "missing: not a jitread report");
 	else if (json_integer_value(ver) != 2)
@@ -447,6 +454,24 @@ int jr_rdoc_parse(struct jr_rdoc *d, const char *text, size_t len,
 		if (!d->audit)
 			ret = jr_fail(e, -ENOMEM, "out of memory");
 	}
+	return ret;
+}
+
+/*
+ * jr_rdoc_parse - fill d from a report's text, as jr_rdoc_read().
+ * d is to be freed with jr_rdoc_free() whatever this returns.
+ */
+int jr_rdoc_parse(struct jr_rdoc *d, const char *text, size_t len,
+		  struct jr_err *e)
+{
+	json_t *root;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	root = jr_rdoc_json(text, len, e);
+	if (!root)
+		return -EINVAL;
+	ret = jr_rdoc_read(d, root, e);
 	json_decref(root);
 	return ret;
 }

@@ -115,6 +115,8 @@ struct jr_rdoc {
 };
 
 int jr_rdoc_load(struct jr_rdoc *d, const char *path, struct jr_err *e);
+json_t *jr_rdoc_json(const char *text, size_t len, struct jr_err *e);
+int jr_rdoc_read(struct jr_rdoc *d, json_t *root, struct jr_err *e);
 int jr_rdoc_parse(struct jr_rdoc *d, const char *text, size_t len,
 		  struct jr_err *e);
 void jr_rdoc_free(struct jr_rdoc *d);

@@ -167,39 +167,31 @@ static int jr_spool_windows(struct jr_survey *s, struct jr_srank *r, json_t *w,
  * jr_survey_meta - the report's "survey" member: who sent it, and each
  * number the merge will index or loop by, within what a rank writes.
  */
-static int jr_survey_meta(struct jr_survey *s, struct jr_srank *r,
-			  const char *json, size_t len, struct jr_err *e)
+static int jr_survey_meta(struct jr_survey *s, struct jr_srank *r, json_t *root,
+			  struct jr_err *e)
 {
-	json_t *root = json_loadb(json, len, 0, NULL), *sv, *w;
+	json_t *sv = json_object_get(root, "survey"), *w;
+	const char *host = json_string_value(json_object_get(sv, "host"));
 	uint64_t cpu;
-	const char *host;
-	int ret = -EINVAL;
 
-	sv = root ? json_object_get(root, "survey") : NULL;
-	host = json_string_value(json_object_get(sv, "host"));
-	if (!sv || !host || !json_object_get(sv, "cpu")) {
-		jr_fail(e, -EINVAL, "no survey member naming host and cpu");
-		goto out;
-	}
+	if (!sv || !host || !json_object_get(sv, "cpu"))
+		return jr_fail(e, -EINVAL,
+			       "no survey member naming host and cpu");
 	if (jr_sv_u64(sv, "cpu", &cpu, e) ||
 	    jr_sv_u64(sv, "t0_ns", &r->t0_ns, e) ||
 	    jr_sv_u64(sv, "quantum_ns", &r->quantum_ns, e) ||
 	    jr_sv_u64(sv, "quanta", &r->quanta, e))
-		goto out;
-	if (cpu >= JR_MAX_CPUS) {
-		jr_fail(e, -EINVAL, "survey: cpu: not a CPU number below %d",
-			JR_MAX_CPUS);
-		goto out;
-	}
+		return -EINVAL;
+	if (cpu >= JR_MAX_CPUS)
+		return jr_fail(e, -EINVAL,
+			       "survey: cpu: not a CPU number below %d",
+			       JR_MAX_CPUS);
 	snprintf(r->host, sizeof(r->host), "%s", host);
 	snprintf(r->backend, sizeof(r->backend), "%s",
 		 json_string_value(json_object_get(sv, "backend")) ?: "user");
 	r->cpu = (int)cpu;
 	w = json_object_get(sv, "windows_ns");
-	ret = jr_spool_windows(s, r, w, e);
-out:
-	json_decref(root);
-	return ret;
+	return jr_spool_windows(s, r, w, e);
 }
 
 /*
@@ -252,8 +244,9 @@ static int jr_spool_gaps(struct jr_survey *s, struct jr_srank *r,
 }
 
 /*
- * jr_survey_add - rank's report, read, merged into the fleet's and let
- * go: what is kept of it is its struct jr_srank and its part of the spool
+ * jr_survey_add - rank's report, parsed once, merged into the fleet's
+ * and let go: what is kept of it is its struct jr_srank and its part of
+ * the spool
  */
 int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
 		  struct jr_err *e)
@@ -261,14 +254,18 @@ int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
 	struct jr_srank *r = &s->r[rank];
 	const struct jr_rcpu *c;
 	struct jr_rdoc doc;
+	json_t *root;
 	int h, ret;
 
 	if (r->ok)
 		return jr_fail(e, -EEXIST, "a second report from rank %d",
 			       rank);
-	ret = jr_rdoc_parse(&doc, json, len, e);
+	root = jr_rdoc_json(json, len, e);
+	if (!root)
+		return -EINVAL;
+	ret = jr_rdoc_read(&doc, root, e);
 	if (!ret)
-		ret = jr_survey_meta(s, r, json, len, e);
+		ret = jr_survey_meta(s, r, root, e);
 	if (!ret && doc.precision != s->precision)
 		ret = jr_fail(e, -EINVAL, "precision %d, not the survey's %d",
 			      doc.precision, s->precision);
@@ -298,6 +295,7 @@ int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
 	r->ok = !ret;
 out:
 	jr_rdoc_free(&doc);
+	json_decref(root);
 	return ret;
 }
 
