@@ -39,19 +39,20 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import yaml
 
 from jitpy.vm import runner as jitvm
-from tests.host import jrcli
+from tests.host import deblock, jrcli
 
 # make check runs these at nice 19 beside the guests: they time
 # nothing but their guests' minutes-long waits (SCRAPE_S)
 BESIDE_GUESTS = True
 
 TOP = jrcli.TOP
-DEB_DIR = os.path.join(TOP, "build", "deb")
+DEB_DIR = deblock.DEB_DIR
 E2E = os.path.join(TOP, "build", "e2e")
 MIRROR = os.environ.get("JITMOD_DEBIAN_MIRROR",
                         "http://deb.debian.org/debian")
@@ -124,12 +125,21 @@ class Installed:
         cls.root = os.path.join(E2E, cls.rel)
         with open(os.path.join(TOP, "VERSION")) as f:
             cls.ver = f.read().strip()
-        debs = [os.path.join(DEB_DIR, f"jitread_{cls.ver}_amd64.deb"),
-                os.path.join(DEB_DIR, f"jitmod-dkms_{cls.ver}_all.deb")]
-        if not all(os.path.exists(d) for d in debs):
-            rc, _, err = run(["make", "-s", "-C", TOP, "deb"])
-            if rc:
-                raise AssertionError(f"make deb: {err[-3000:]}")
+        names = [f"jitread_{cls.ver}_amd64.deb",
+                 f"jitmod-dkms_{cls.ver}_all.deb"]
+        # a copy of its own, taken whole: test_deb may be rebuilding
+        # build/deb in the other lane
+        cls.debs_dir = tempfile.mkdtemp(prefix="jitmod-e2e-debs-")
+        debs = [os.path.join(cls.debs_dir, n) for n in names]
+        with deblock.held():
+            if not all(os.path.exists(os.path.join(DEB_DIR, n))
+                       for n in names):
+                rc, _, err = run(["make", "-s", "-C", TOP, "deb"])
+                if rc:
+                    raise AssertionError(f"make deb: {err[-3000:]}")
+            for n in names:
+                shutil.copyfile(os.path.join(DEB_DIR, n),
+                                os.path.join(cls.debs_dir, n))
         base = ROOT_SUITE[cls.suite]
         shutil.rmtree(cls.root, ignore_errors=True)
         os.makedirs(E2E, exist_ok=True)
@@ -169,6 +179,7 @@ class Installed:
     @classmethod
     def tearDownClass(cls):
         shutil.rmtree(getattr(cls, "root", ""), ignore_errors=True)
+        shutil.rmtree(getattr(cls, "debs_dir", ""), ignore_errors=True)
 
     def chroot(self, *argv):
         """A command in the root, with /proc for dkms and apt's hooks."""
