@@ -9,9 +9,10 @@ come first: it builds the modules for the kernel matrix, then runs the
 boots on deterministic time that it claims before the guests' lane does
 (nothing the host does shows in an icount guest's time), then the host
 tests that set BESIDE_GUESTS (they time nothing and run no sampler),
-then, from a leaf with an eighth of the guests' weight, the smoke suite
-in one boot of each of the matrix's kernels (its checks are counts, and
-bounds that hold while a guest waits its turn for a CPU).
+each class that it claims before the guests' lane does, then, from a
+leaf with an eighth of the guests' weight, the smoke suite in one boot
+of each of the matrix's kernels (its checks are counts, and bounds that
+hold while a guest waits its turn for a CPU).
 It prints TAP, which check.py numbers into the whole run's once its own
 lane is done.
 
@@ -29,7 +30,7 @@ import time
 import jitpy
 from jitpy import cpugroup
 from jitpy.harness import cpu
-from jitpy.harness.guests import chosen, run_icount, run_smoke
+from jitpy.harness.guests import chosen, claim, run_icount, run_smoke
 from jitpy.harness.tap import Tally, run_host_tests
 
 LANE_DIR = os.path.join(jitpy.TOP, "build", "check")
@@ -75,7 +76,7 @@ def main(argv):
     # take only what the guests' lane leaves, and however long they wait,
     # nothing of it shows in their guests' time
     run_icount(tally, flavours, CLAIMS)
-    run_host_tests(tally, "beside")
+    run_host_tests(tally, "beside", take=lambda name: claim(CLAIMS, name))
     # the smoke suite's bounds hold while a guest waits its turn for a
     # CPU, not while it waits seconds, as an idle group's can
     print(f"# {cpugroup.join(run, 'smoke', share=SMOKE_SHARE)}", flush=True)

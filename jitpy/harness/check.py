@@ -11,8 +11,10 @@ the suite's tests on deterministic time (one boot per kernel), and the
 host tests that time nothing; then, from a subgroup with an eighth of
 the guests' weight, the smoke suite on each kernel of the matrix
 (jitpy/cpugroup.py says why groups, and not nice values).  Each smoke
-and deterministic boot goes to the lane that claims it first, so a lane
-that finishes early takes what the other has not begun.  Once both are
+and deterministic boot, and each class of the host tests that time
+nothing, goes to the lane that claims it first, so a lane that finishes
+early takes what the other has not begun: the guests' lane ends with
+those host tests.  Once both are
 done, the host tests that compare measurements taken apart in time run
 alone.
 
@@ -35,7 +37,7 @@ from jitpy import cpugroup
 from jitpy.harness import cpu
 from jitpy.harness.beside import CLAIMS, LANE_DIR, MODULES_DONE
 from jitpy.harness.guests import (HOST_PROGS, SUITE_GEN, WIDE_BOOTS,
-                                  chosen, run_icount, run_smoke,
+                                  chosen, claim, run_icount, run_smoke,
                                   run_vm_suite)
 from jitpy.harness.tap import Tally, replay, run_host_tests
 
@@ -135,6 +137,9 @@ def main():
         await_modules(lane)
         timed("smoke boots the lane had not claimed", run_smoke, tally,
               rows, CLAIMS)
+        timed("host tests beside the guests that the lane had not claimed",
+              run_host_tests, tally, "beside",
+              lambda name: claim(CLAIMS, name))
         join_lane(tally, lane)
     finally:
         stop_lane(lane)

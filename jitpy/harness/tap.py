@@ -162,22 +162,38 @@ def _flat(suite):
             yield test
 
 
-def run_host_tests(tally, lane):
+def claimed_groups(tests, take):
+    """tests, one group per class, longest first (its CHECK_S: about the
+    seconds it takes in make check, 0 if unsaid), of the classes that
+    take(their name) lets this lane run."""
+    by_class = {}
+    for test in tests:
+        by_class.setdefault(type(test), []).append(test)
+    order = sorted(by_class, key=lambda c: -getattr(c, "CHECK_S", 0))
+    return [by_class[c] for c in order
+            if take(f"host-{c.__module__}.{c.__qualname__}")]
+
+
+def run_host_tests(tally, lane, take=None):
     """Every tests/host/test_*.py test whose lane_of() is lane, through
-    unittest."""
+    unittest.  With take, class by class (claimed_groups): two lanes
+    whose take() share one set of claims each run the classes the other
+    has not begun."""
     if lane not in LANES:
         raise ValueError(f"run_host_tests: no lane {lane!r}")
     found = unittest.defaultTestLoader.discover(
         os.path.join(TOP, "tests", "host"), top_level_dir=TOP)
-    suite = unittest.TestSuite(t for t in _flat(found)
-                               if lane_of(t) == lane)
+    tests = [t for t in _flat(found) if lane_of(t) == lane]
+    groups = claimed_groups(tests, take) if take else [tests]
     # a class of this run's own: a host test that runs host tests (the
     # harness's) must not take the results of the run around it
-    result = type("_RunResult", (_TapResult,), {
-        "tally": tally, "last": (time.monotonic(), cpu.used())})
+    result = type("_RunResult", (_TapResult,), {"tally": tally})
     with open(os.devnull, "w") as devnull:
-        unittest.TextTestRunner(stream=devnull, resultclass=result,
-                                verbosity=0).run(suite)
+        for group in groups:
+            result.last = (time.monotonic(), cpu.used())
+            unittest.TextTestRunner(stream=devnull, resultclass=result,
+                                    verbosity=0).run(
+                                        unittest.TestSuite(group))
 
 
 RESULT = re.compile(r"^(not )?ok \d+ (.*?)"

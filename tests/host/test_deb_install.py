@@ -114,6 +114,10 @@ class Installed:
     """One kernel's root: built once, then each step checked in order."""
     FLAVOUR = None
     LAST = False
+    # make check's lanes begin the longest classes first (jitpy/harness/
+    # tap.py): a root, DKMS at install and two boots under TCG, about
+    # 400-550 s each in a check
+    CHECK_S = 450
 
     @classmethod
     def setUpClass(cls):

@@ -230,6 +230,50 @@ class Lane(unittest.TestCase):
         with self.assertRaises(ValueError):
             tap.run_host_tests(tap.Tally(), "besides")
 
+    def test_each_host_class_goes_to_the_lane_that_claims_it_first(self):
+        """Class by class, longest first by CHECK_S; a class that one
+        lane claimed, the other does not run."""
+        class Short(unittest.TestCase):
+            BESIDE_GUESTS = True
+
+            def test_a(self):
+                pass
+
+            def test_b(self):
+                pass
+
+        class Long(Short):
+            CHECK_S = 300
+
+        class Plain(unittest.TestCase):
+            def test_x(self):
+                pass
+
+        def suite():
+            return unittest.TestSuite(
+                [Short("test_a"), Plain("test_x"), Long("test_a"),
+                 Short("test_b"), Long("test_b")])
+
+        with tempfile.TemporaryDirectory() as d:
+            def take(name):
+                return guests.claim(d, name)
+
+            # the other lane began Short
+            self.assertTrue(take(f"host-{__name__}.{Short.__qualname__}"))
+            first, second = tap.Tally(), tap.Tally()
+            with mock.patch.object(tap.unittest.defaultTestLoader,
+                                   "discover", side_effect=[suite(),
+                                                            suite()]), \
+                    mock.patch("builtins.print"):
+                tap.run_host_tests(first, "beside", take=take)
+                tap.run_host_tests(second, "beside", take=take)
+        self.assertEqual(sorted(first.cpu), [f"host: {Long(t).id()}"
+                                             for t in ("test_a", "test_b")])
+        self.assertEqual((first.passed, second.n), (2, 0))
+        groups = tap.claimed_groups(list(tap._flat(suite())),
+                                    lambda name: True)
+        self.assertEqual([type(g[0]) for g in groups], [Long, Short, Plain])
+
 
 # a grandchild that spins SPIN_S of CPU, then waits to be read
 SPIN_S = 0.5
