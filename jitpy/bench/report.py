@@ -482,6 +482,12 @@ def pipeline_lines(p):
         out.append(f"{name}: " + ", ".join(
             f"{fig_name(k)} {v} ns ({v / f[k]:.2f}x)" for k, v in figs
             if v is not None))
+    if "slow" in p:
+        out.append(f"messages over {p['slow_ns'] / 1000:g} us in transit, "
+                   "by the step that held them (publication, poll, "
+                   "stamp): " + "; ".join(
+                       f"{who} {s['publish']}, {s['poll']}, {s['stamp']}"
+                       for who, s in p["slow"].items()))
     acc = p["transit"].get("accumulator transit")
     if acc:
         ratio = acc["p50_ns"] / f["50"]

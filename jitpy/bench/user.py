@@ -121,6 +121,7 @@ def pipeline(secs, tmp, rounds=PIPE_ROUNDS):
             "runs": runs, "judged": j,
             "floor_ns": {k: v * ns for k, v in floor["one_way_cyc"].items()},
             "floor_p50_runs_ns": p50,
+            "slow_ns": p["slow_ns"], "slow": p["slow"],
             "cost_ns": {k[:-4]: floor[k] * ns
                         for k in ("rdtsc_cyc", "lfence_rdtsc_cyc",
                                   "pause_cyc")},

@@ -171,6 +171,20 @@ class Figures(unittest.TestCase):
         self.assertEqual(bench_report.runs_lines({"runs": runs[:1],
                                                   "judged": 0}), [])
 
+    def test_pipeline_slow_messages_by_step(self):
+        p = {"cpus": "0-1", "wait": "yield,spin,yield", "shared": True,
+             "produced": 10, "verdict": "verified: all", "runs": [],
+             "judged": 0, "floor_p50_runs_ns": [80],
+             "floor_ns": {k: 80 for k in bench_report.FIGS},
+             "cost_ns": {"rdtsc": 9, "lfence_rdtsc": 12, "pause": 30},
+             "transit": {}, "slow_ns": 10000,
+             "slow": {"accumulator": {"publish": 1, "poll": 20, "stamp": 3},
+                      "journaller": {"publish": 0, "poll": 5, "stamp": 7}}}
+        self.assertIn("messages over 10 us in transit, by the step that "
+                      "held them (publication, poll, stamp): accumulator "
+                      "1, 20, 3; journaller 0, 5, 7",
+                      bench_report.pipeline_lines(p))
+
     def test_attach_loss_is_the_median_round_and_cost_per_event(self):
         rs = [{"bare": 2.0, "attached": 1.98, "events": 1000, "ns": 1e9,
                "bpf_ns": 1e6},

@@ -54,6 +54,15 @@ class CommonC(unittest.TestCase):
         self.assertEqual(build_and_run("poll_test", ["kernel/jr_poll.c"]),
                          (0, "ok\n"))
 
+    def test_pipeline_slow_message_step(self):
+        """The step a slow pipeline message is filed under
+        (tests/host/c/pipe_step_test.c): publication, the consumer's poll
+        or its stamp, whichever held it longest."""
+        self.assertEqual(build_and_run("pipe_step_test",
+                                       ["usamp/jr_pipe.c",
+                                        "usamp/jr_journal.c"],
+                                       libs=["-lm"]), (0, "ok\n"))
+
     def test_auto_analysis(self):
         """-a's account of a stop (tests/host/c/auto_test.c): what ran
         inside the gap, and the source to act on."""

@@ -495,6 +495,29 @@ class Transit(unittest.TestCase):
             [exe, "0", "1"], capture_output=True, text=True, check=True,
             timeout=60).stdout)["one_way_cyc"]["min"]
 
+    def test_slow_messages_filed_by_step(self):
+        """An accumulator that sleeps 10 us between empty polls leaves
+        most messages over 10 us in transit, and files most of those
+        under its poll: they were published, and waited for it to look.
+        Every slow message is filed once: the steps add up to the
+        transit histogram's count over 10 us."""
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "p.json")
+            rc, _, err = jrcli.jitread("user", "-c", "0-1", "-d", "1s", "-q",
+                                       "--wait", "yield,sleep,yield",
+                                       "--json", out)
+            self.assertEqual(rc, 0, err)
+            p = jrjson.load(out)["pipeline"]
+        self.assertEqual(p["slow_ns"], 10000)
+        acc = p["slow"]["accumulator"]
+        hist = p["histograms"]["accumulator transit"]
+        over = sum(n for v, n in hist["slots"] if v > p["slow_ns"])
+        near = sum(n for v, n in hist["slots"]
+                   if abs(v - p["slow_ns"]) <= p["slow_ns"] / 100)
+        self.assertGreater(over, hist["count"] / 2, hist["percentiles_ns"])
+        self.assertLessEqual(abs(sum(acc.values()) - over), near, (acc, over))
+        self.assertGreater(acc["poll"], sum(acc.values()) / 2, acc)
+
 
 @unittest.skipIf(usable(), usable())
 class Journal(unittest.TestCase):

@@ -182,7 +182,7 @@ void jr_sample_phase(struct jr_udoc *d, struct jr_ubpf *b, uint64_t ns)
 static void jr_pipe_merge(struct jr_udoc *d, struct jr_pipe_result *r)
 {
 	struct jr_pipe_result *m = &d->r.pipe;
-	int i;
+	int i, k;
 
 	if (!d->r.pipe_rounds++) {
 		*m = *r; /* takes ownership of the histograms */
@@ -194,6 +194,9 @@ static void jr_pipe_merge(struct jr_udoc *d, struct jr_pipe_result *r)
 		m->journal_entries += r->journal_entries;
 		m->journal_kept += r->journal_kept;
 		m->elapsed_s += r->elapsed_s;
+		for (i = 0; i < 2; i++)
+			for (k = 0; k < JR_STEP_NR; k++)
+				m->slow[i][k] += r->slow[i][k];
 		for (i = 0; i < JR_PH_NR; i++)
 			if (jr_hist_merge(&m->hist[i], &r->hist[i]))
 				jr_die(JR_EXIT_RUN, "out of memory");

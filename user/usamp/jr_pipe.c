@@ -46,6 +46,8 @@ const char *const jr_pipe_hist_names[JR_PH_NR] = {
 	"journaller transit",
 	"journaller inter-message",
 };
+const char *const jr_pipe_step_names[JR_STEP_NR] = { "publish", "poll",
+						     "stamp" };
 
 struct jr_seq {
 	volatile uint64_t v;
@@ -294,22 +296,46 @@ static void jr_journal_put(const struct jr_consumer *c, const struct jr_slot *s,
 	e->publish_tsc = s->tsc;
 }
 
+/*
+ * jr_pipe_step - the step that held a message longest: stamped at stamp;
+ * not published yet at the consumer's last empty poll, empty (0: none);
+ * seen published by the poll at seen; stamped by the consumer at t.
+ */
+enum jr_pipe_step jr_pipe_step(uint64_t stamp, uint64_t empty, uint64_t seen,
+			       uint64_t t)
+{
+	uint64_t from = empty > stamp ? empty : stamp;
+	uint64_t publish = from - stamp;
+	uint64_t poll = seen > from ? seen - from : 0;
+	uint64_t work = t > seen ? t - seen : 0;
+
+	if (publish >= poll && publish >= work)
+		return JR_STEP_PUBLISH;
+	return poll >= work ? JR_STEP_POLL : JR_STEP_STAMP;
+}
+
 /* jr_consume - one consumer's loop. */
 static void jr_consume(const struct jr_consumer *c)
 {
 	struct jr_pipe *p = c->pipe;
 	enum jr_wait wait = p->cfg->wait[c->thread];
-	uint64_t next = 0, avail, sum = 0, t, prev = 0, d;
+	uint64_t next = 0, avail, sum = 0, t, prev = 0, d, now, empty = 0, seen;
+	uint64_t slow_cyc = JR_PIPE_SLOW_NS / p->ns_per_cyc;
+	uint64_t slow[JR_STEP_NR] = { 0 };
 	const struct jr_slot *s;
+	int k;
 
 	for (;;) {
 		avail = jr_load(&p->cursor);
+		now = jr_rdtsc_after_loads();
 		if (avail == next) {
 			if (jr_load(&p->done) && jr_load(&p->cursor) == next)
 				break;
+			empty = now;
 			jr_wait_once(wait);
 			continue;
 		}
+		seen = now;
 		for (; next < avail; next++) {
 			s = &p->slots[next & p->mask];
 			t = jr_rdtsc_after_loads();
@@ -321,6 +347,9 @@ static void jr_consume(const struct jr_consumer *c)
 						       (t - prev) *
 							       p->ns_per_cyc);
 				prev = t;
+				if (d > slow_cyc)
+					slow[jr_pipe_step(s->tsc, empty, seen,
+							  t)]++;
 			}
 			sum = jr_journal_mix(sum, s->payload);
 			if (c->journal)
@@ -330,6 +359,8 @@ static void jr_consume(const struct jr_consumer *c)
 	}
 	p->res->consumed[c->idx] = next;
 	p->res->checksum[c->idx] = sum;
+	for (k = 0; k < JR_STEP_NR; k++)
+		p->res->slow[c->idx][k] = slow[k];
 }
 
 static void *jr_consumer(void *arg)

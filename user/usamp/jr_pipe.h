@@ -46,6 +46,17 @@ enum jr_pipe_hist {
 
 extern const char *const jr_pipe_hist_names[JR_PH_NR];
 
+/*
+ * A slow message (a transit over JR_PIPE_SLOW_NS), by the step that held
+ * it longest: stamped but not yet seen published at the consumer's last
+ * empty poll; published but not yet seen, the consumer's poll; seen but
+ * not yet stamped, the consumer's work on the messages before it.
+ */
+#define JR_PIPE_SLOW_NS 10000
+enum jr_pipe_step { JR_STEP_PUBLISH, JR_STEP_POLL, JR_STEP_STAMP, JR_STEP_NR };
+
+extern const char *const jr_pipe_step_names[JR_STEP_NR];
+
 struct jr_pipe_cfg {
 	int cpu[JR_NR_PT];
 	bool shared; /* two threads on one CPU */
@@ -72,6 +83,7 @@ struct jr_pipe_result {
 	bool verified;
 	char verdict[160];
 	struct jr_hist hist[JR_PH_NR];
+	uint64_t slow[2][JR_STEP_NR]; /* accumulator, journaller */
 	double elapsed_s;
 };
 
@@ -82,5 +94,7 @@ int jr_pipe_place(const unsigned char *cpus, const enum jr_wait *wait,
 int jr_pipe_run(const struct jr_pipe_cfg *cfg, struct jr_pipe_result *res,
 		struct jr_err *e);
 void jr_pipe_free(struct jr_pipe_result *res);
+enum jr_pipe_step jr_pipe_step(uint64_t stamp, uint64_t empty, uint64_t seen,
+			       uint64_t t);
 
 #endif /* JR_PIPE_H */

@@ -188,7 +188,7 @@ static void jr_json_pipeline(FILE *out, const struct jr_ureport *d)
 	const struct jr_pipe_cfg *c = &d->pcfg;
 	const struct jr_pipe_result *r = &d->pipe;
 	char wait[32];
-	int i;
+	int i, k;
 
 	fprintf(out,
 		",\n  \"pipeline\": {\"cpus\": {\"producer\": %d, \"accumulator\": %d, \"journaller\": %d}"
@@ -212,6 +212,16 @@ static void jr_json_pipeline(FILE *out, const struct jr_ureport *d)
 		r->journal_capacity,
 		d->pipe_verified_rounds == d->pipe_rounds ? "true" : "false");
 	jr_json_str(out, d->pipe_verdict);
+	fprintf(out, ",\n    \"slow_ns\": %d, \"slow\": {", JR_PIPE_SLOW_NS);
+	for (i = 0; i < 2; i++) {
+		fprintf(out, "%s\"%s\": {", i ? ", " : "",
+			jr_pipe_thread_names[JR_ACCUMULATOR + i]);
+		for (k = 0; k < JR_STEP_NR; k++)
+			fprintf(out, "%s\"%s\": %" PRIu64, k ? ", " : "",
+				jr_pipe_step_names[k], r->slow[i][k]);
+		fprintf(out, "}");
+	}
+	fprintf(out, "}");
 	fprintf(out, ",\n    \"histograms\": {");
 	for (i = 0; i < JR_PH_NR; i++) {
 		fprintf(out, "%s\n      ", i ? "," : "");
