@@ -165,13 +165,15 @@ def _flat(suite):
 def claimed_groups(tests, take):
     """tests, one group per class, longest first (its CHECK_S: about the
     seconds it takes in make check, 0 if unsaid), of the classes that
-    take(their name) lets this lane run."""
+    take(their name) lets this lane run: each claimed as it is reached,
+    once the one before has run, so that the other lane may take the
+    rest meanwhile."""
     by_class = {}
     for test in tests:
         by_class.setdefault(type(test), []).append(test)
-    order = sorted(by_class, key=lambda c: -getattr(c, "CHECK_S", 0))
-    return [by_class[c] for c in order
-            if take(f"host-{c.__module__}.{c.__qualname__}")]
+    for c in sorted(by_class, key=lambda c: -getattr(c, "CHECK_S", 0)):
+        if take(f"host-{c.__module__}.{c.__qualname__}"):
+            yield by_class[c]
 
 
 def run_host_tests(tally, lane, take=None):

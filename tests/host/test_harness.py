@@ -245,6 +245,10 @@ class Lane(unittest.TestCase):
         class Long(Short):
             CHECK_S = 300
 
+            def test_a(self):
+                # claimed as it is reached: Short not yet, when Long runs
+                claims.append(sorted(os.listdir(d)))
+
         class Plain(unittest.TestCase):
             def test_x(self):
                 pass
@@ -254,12 +258,12 @@ class Lane(unittest.TestCase):
                 [Short("test_a"), Plain("test_x"), Long("test_a"),
                  Short("test_b"), Long("test_b")])
 
+        claims = []
+        long_id = f"host-{__name__}.{Long.__qualname__}"
         with tempfile.TemporaryDirectory() as d:
             def take(name):
                 return guests.claim(d, name)
 
-            # the other lane began Short
-            self.assertTrue(take(f"host-{__name__}.{Short.__qualname__}"))
             first, second = tap.Tally(), tap.Tally()
             with mock.patch.object(tap.unittest.defaultTestLoader,
                                    "discover", side_effect=[suite(),
@@ -267,9 +271,16 @@ class Lane(unittest.TestCase):
                     mock.patch("builtins.print"):
                 tap.run_host_tests(first, "beside", take=take)
                 tap.run_host_tests(second, "beside", take=take)
-        self.assertEqual(sorted(first.cpu), [f"host: {Long(t).id()}"
-                                             for t in ("test_a", "test_b")])
-        self.assertEqual((first.passed, second.n), (2, 0))
+        self.assertEqual((first.passed, second.n), (4, 0))
+        # Short was not yet claimed while Long ran
+        self.assertEqual(claims, [[long_id]])
+        # a class the other lane began is not run
+        with tempfile.TemporaryDirectory() as d:
+            self.assertTrue(guests.claim(
+                d, f"host-{__name__}.{Short.__qualname__}"))
+            groups = list(tap.claimed_groups(
+                list(tap._flat(suite())), lambda n: guests.claim(d, n)))
+        self.assertEqual([type(g[0]) for g in groups], [Long, Plain])
         groups = tap.claimed_groups(list(tap._flat(suite())),
                                     lambda name: True)
         self.assertEqual([type(g[0]) for g in groups], [Long, Short, Plain])
