@@ -299,7 +299,8 @@ static void jr_journal_put(const struct jr_consumer *c, const struct jr_slot *s,
 /*
  * jr_pipe_step - the step that held a message longest: stamped at stamp;
  * not published yet at the consumer's last empty poll, empty (0: none);
- * seen published by the poll at seen; stamped by the consumer at t.
+ * seen published by the poll whose batch the consumer began stamping at
+ * seen; stamped by the consumer at t.
  */
 enum jr_pipe_step jr_pipe_step(uint64_t stamp, uint64_t empty, uint64_t seen,
 			       uint64_t t)
@@ -319,7 +320,7 @@ static void jr_consume(const struct jr_consumer *c)
 {
 	struct jr_pipe *p = c->pipe;
 	enum jr_wait wait = p->cfg->wait[c->thread];
-	uint64_t next = 0, avail, sum = 0, t, prev = 0, d, now, empty = 0, seen;
+	uint64_t next = 0, avail, sum = 0, t, prev = 0, d, empty = 0, seen;
 	uint64_t slow_cyc = JR_PIPE_SLOW_NS / p->ns_per_cyc;
 	uint64_t slow[JR_STEP_NR] = { 0 };
 	const struct jr_slot *s;
@@ -327,18 +328,22 @@ static void jr_consume(const struct jr_consumer *c)
 
 	for (;;) {
 		avail = jr_load(&p->cursor);
-		now = jr_rdtsc_after_loads();
 		if (avail == next) {
 			if (jr_load(&p->done) && jr_load(&p->cursor) == next)
 				break;
-			empty = now;
+			/*
+			 * unordered: no later than the load that found
+			 * nothing, so publication is never overstated
+			 */
+			empty = jr_rdtsc();
 			jr_wait_once(wait);
 			continue;
 		}
-		seen = now;
-		for (; next < avail; next++) {
+		for (seen = 0; next < avail; next++) {
 			s = &p->slots[next & p->mask];
 			t = jr_rdtsc_after_loads();
+			if (!seen)
+				seen = t;
 			d = t > s->tsc ? t - s->tsc : 0;
 			if (!s->flags) {
 				jr_hist_record(c->transit, d * p->ns_per_cyc);

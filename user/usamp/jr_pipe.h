@@ -49,8 +49,9 @@ extern const char *const jr_pipe_hist_names[JR_PH_NR];
 /*
  * A slow message (a transit over JR_PIPE_SLOW_NS), by the step that held
  * it longest: stamped but not yet seen published at the consumer's last
- * empty poll; published but not yet seen, the consumer's poll; seen but
- * not yet stamped, the consumer's work on the messages before it.
+ * empty poll; published but not yet seen, the consumer's poll (up to its
+ * stamp of the batch's first message); seen but not yet stamped, the
+ * consumer's work on the messages before it in the batch.
  */
 #define JR_PIPE_SLOW_NS 10000
 enum jr_pipe_step { JR_STEP_PUBLISH, JR_STEP_POLL, JR_STEP_STAMP, JR_STEP_NR };
