@@ -14,9 +14,8 @@ the guests' weight, the smoke suite on each kernel of the matrix
 and deterministic boot, and each class of the host tests that time
 nothing, goes to the lane that claims it first, so a lane that finishes
 early takes what the other has not begun: the guests' lane ends with
-those host tests.  Once both are
-done, the host tests that compare measurements taken apart in time run
-alone.
+those host tests.  Once both are done, the host tests that compare
+measurements taken apart in time run alone.
 
 Prints one TAP line per test, each with its wall time and, where
 measured, its CPU time ('# 1.2 s, CPU 2.0 s'); the lane's are numbered
