@@ -4,10 +4,11 @@ CPU 1: idle and slow clients, however many, delay a scrape by less than a
 second; one address holds at most 8 connections; the server runs in a
 process of its own, under an id no other process has, with every
 capability set empty, under a seccomp filter and a memory limit, and
-dies with serve; it outlives a stop and continue; serve starts another
-when it dies, at most 5 times, and the new one serves rounds of
-concurrent scrapes; serve ends on SIGTERM within seconds even when its
-server is stopped; and serve takes a socket that systemd passes.  (Its
+dies with serve; it outlives a stop and continue, and waits for serve's
+first refresh however long that takes; serve starts another when it
+dies, at most 5 times, and the new one serves rounds of concurrent
+scrapes; serve ends on SIGTERM within seconds even when its server is
+stopped; and serve takes a socket that systemd passes.  (Its
 back-off when accept fails, and stalled readers, are tested on the loop
 itself, tests/host/c/http_test.c and http_slow_test.c.)"""
 
@@ -31,6 +32,9 @@ from tests.host import jrcli
 CPU = 1
 PER_PEER = 8
 SCRAPE_S = 1.0
+# the server's and serve's deadline for each send and read between them
+# (JR_SEP_EXCHANGE_MS)
+EXCHANGE_S = 5
 UNIT = os.path.join(jrcli.TOP, "dist", "jitread-serve.service")
 
 
@@ -124,9 +128,9 @@ def status(pid):
 
 @unittest.skipIf(usable(), usable())
 class ServeLoad(unittest.TestCase):
-    def start(self, *extra, prefix=()):
-        """jitread serve on a free port, its command after prefix:
-        (process, port)."""
+    def spawn(self, *extra, prefix=()):
+        """jitread serve on a free port, its command after prefix, just
+        started: (process, its ready file)."""
         tmp = tempfile.TemporaryDirectory()
         self.addCleanup(tmp.cleanup)
         self.tmp = tmp.name
@@ -138,10 +142,20 @@ class ServeLoad(unittest.TestCase):
                              stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, text=True)
         self.addCleanup(self.stop, p)
+        return p, ready
+
+    def serving(self, p, ready):
+        """The port serve says it serves on, once it is ready."""
         url = serving_url(p)
         self.assertTrue(url, "no serving line")
         wait_for(lambda: os.path.exists(ready), 30, "serve ready")
-        return p, int(url.rsplit(":", 1)[1].split("/")[0])
+        return int(url.rsplit(":", 1)[1].split("/")[0])
+
+    def start(self, *extra, prefix=()):
+        """jitread serve on a free port, its command after prefix, once
+        it serves: (process, port)."""
+        p, ready = self.spawn(*extra, prefix=prefix)
+        return p, self.serving(p, ready)
 
     @staticmethod
     def stop(p):
@@ -257,6 +271,55 @@ class ServeLoad(unittest.TestCase):
         err = self.stop(p)
         self.assertEqual(p.returncode, 0, err)
         self.assertIn("started again 0 time(s)", err)
+
+    def test_a_slow_first_refresh_keeps_its_server(self):
+        """serve's first refresh, before its go, can take longer than an
+        exchange may (a BPF load under TCG): the server waits for the go
+        as long as that takes.  serve is stopped while its server waits,
+        for longer than an exchange's deadline; the same server answers
+        after, and none was started again."""
+        for _ in range(5):
+            p, ready = self.spawn()
+            # before stop's SIGINT, should a check fail
+            self.addCleanup(p.send_signal, signal.SIGCONT)
+            child = self.waiting_server(p.pid, 30)
+            os.kill(p.pid, signal.SIGSTOP)
+            time.sleep(0.3)
+            # the go may have gone just before the stop: then again
+            if self.waiting_server(p.pid, 0) == child:
+                break
+            os.kill(p.pid, signal.SIGCONT)
+            self.stop(p)
+        else:
+            self.fail("serve never stopped before its server's go")
+        time.sleep(EXCHANGE_S + 1)
+        self.assertEqual(self.waiting_server(p.pid, 0), child,
+                         "the server did not wait for serve's go")
+        os.kill(p.pid, signal.SIGCONT)
+        port = self.serving(p, ready)
+        self.assertLess(self.scrape_time(port), SCRAPE_S)
+        self.assertEqual(server_of(p.pid), child)
+        err = self.stop(p)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertNotIn("starting another", err)
+        self.assertIn("started again 0 time(s)", err)
+
+    @staticmethod
+    def waiting_server(pid, secs):
+        """serve's server once it waits for the go (reads its end of the
+        pair, descriptor 4) within secs, else None."""
+        t0 = time.monotonic()
+        while True:
+            child = server_of(pid)
+            try:
+                with open(f"/proc/{child}/syscall") as f:
+                    if child and f.read().split()[:2] == ["0", "0x4"]:
+                        return child
+            except (FileNotFoundError, ProcessLookupError):
+                pass
+            if time.monotonic() - t0 >= secs:
+                return None
+            time.sleep(0.001)
 
     def test_a_dead_server_is_started_again(self):
         """serve starts another server process when one dies, says so,

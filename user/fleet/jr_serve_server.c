@@ -11,12 +11,13 @@
  * checks with capget that they are empty; sets a limit on its address
  * space, no_new_privs and a seccomp filter that allows the calls its
  * loop makes and kills it on any other; and dies with the thread that
- * started it.  It waits for serve's go (the first refresh is in), then
- * serves (common/jr_http_loop.c).  For a page it writes serve one byte,
- * the format, and reads back the page's length and bytes, within
- * JR_SEP_EXCHANGE_MS each way; an exchange that fails or runs late ends
- * the process (serve starts another).  At the end serve shuts its side
- * for writing; the server writes its counts and exits.
+ * started it.  It waits for serve's go (the first refresh is in), for
+ * as long as that takes, then serves (common/jr_http_loop.c).  For a
+ * page it writes serve one byte, the format, and reads back the page's
+ * length and bytes, within JR_SEP_EXCHANGE_MS each way; an exchange that
+ * fails or runs late ends the process (serve starts another).  At the
+ * end serve shuts its side for writing; the server writes its counts and
+ * exits.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -340,6 +341,23 @@ static int jr_sep_fds(int listen_fd, int pair_fd)
 	return close_range(JR_SEP_PAIR_FD + 1, ~0U, 0) ? -errno : 0;
 }
 
+/*
+ * jr_sep_go - wait for serve's go however long its first refresh takes
+ * (a BPF load under emulation can take longer than an exchange may): 0
+ * on the go, -1 when serve closed its side (it is ending) or sent
+ * something else.
+ */
+static int jr_sep_go(int fd)
+{
+	unsigned char go = 0;
+	ssize_t r;
+
+	do
+		r = read(fd, &go, 1);
+	while (r < 0 && (errno == EINTR || errno == EAGAIN));
+	return r == 1 && go == JR_SEP_GO ? 0 : -1;
+}
+
 void jr_sep_child(struct jr_http *h, pid_t parent, int pair_fd, uint32_t id)
 {
 	int fd = JR_SEP_PAIR_FD, ret;
@@ -366,7 +384,7 @@ void jr_sep_child(struct jr_http *h, pid_t parent, int pair_fd, uint32_t id)
 					 strerror(-ret));
 		_exit(JR_SEP_EXIT_SETUP);
 	}
-	if (jr_sep_full(fd, &go, 1, false) || go != JR_SEP_GO)
+	if (jr_sep_go(fd))
 		_exit(0);
 	h->fd = JR_SEP_LISTEN_FD;
 	h->stop[0] = fd;
