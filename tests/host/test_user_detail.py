@@ -14,6 +14,7 @@ source; the IPI with the CPU that asked.
 """
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -26,7 +27,12 @@ from jitpy.formats import report as jrjson
 from tests.host import jrcli, test_user
 
 CPU = 1
+# the sampler runs RUN_S at least, and on until WRITES writes of REFRESH
+# are done inside it, however long the host's load makes one take; at
+# most LIMIT_S
 RUN_S = 3
+WRITES = 3
+LIMIT_S = 60
 REFRESH = "/proc/sys/vm/stat_refresh"
 
 HELPER = (
@@ -108,7 +114,7 @@ class UserDetail(unittest.TestCase):
         helper = subprocess.Popen([sys.executable, "-c", HELPER])
         try:
             jr = subprocess.Popen(
-                [jrcli.JITREAD, "user", "-c", str(CPU), "-d", f"{RUN_S}s",
+                [jrcli.JITREAD, "user", "-c", str(CPU), "-d", f"{LIMIT_S}s",
                  "--no-pipeline", "-q", "--json", out, "--ready-file",
                  ready], stderr=subprocess.PIPE, text=True)
             end = time.monotonic() + 30
@@ -116,7 +122,8 @@ class UserDetail(unittest.TestCase):
                     time.monotonic() < end:
                 time.sleep(0.05)
             # the work items come from the sampler's start to its end,
-            # however long the perf helper takes beside them
+            # which waits for the perf helper and for WRITES writes
+            start = time.monotonic()
             stop = threading.Event()
             cls.writes = []
             writer = threading.Thread(target=refresh_until,
@@ -126,6 +133,12 @@ class UserDetail(unittest.TestCase):
                 cls.perf = subprocess.run([sys.executable, "-c", PERF,
                                            str(PERF_N)], capture_output=True,
                                           text=True)
+                while jr.poll() is None and (
+                        len(cls.writes) < WRITES or
+                        time.monotonic() - start < RUN_S):
+                    time.sleep(0.05)
+                if jr.poll() is None:
+                    jr.send_signal(signal.SIGINT)
                 _, cls.err = jr.communicate()
             finally:
                 stop.set()
@@ -173,8 +186,10 @@ class UserDetail(unittest.TestCase):
         got = self.rows(lambda s: s.startswith(f"thread:kworker/{CPU}:"))
         kworkers = [(s["source"], s["count"]) for s in self.cpu["sources"]
                     if s["source"].startswith("thread:kworker/")]
+        # each write done ran the item on CPU 1 inside the window; one
+        # may run while another thread holds the sampler off its CPU
         self.assertGreaterEqual(
-            got.get("work:refresh_vm_stats", 0), 2,
+            got.get("work:refresh_vm_stats", 0), WRITES - 1,
             f"details {got}; {len(self.writes)} writes of {REFRESH}, "
             f"each done in (s) {self.writes}; the kworkers seen "
             f"{kworkers}")
