@@ -13,11 +13,12 @@ apt-get purge then leaves no file of ours behind.
 
 Each root has its release's systemd (252 in Debian 12, 257 in Debian
 13) and dbus: the guest boots once, with systemd as PID 1 (jitvm --init
-systemd), and tests/host/guest/serve_systemd.sh first loads jitmod and
-prints that report, then runs
-jitread-serve.service and .socket as shipped: enabled with
-JITREAD_SERVE_OPTS naming CPU 1, on jitmod and on the user sampler,
-each answers a scrape within SCRAPE_S (TCG), still answers from the same
+systemd), on deterministic time (--clock icount), so that the host's
+load moves none of the times it bounds.  There
+tests/host/guest/serve_systemd.sh first loads jitmod and prints that
+report, then runs jitread-serve.service and .socket as shipped: enabled
+with JITREAD_SERVE_OPTS naming CPU 1, on jitmod and on the user sampler,
+each answers a scrape within SCRAPE_S, still answers from the same
 server process after systemctl freeze and thaw, and stops inactive with
 status 0 and jitmod's settings put back.  On the user sampler its
 server, killed with SIGKILL while four clients scrape, is replaced and
@@ -47,8 +48,9 @@ import yaml
 from jitpy.vm import runner as jitvm
 from tests.host import deblock, jrcli
 
-# make check runs these at nice 19 beside the guests: they time
-# nothing but their guests' minutes-long waits (SCRAPE_S)
+# make check runs these at nice 19 beside the guests: what they time,
+# their guest times on deterministic time, where the host's load is not
+# seen
 BESIDE_GUESTS = True
 
 TOP = jrcli.TOP
@@ -61,7 +63,7 @@ ROOT_SUITE = {"bullseye": "bookworm", "bookworm-backports": "bookworm",
               "trixie-backports": "trixie"}
 # what of ours must be gone after apt purge, besides the dpkg database
 OURS = ("jitread", "jitmod")
-# a first scrape under TCG, from the unit's start
+# a first scrape, in guest seconds from the unit's start
 SCRAPE_S = 180
 GUEST_SCRIPT = os.path.join(TOP, "tests", "host", "guest",
                             "serve_systemd.sh")
@@ -74,6 +76,8 @@ def why_not():
     for tool in ("mmdebstrap", "qemu-system-x86_64", "busybox", "unshare"):
         if not shutil.which(tool):
             return f"{tool} missing (make deps)"
+    if not os.access(jitvm.ICOUNT_QEMU, os.X_OK):
+        return f"no QEMU for deterministic time: {jitvm.ICOUNT_HINT}"
     rows = jitvm.kernel_matrix()
     if rows is None:
         return "no build/kernels/status.tsv: run make kernels"
@@ -183,9 +187,9 @@ class Installed:
     FLAVOUR = None
     LAST = False
     # make check's lanes begin the longest classes first (jitpy/harness/
-    # tap.py): a root, DKMS at install and two boots under TCG, about
-    # 400-550 s each in a check
-    CHECK_S = 450
+    # tap.py): a root, DKMS at install and a boot on deterministic time,
+    # whose single-threaded TCG makes it the longest: about 700 s alone
+    CHECK_S = 700
 
     @classmethod
     def setUpClass(cls):
@@ -313,16 +317,17 @@ class Installed:
         return run([sys.executable, "-m", "jitpy.vm", "-q", "--root",
                     self.root, "--init", init, "-k",
                     os.path.join(self.root, "boot", f"vmlinuz-{self.rel}"),
-                    "-s", "2", "-t", f"{limit_min}m", "-C", "/", "--",
+                    "-s", "2", "--clock", "icount", "-t", f"{limit_min}m",
+                    "-C", "/", "--",
                     *argv], cwd=TOP, timeout=limit_min * 60 + 300)
 
     def systemd_boot(self):
-        """Over a minute, once per root: a boot under TCG whose PID 1 is
-        the root's systemd, where serve_systemd.sh loads jitmod and
-        prints a report, then starts, freezes, thaws and stops serve
-        through systemd on jitmod and on the user sampler, then socket
-        activation: (status, out, err), kept for the tests that read
-        it."""
+        """Over a minute, once per root: a boot on deterministic time
+        whose PID 1 is the root's systemd, where serve_systemd.sh loads
+        jitmod and prints a report, then starts, freezes, thaws and stops
+        serve through systemd on jitmod and on the user sampler, then
+        socket activation: (status, out, err), kept for the tests that
+        read it."""
         cls = type(self)
         if getattr(cls, "booted", None) is None:
             inside = "/root/serve_systemd.sh"
