@@ -12,6 +12,7 @@
 #include <linux/sched.h>
 #include <linux/types.h>
 #include "jitmod_abi.h"
+#include "jitmod_arch.h"
 #include "jitmod_kcompat.h"
 
 struct kvm_steal_time;

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * jitmod_conv.c - TSC cycles to and from ns and ps, at this boot's tsc_khz.
+ * jitmod_conv.c - counter cycles to and from ns and ps, at jit_cyc_khz().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/math64.h>
 #include <linux/time64.h>
-#include <asm/tsc.h>
 #include "jitmod.h"
 
 /*
@@ -19,29 +18,29 @@
  */
 static u64 jit_max_cyc_ns, jit_max_cyc_ps;
 
-/* jit_conv_init - the conversion limits for this boot's tsc_khz. */
+/* jit_conv_init - the conversion limits for the counter's frequency. */
 void jit_conv_init(void)
 {
-	jit_max_cyc_ns = tsc_khz >= USEC_PER_SEC ? U64_MAX :
-			 div_u64(U64_MAX, USEC_PER_SEC) * tsc_khz;
-	jit_max_cyc_ps = div_u64(U64_MAX, NSEC_PER_SEC) * tsc_khz;
+	jit_max_cyc_ns = jit_cyc_khz() >= USEC_PER_SEC ? U64_MAX :
+			 div_u64(U64_MAX, USEC_PER_SEC) * jit_cyc_khz();
+	jit_max_cyc_ps = div_u64(U64_MAX, NSEC_PER_SEC) * jit_cyc_khz();
 }
 
 u64 jit_cyc_to_ns(u64 cyc)
 {
 	if (unlikely(cyc >= jit_max_cyc_ns))
 		return U64_MAX;
-	return mul_u64_u32_div(cyc, USEC_PER_SEC, tsc_khz);
+	return mul_u64_u32_div(cyc, USEC_PER_SEC, jit_cyc_khz());
 }
 
 u64 jit_cyc_to_ps(u64 cyc)
 {
 	if (unlikely(cyc >= jit_max_cyc_ps))
 		return U64_MAX;
-	return mul_u64_u32_div(cyc, NSEC_PER_SEC, tsc_khz);
+	return mul_u64_u32_div(cyc, NSEC_PER_SEC, jit_cyc_khz());
 }
 
 u64 jit_ns_to_cyc(u64 ns)
 {
-	return mul_u64_u32_div(ns, tsc_khz, USEC_PER_SEC);
+	return mul_u64_u32_div(ns, jit_cyc_khz(), USEC_PER_SEC);
 }

@@ -24,14 +24,13 @@
 #include <linux/timer.h>
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
-#include <asm/msr.h>
 #include "jitmod.h"
 #include "jitmod_trace.h"
 
 /* jit_detail_emit - write one detail that started at TSC @start. */
 static void jit_detail_emit(int kind, int cls, void *fn, u64 start)
 {
-	trace_detail(kind, cls, fn, 0, jit_cyc_to_ns(rdtsc() - start));
+	trace_detail(kind, cls, fn, 0, jit_cyc_to_ns(jit_cycles() - start));
 }
 
 /* Work items: they run in a kworker's thread window. */
@@ -44,7 +43,7 @@ static void jit_workqueue_execute_start(void *data, struct work_struct *work)
 		return;
 	jc->work_fn = work->func;
 	jc->work_pid = current->pid;
-	jc->work_start = rdtsc();
+	jc->work_start = jit_cycles();
 }
 
 /* The work item may be freed by now: only what the start saved is used. */
@@ -71,7 +70,7 @@ static void jit_timer_expire_entry(void *data, struct timer_list *timer,
 	if (!READ_ONCE(jc->sampling) || !jc->softirq.depth)
 		return;
 	jc->timer_fn = timer->function;
-	jc->timer_start = rdtsc();
+	jc->timer_start = jit_cycles();
 }
 
 static void jit_timer_expire_exit(void *data, struct timer_list *timer)
@@ -111,7 +110,7 @@ static void jit_hrtimer_expire_entry(void *data, struct hrtimer *t,
 	if (!READ_ONCE(jc->sampling) || !jit_hrt_window(jc, &slot, &cls)->depth)
 		return;
 	jc->hrt_fn[slot] = t->function;
-	jc->hrt_start[slot] = rdtsc();
+	jc->hrt_start[slot] = jit_cycles();
 }
 
 static void jit_hrtimer_expire_exit(void *data, struct hrtimer *t)
@@ -196,7 +195,7 @@ static void hook_csd_function_entry(void *data, smp_call_func_t func,
 		WRITE_ONCE(jc->csd_q[i].csd, NULL);
 		break;
 	}
-	jc->csd_start = rdtsc();
+	jc->csd_start = jit_cycles();
 }
 
 static void hook_csd_function_exit(void *data, smp_call_func_t func,
@@ -209,7 +208,7 @@ static void hook_csd_function_exit(void *data, smp_call_func_t func,
 	if (jc->irq.depth)
 		trace_detail(JIT_DETAIL_IPI, JIT_NOISE_IRQ, jc->csd_fn,
 			     jc->csd_from,
-			     jit_cyc_to_ns(rdtsc() - jc->csd_start));
+			     jit_cyc_to_ns(jit_cycles() - jc->csd_start));
 	jc->csd_start = 0;
 }
 

@@ -19,7 +19,6 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sched/isolation.h>
-#include <asm/tsc.h>
 #include "jitmod.h"
 #include "jitmod_hw.h"
 
@@ -385,7 +384,7 @@ static int jit_set_tsc_khz(const char *val, const struct kernel_param *kp)
 
 static int jit_get_tsc_khz(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%u\n", tsc_khz);
+	return sysfs_emit(buf, "%u\n", jit_cyc_khz());
 }
 
 static const struct kernel_param_ops jit_tsc_khz_ops = {
@@ -493,7 +492,7 @@ static int __init jit_init(void)
 {
 	int ret;
 
-	if (!boot_cpu_has(X86_FEATURE_TSC) || !tsc_khz) {
+	if (!jit_cycles_usable()) {
 		pr_err("no usable TSC\n");
 		return -ENODEV;
 	}
@@ -524,7 +523,8 @@ static int __init jit_init(void)
 	mutex_unlock(&jit_lock);
 	pr_info("sampling CPUs %*pbl, threshold %llu ns, %llu of %llu us, TSC %u kHz\n",
 		cpumask_pr_args(&jit_mask), jit_params.duty.threshold_ns,
-		jit_params.duty.runtime_us, jit_params.duty.period_us, tsc_khz);
+		jit_params.duty.runtime_us, jit_params.duty.period_us,
+		jit_cyc_khz());
 	return 0;
 
 err_unlock:

@@ -19,7 +19,6 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
-#include <asm/msr.h>
 #include <asm/nmi.h>
 #include "jitmod.h"
 #include "jitmod_trace.h"
@@ -63,7 +62,7 @@ static __always_inline void jit_open_at(struct jit_cpu *jc,
 	do {
 		c = READ_ONCE(jc->int_count);
 		barrier();
-		t = rdtsc();
+		t = jit_cycles();
 		WRITE_ONCE(w->delta_start, t);
 		if (resume) {
 			WRITE_ONCE(jc->softirq.delta_start, base + t - paused);
@@ -116,7 +115,7 @@ static __always_inline u64 jit_safe_net(struct jit_cpu *jc,
 	do {
 		c = READ_ONCE(jc->int_count);
 		barrier();
-		now = rdtsc();
+		now = jit_cycles();
 		start = READ_ONCE(w->delta_start);
 		barrier();
 	} while (unlikely(c != READ_ONCE(jc->int_count)));
@@ -340,7 +339,7 @@ static void hook_sched_switch(JIT_SWITCH_ARGS)
 	do {
 		c = READ_ONCE(jc->int_count);
 		barrier();
-		now = rdtsc();
+		now = jit_cycles();
 		thread_start = READ_ONCE(jc->thread.delta_start);
 		softirq_start = READ_ONCE(jc->softirq.delta_start);
 		barrier();
@@ -397,7 +396,7 @@ static int jit_nmi_first(unsigned int type, struct pt_regs *regs)
 	struct jit_cpu *jc = jit_this_cpu();
 
 	if (READ_ONCE(jc->sampling)) {
-		jc->nmi_mark = rdtsc();
+		jc->nmi_mark = jit_cycles();
 		jc->count[JIT_NOISE_NMI]++;
 		WRITE_ONCE(jc->int_count, jc->int_count + 1);
 	}
@@ -412,7 +411,7 @@ static void hook_nmi_handler(void *data, void *handler, s64 delta_ns,
 
 	if (!READ_ONCE(jc->sampling) || !jc->nmi_mark)
 		return;
-	now = rdtsc();
+	now = jit_cycles();
 	d = now - jc->nmi_mark;
 	jc->nmi_mark = now;
 	WRITE_ONCE(jc->net_cyc[JIT_NOISE_NMI], jc->net_cyc[JIT_NOISE_NMI] + d);

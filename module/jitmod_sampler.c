@@ -21,8 +21,6 @@
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/rcupdate.h>
-#include <asm/msr.h>
-#include <asm/tsc.h>
 #include "jitmod.h"
 #include "jitmod_hw.h"
 #include "jitmod_trace.h"
@@ -96,7 +94,7 @@ static __always_inline u64 jit_stamp(struct jit_cpu *jc, u64 *cnt)
 	do {
 		c = READ_ONCE(jc->int_count);
 		barrier();
-		t = rdtsc();
+		t = jit_cycles();
 		barrier();
 	} while (unlikely(c != READ_ONCE(jc->int_count)));
 	*cnt = c;
@@ -396,7 +394,7 @@ static void jit_sample(struct jit_cpu *jc, struct jit_period *per)
 	first = then;
 
 	for (;;) {
-		t = rdtsc();
+		t = jit_cycles();
 		barrier();
 		c = READ_ONCE(jc->int_count);
 		delta = t - prev;
@@ -465,14 +463,14 @@ poll:
  */
 static void jit_warmup(const struct jit_period *per)
 {
-	u64 poll_cyc = jit_ns_to_cyc(JIT_POLL_NS), t = rdtsc();
+	u64 poll_cyc = jit_ns_to_cyc(JIT_POLL_NS), t = jit_cycles();
 	u64 end = t + jit_ns_to_cyc(per->duty.warmup_us * NSEC_PER_USEC);
 	u64 poll_at = t;
 	unsigned int polls = 0;
 
 	while (t < end) {
 		jit_yield_if_needed();
-		t = rdtsc();
+		t = jit_cycles();
 		if (t < poll_at)
 			continue;
 		if (kthread_should_stop() || READ_ONCE(jit_halting) ||
