@@ -66,12 +66,6 @@ WATCH_QMP = "watch.qmp"
 CLOCKS = ("host", "icount")
 ICOUNT_QEMU = os.path.join(jitpy.TOP, "build", "qemu", "qemu-system-x86_64")
 ICOUNT_ARGS = ["-icount", "shift=0,sleep=off"]
-# One instruction count clocks every vCPU, so their TSCs agree.  But the
-# CPU that TCG models is not Intel's and has no constant_tsc, so an SMP
-# guest's kernel takes its TSCs for unsynchronized and keeps time by the
-# HPET, each read of which is an MMIO exit that icount makes dear on the
-# host.  tsc=reliable says what holds here.
-ICOUNT_CMDLINE = "tsc=reliable"
 ICOUNT_HINT = "run 'make deps' (scripts/qemu.sh) as root"
 
 # Modules the initramfs loads, in dependency order, to reach the 9p root
@@ -475,8 +469,6 @@ def qemu_command(args, qemu, vmlinuz, initrd, outdir, accel):
         append.append(isolation_cmdline(args.vcpus))
     if args.init == "systemd":
         append.append("jitvm.init=systemd")
-    if args.clock == "icount":
-        append.append(ICOUNT_CMDLINE)
     if args.append:
         append.append(args.append)
     cmd = [qemu, "-M", "q35", "-smp", str(args.vcpus),
