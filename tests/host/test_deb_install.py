@@ -188,7 +188,7 @@ class Installed:
     LAST = False
     # make check's lanes begin the longest classes first (jitpy/harness/
     # tap.py): a root, DKMS at install and a boot on deterministic time,
-    # whose single-threaded TCG makes it the longest: about 700 s alone
+    # about 700 s in a check for 5.10's root and 300 s for 7.3's
     CHECK_S = 700
 
     @classmethod
