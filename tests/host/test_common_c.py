@@ -3,10 +3,15 @@
 built with the project's warnings and linked, as jitread is, with
 user/libjrcore.a (common and core) and the other layers' files they test."""
 
+import json
 import os
 import subprocess
 import tempfile
 import unittest
+
+from jitpy.formats import recording as jrrec
+from jitpy.formats import survey as jrsurvey
+from tests.host import jrcli
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -95,6 +100,33 @@ class CommonC(unittest.TestCase):
         """jitread serve's metrics (tests/host/c/prom_test.c)."""
         self.assertEqual(build_and_run("prom_test", libs=["-lm"]),
                          (0, "ok\n"))
+
+    def test_json_reader_agrees_with_jansson(self):
+        """common/jr_jdoc.c takes, refuses and reads as jansson does
+        (tests/host/c/jdoc_test.c): on its own cases, and on a report and
+        a rank report that jitread wrote; make fuzz's target that judges
+        it so (user/fuzz/fuzz_jdoc.c) builds and runs."""
+        recs = [jrrec.gap(1, 2000 + i, ts=10000 * (i + 1)) for i in range(40)]
+        recs += [jrrec.irq(1, 3000, "virtio0", 11, ts=500000),
+                 jrrec.thread(1, 9000, "kworker/1:1", 77, ts=600000),
+                 jrrec.softirq(1, 4000, "TIMER", ts=700000),
+                 jrrec.summary(1, 10**9, 10**8, 9000)]
+        with tempfile.TemporaryDirectory() as d:
+            rec, rep, rank = (os.path.join(d, n)
+                              for n in ("r.rec", "r.json", "rank.json"))
+            jrrec.write(rec, recs)
+            rc, _, err = jrcli.jitread("report", rec, "-q", "--json", rep)
+            self.assertEqual(rc, 0, err)
+            with open(rep) as f:
+                report = json.load(f)
+            with open(rank, "w") as f:
+                json.dump(jrsurvey.rank_report(report, 0, "h"), f)
+            self.assertEqual(build_and_run("jdoc_test", libs=["-ljansson"],
+                                           args=[rep, rank]), (0, "ok\n"))
+            seeds = os.path.join(d, "seeds")
+            os.mkdir(seeds)
+            os.rename(rank, os.path.join(seeds, "rank.json"))
+            jrcli.fuzz_run(self, "fuzz_jdoc", seeds)
 
 
 if __name__ == "__main__":
