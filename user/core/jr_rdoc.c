@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * jr_rdoc.c - read a JSON report of jitread back (jansson).
+ * jr_rdoc.c - read a JSON report of jitread back (common/jr_jdoc.c).
  *
  * Only what jitread diff compares is kept.  Every member is checked for
  * its type and range: a report edited by hand, cut short or from another
  * program is refused with the member that is wrong.
  */
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,15 +23,17 @@ static int jr_bad(struct jr_err *e, const char *what, const char *why)
 }
 
 /* jr_u64 - obj's member name as a count (a non-negative integer). */
-static int jr_u64(json_t *obj, const char *name, uint64_t *v, struct jr_err *e)
+static int jr_u64(const struct jr_jdoc *j, struct jr_jv obj, const char *name,
+		  uint64_t *v, struct jr_err *e)
 {
-	json_t *x = json_object_get(obj, name);
+	struct jr_jv x = jr_jv_get(j, obj, name);
+	int64_t i;
 
-	if (!x)
+	if (!jr_jv_present(x))
 		return jr_bad(e, name, "missing");
-	if (!json_is_integer(x) || json_integer_value(x) < 0)
+	if (!jr_jv_int(j, x, &i) || i < 0)
 		return jr_bad(e, name, "not a count");
-	*v = (uint64_t)json_integer_value(x);
+	*v = (uint64_t)i;
 	return 0;
 }
 
@@ -41,34 +42,37 @@ static int jr_u64(json_t *obj, const char *name, uint64_t *v, struct jr_err *e)
  * histogram of the report's precision has (max_slots), ascending, adding
  * up to its count.
  */
-static int jr_rdoc_slots(json_t *arr, struct jr_rclass *c, size_t max_slots,
+static int jr_rdoc_slots(const struct jr_jdoc *j, struct jr_jv arr,
+			 struct jr_rclass *c, size_t max_slots,
 			 struct jr_err *e)
 {
 	uint64_t prev = 0, sum = 0;
-	size_t i, n;
+	struct jr_jv s, v, n;
+	int64_t value, count;
+	size_t i;
 
-	if (!json_is_array(arr))
+	if (!jr_jv_is(j, arr, JR_JV_ARRAY))
 		return jr_bad(e, "slots", "not an array");
-	n = json_array_size(arr);
-	if (n > max_slots)
+	i = jr_jv_size(j, arr);
+	if (i > max_slots)
 		return jr_bad(e, "slots",
 			      "more than a histogram of its precision holds");
-	if (!n)
+	if (!i)
 		return 0;
-	c->slots = calloc(n, sizeof(*c->slots));
+	c->slots = calloc(i, sizeof(*c->slots));
 	if (!c->slots)
 		return jr_fail(e, -ENOMEM, "out of memory");
-	c->nr_slots = n;
-	for (i = 0; i < c->nr_slots; i++) {
-		json_t *s = json_array_get(arr, i);
-		json_t *v = json_array_get(s, 0), *n = json_array_get(s, 1);
-
-		if (!json_is_array(s) || json_array_size(s) != 2 ||
-		    !json_is_integer(v) || !json_is_integer(n) ||
-		    json_integer_value(v) < 0 || json_integer_value(n) <= 0)
+	c->nr_slots = i;
+	s = jr_jv_first(j, arr);
+	for (i = 0; i < c->nr_slots; i++, s = jr_jv_next(j, s)) {
+		v = jr_jv_first(j, s);
+		n = jr_jv_next(j, v);
+		if (!jr_jv_is(j, s, JR_JV_ARRAY) || jr_jv_size(j, s) != 2 ||
+		    !jr_jv_int(j, v, &value) || !jr_jv_int(j, n, &count) ||
+		    value < 0 || count <= 0)
 			return jr_bad(e, "slots", "not [value, count] pairs");
-		c->slots[i].value = (uint64_t)json_integer_value(v);
-		c->slots[i].count = (uint64_t)json_integer_value(n);
+		c->slots[i].value = (uint64_t)value;
+		c->slots[i].count = (uint64_t)count;
 		if (i && c->slots[i].value <= prev)
 			return jr_bad(e, "slots", "not ascending");
 		prev = c->slots[i].value;
@@ -81,113 +85,123 @@ static int jr_rdoc_slots(json_t *arr, struct jr_rclass *c, size_t max_slots,
 	return 0;
 }
 
-static int jr_rdoc_class(json_t *obj, struct jr_rclass *c, size_t max_slots,
+static int jr_rdoc_class(const struct jr_jdoc *j, struct jr_jv obj,
+			 struct jr_rclass *c, size_t max_slots,
 			 struct jr_err *e)
 {
-	json_t *mean = json_object_get(obj, "mean_ns");
-
-	if (!json_is_object(obj))
+	if (!jr_jv_is(j, obj, JR_JV_OBJECT))
 		return jr_bad(e, "classes", "a class is not an object");
-	if (jr_u64(obj, "count", &c->count, e) ||
-	    jr_u64(obj, "min_ns", &c->min_ns, e) ||
-	    jr_u64(obj, "max_ns", &c->max_ns, e))
+	if (jr_u64(j, obj, "count", &c->count, e) ||
+	    jr_u64(j, obj, "min_ns", &c->min_ns, e) ||
+	    jr_u64(j, obj, "max_ns", &c->max_ns, e))
 		return -EINVAL;
-	if (!json_is_number(mean))
+	if (!jr_jv_num(j, jr_jv_get(j, obj, "mean_ns"), &c->mean_ns))
 		return jr_bad(e, "mean_ns", "not a number");
-	c->mean_ns = json_number_value(mean);
-	return jr_rdoc_slots(json_object_get(obj, "slots"), c, max_slots, e);
+	return jr_rdoc_slots(j, jr_jv_get(j, obj, "slots"), c, max_slots, e);
 }
 
 /* jr_rdoc_detail - a source's detail rows (absent in older reports). */
-static int jr_rdoc_detail(json_t *arr, struct jr_rsource *s, struct jr_err *e)
+static int jr_rdoc_detail(const struct jr_jdoc *j, struct jr_jv arr,
+			  struct jr_rsource *s, struct jr_err *e)
 {
+	struct jr_jv r;
 	size_t i;
 
-	if (!arr)
+	if (!jr_jv_present(arr))
 		return 0;
-	if (!json_is_array(arr))
+	if (!jr_jv_is(j, arr, JR_JV_ARRAY))
 		return jr_bad(e, "detail", "not an array");
-	if (json_array_size(arr) > JR_MAX_DETAIL + 1)
+	if (jr_jv_size(j, arr) > JR_MAX_DETAIL + 1)
 		return jr_bad(e, "detail", "more rows than a source has");
-	if (!json_array_size(arr))
+	if (!jr_jv_size(j, arr))
 		return 0;
-	s->det = calloc(json_array_size(arr), sizeof(*s->det));
+	s->det = calloc(jr_jv_size(j, arr), sizeof(*s->det));
 	if (!s->det)
 		return jr_fail(e, -ENOMEM, "out of memory");
-	s->nr_det = json_array_size(arr);
-	for (i = 0; i < s->nr_det; i++) {
-		json_t *r = json_array_get(arr, i);
-		const char *n = json_string_value(json_object_get(r, "name"));
+	s->nr_det = jr_jv_size(j, arr);
+	r = jr_jv_first(j, arr);
+	for (i = 0; i < s->nr_det; i++, r = jr_jv_next(j, r)) {
+		struct jr_jv n = jr_jv_get(j, r, "name");
 
-		if (!n)
+		if (!jr_jv_is(j, n, JR_JV_STRING))
 			return jr_bad(e, "detail", "a row without its name");
-		snprintf(s->det[i].name, sizeof(s->det[i].name), "%s", n);
-		if (jr_u64(r, "count", &s->det[i].count, e) ||
-		    jr_u64(r, "total_ns", &s->det[i].total_ns, e))
+		jr_jv_str(j, n, s->det[i].name, sizeof(s->det[i].name));
+		if (jr_u64(j, r, "count", &s->det[i].count, e) ||
+		    jr_u64(j, r, "total_ns", &s->det[i].total_ns, e))
 			return -EINVAL;
 	}
 	return 0;
 }
 
 /* jr_rdoc_more - rate, period and detail, where the report has them. */
-static int jr_rdoc_more(json_t *obj, struct jr_rsource *s, struct jr_err *e)
+static int jr_rdoc_more(const struct jr_jdoc *j, struct jr_jv obj,
+			struct jr_rsource *s, struct jr_err *e)
 {
-	json_t *rate = json_object_get(obj, "rate_hz");
-	json_t *share = json_object_get(obj, "period_share");
+	struct jr_jv rate = jr_jv_get(j, obj, "rate_hz");
+	struct jr_jv share = jr_jv_get(j, obj, "period_share");
 
-	if (rate && (!json_is_number(rate) || json_number_value(rate) < 0))
+	s->rate_hz = 0;
+	s->period_share = 0;
+	if (jr_jv_present(rate) &&
+	    (!jr_jv_num(j, rate, &s->rate_hz) || s->rate_hz < 0))
 		return jr_bad(e, "rate_hz", "not a number >= 0");
-	if (share && (!json_is_number(share) || json_number_value(share) < 0 ||
-		      json_number_value(share) > 1))
+	if (jr_jv_present(share) &&
+	    (!jr_jv_num(j, share, &s->period_share) || s->period_share < 0 ||
+	     s->period_share > 1))
 		return jr_bad(e, "period_share", "not a number in 0..1");
-	s->rate_hz = rate ? json_number_value(rate) : 0;
-	s->period_share = share ? json_number_value(share) : 0;
-	if (json_object_get(obj, "period_ns") &&
-	    jr_u64(obj, "period_ns", &s->period_ns, e))
+	if (jr_jv_present(jr_jv_get(j, obj, "period_ns")) &&
+	    jr_u64(j, obj, "period_ns", &s->period_ns, e))
 		return -EINVAL;
-	return jr_rdoc_detail(json_object_get(obj, "detail"), s, e);
+	return jr_rdoc_detail(j, jr_jv_get(j, obj, "detail"), s, e);
 }
 
-static int jr_rdoc_source(json_t *obj, struct jr_rsource *s, struct jr_err *e)
+static int jr_rdoc_source(const struct jr_jdoc *j, struct jr_jv obj,
+			  struct jr_rsource *s, struct jr_err *e)
 {
-	json_t *name = json_object_get(obj, "source");
-	json_t *cls = json_object_get(obj, "class");
+	struct jr_jv name = jr_jv_get(j, obj, "source");
+	char cls[32];
 
-	if (!json_is_string(name) || !json_is_string(cls))
+	if (!jr_jv_is(j, name, JR_JV_STRING) ||
+	    !jr_jv_is(j, jr_jv_get(j, obj, "class"), JR_JV_STRING))
 		return jr_bad(e, "sources",
 			      "a source without its name or class");
-	s->hcls = jr_hclass_of(json_string_value(cls));
+	s->hcls = jr_jv_str(j, jr_jv_get(j, obj, "class"), cls, sizeof(cls)) ?
+			  -1 :
+			  jr_hclass_of(cls);
 	if (s->hcls <= 0)
 		return jr_bad(e, "sources", "unknown class");
-	s->name = strdup(json_string_value(name));
+	s->name = jr_jv_strdup(j, name);
 	if (!s->name)
 		return jr_fail(e, -ENOMEM, "out of memory");
-	if (jr_rdoc_more(obj, s, e))
+	if (jr_rdoc_more(j, obj, s, e))
 		return -EINVAL;
-	return jr_u64(obj, "count", &s->count, e) ||
-			       jr_u64(obj, "total_ns", &s->total_ns, e) ||
-			       jr_u64(obj, "max_ns", &s->max_ns, e) ?
+	return jr_u64(j, obj, "count", &s->count, e) ||
+			       jr_u64(j, obj, "total_ns", &s->total_ns, e) ||
+			       jr_u64(j, obj, "max_ns", &s->max_ns, e) ?
 		       -EINVAL :
 		       0;
 }
 
-static int jr_rdoc_sources(json_t *arr, struct jr_rcpu *c, struct jr_err *e)
+static int jr_rdoc_sources(const struct jr_jdoc *j, struct jr_jv arr,
+			   struct jr_rcpu *c, struct jr_err *e)
 {
+	struct jr_jv x;
 	size_t i;
 
-	if (!json_is_array(arr))
+	if (!jr_jv_is(j, arr, JR_JV_ARRAY))
 		return jr_bad(e, "sources", "not an array");
-	if (json_array_size(arr) > JR_MAX_SOURCES_ALL)
+	if (jr_jv_size(j, arr) > JR_MAX_SOURCES_ALL)
 		return jr_bad(e, "sources",
 			      "more sources than a CPU's report holds");
-	if (!json_array_size(arr))
+	if (!jr_jv_size(j, arr))
 		return 0;
-	c->src = calloc(json_array_size(arr), sizeof(*c->src));
+	c->src = calloc(jr_jv_size(j, arr), sizeof(*c->src));
 	if (!c->src)
 		return jr_fail(e, -ENOMEM, "out of memory");
-	c->nr_src = json_array_size(arr);
-	for (i = 0; i < c->nr_src; i++)
-		if (jr_rdoc_source(json_array_get(arr, i), &c->src[i], e))
+	c->nr_src = jr_jv_size(j, arr);
+	x = jr_jv_first(j, arr);
+	for (i = 0; i < c->nr_src; i++, x = jr_jv_next(j, x))
+		if (jr_rdoc_source(j, x, &c->src[i], e))
 			return -EINVAL;
 	return 0;
 }
@@ -200,99 +214,117 @@ static int jr_rgap_cmp(const void *x, const void *y)
 }
 
 /* jr_rdoc_timeline - the kept gaps, [ts, dur, class] each; optional. */
-static int jr_rdoc_timeline(json_t *obj, struct jr_rcpu *c, struct jr_err *e)
+static int jr_rdoc_timeline(const struct jr_jdoc *j, struct jr_jv obj,
+			    struct jr_rcpu *c, struct jr_err *e)
 {
-	json_t *gaps = json_object_get(obj, "gaps");
-	size_t i;
+	struct jr_jv gaps = jr_jv_get(j, obj, "gaps"), g, ts, dur, cv;
+	const char *raw, *last = NULL;
+	size_t i, n, last_n = 0;
+	bool sorted = true;
+	int64_t t, d;
+	char cls[32];
 
-	if (!obj)
+	if (!jr_jv_present(obj))
 		return 0;
-	if (!json_is_array(gaps))
+	if (!jr_jv_is(j, gaps, JR_JV_ARRAY))
 		return jr_bad(e, "timeline", "no gaps array");
-	if (json_array_size(gaps) > JR_TL_MAX)
+	if (jr_jv_size(j, gaps) > JR_TL_MAX)
 		return jr_bad(e, "timeline", "more gaps than a report keeps");
-	if (!json_array_size(gaps))
+	if (!jr_jv_size(j, gaps))
 		return 0;
-	c->tl = calloc(json_array_size(gaps), sizeof(*c->tl));
+	c->tl = calloc(jr_jv_size(j, gaps), sizeof(*c->tl));
 	if (!c->tl)
 		return jr_fail(e, -ENOMEM, "out of memory");
-	c->nr_tl = json_array_size(gaps);
-	for (i = 0; i < c->nr_tl; i++) {
-		json_t *g = json_array_get(gaps, i);
-		json_t *ts = json_array_get(g, 0), *dur = json_array_get(g, 1);
-		const char *cls = json_string_value(json_array_get(g, 2));
-
-		if (!json_is_integer(ts) || !json_is_integer(dur) || !cls ||
-		    json_integer_value(ts) < 0 || json_integer_value(dur) < 0)
+	c->nr_tl = jr_jv_size(j, gaps);
+	g = jr_jv_first(j, gaps);
+	for (i = 0; i < c->nr_tl; i++, g = jr_jv_next(j, g)) {
+		ts = jr_jv_first(j, g);
+		dur = jr_jv_next(j, ts);
+		cv = jr_jv_next(j, dur);
+		if (!jr_jv_int(j, ts, &t) || !jr_jv_int(j, dur, &d) || t < 0 ||
+		    d < 0 || !jr_jv_is(j, cv, JR_JV_STRING))
 			return jr_bad(e, "timeline", "not [ts, dur, class]");
-		c->tl[i].ts_ns = (uint64_t)json_integer_value(ts);
-		c->tl[i].dur_ns = (uint64_t)json_integer_value(dur);
-		c->tl[i].hcls = jr_hclass_of(cls);
+		c->tl[i].ts_ns = (uint64_t)t;
+		c->tl[i].dur_ns = (uint64_t)d;
+		/* most gaps are of the class before them */
+		n = jr_jv_raw(j, cv, &raw);
+		if (i && n == last_n && !memcmp(raw, last, n))
+			c->tl[i].hcls = c->tl[i - 1].hcls;
+		else
+			c->tl[i].hcls = jr_jv_str(j, cv, cls, sizeof(cls)) ?
+						-1 :
+						jr_hclass_of(cls);
+		last = raw;
+		last_n = n;
 		if (c->tl[i].hcls <= 0)
 			return jr_bad(e, "timeline", "unknown class");
+		sorted = sorted && (!i || c->tl[i - 1].ts_ns <= c->tl[i].ts_ns);
 	}
-	qsort(c->tl, c->nr_tl, sizeof(*c->tl), jr_rgap_cmp);
+	if (!sorted)
+		qsort(c->tl, c->nr_tl, sizeof(*c->tl), jr_rgap_cmp);
 	return 0;
 }
 
-static int jr_rdoc_cpu1(json_t *obj, struct jr_rcpu *c, size_t max_slots,
-			struct jr_err *e)
+static int jr_rdoc_cpu1(const struct jr_jdoc *j, struct jr_jv obj,
+			struct jr_rcpu *c, size_t max_slots, struct jr_err *e)
 {
-	json_t *cpu = json_object_get(obj, "cpu");
-	json_t *sum = json_object_get(obj, "summary");
-	json_t *cls = json_object_get(obj, "classes");
+	struct jr_jv sum = jr_jv_get(j, obj, "summary");
+	struct jr_jv cls = jr_jv_get(j, obj, "classes");
 	uint64_t folded = 0;
+	int64_t cpu;
 	int h;
 
 	/* jitread writes no CPU at or above JR_MAX_CPUS: the readers'
 	 * arrays, advise's and diff's, are that long */
-	if (!json_is_integer(cpu) || json_integer_value(cpu) < 0 ||
-	    json_integer_value(cpu) >= JR_MAX_CPUS)
+	if (!jr_jv_int(j, jr_jv_get(j, obj, "cpu"), &cpu) || cpu < 0 ||
+	    cpu >= JR_MAX_CPUS)
 		return jr_bad(e, "cpu", "not a CPU number below 4096");
-	c->cpu = (int)json_integer_value(cpu);
-	if (!json_is_object(sum) || !json_is_object(cls))
+	c->cpu = (int)cpu;
+	if (!jr_jv_is(j, sum, JR_JV_OBJECT) || !jr_jv_is(j, cls, JR_JV_OBJECT))
 		return jr_bad(e, "cpus", "a CPU without summary or classes");
-	if (jr_u64(sum, "runtime_ns", &c->runtime_ns, e) ||
-	    jr_u64(sum, "noise_ns", &c->noise_ns, e) ||
-	    jr_u64(sum, "max_single_ns", &c->max_single_ns, e) ||
-	    jr_u64(sum, "lost_events", &c->lost_events, e))
+	if (jr_u64(j, sum, "runtime_ns", &c->runtime_ns, e) ||
+	    jr_u64(j, sum, "noise_ns", &c->noise_ns, e) ||
+	    jr_u64(j, sum, "max_single_ns", &c->max_single_ns, e) ||
+	    jr_u64(j, sum, "lost_events", &c->lost_events, e))
 		return -EINVAL;
 	for (h = 0; h < JR_H_NR; h++) {
-		json_t *x = json_object_get(cls, jr_hclass_name(h));
+		struct jr_jv x = jr_jv_get(j, cls, jr_hclass_name(h));
 
-		if (!x)
+		if (!jr_jv_present(x))
 			return jr_bad(e, jr_hclass_name(h), "class missing");
-		if (jr_rdoc_class(x, &c->cls[h], max_slots, e))
+		if (jr_rdoc_class(j, x, &c->cls[h], max_slots, e))
 			return -EINVAL;
 	}
-	if (json_object_get(obj, "sources_folded") &&
-	    jr_u64(obj, "sources_folded", &folded, e))
+	if (jr_jv_present(jr_jv_get(j, obj, "sources_folded")) &&
+	    jr_u64(j, obj, "sources_folded", &folded, e))
 		return -EINVAL;
 	c->sources_folded = folded;
-	if (jr_rdoc_timeline(json_object_get(obj, "timeline"), c, e))
+	if (jr_rdoc_timeline(j, jr_jv_get(j, obj, "timeline"), c, e))
 		return -EINVAL;
-	return jr_rdoc_sources(json_object_get(obj, "sources"), c, e);
+	return jr_rdoc_sources(j, jr_jv_get(j, obj, "sources"), c, e);
 }
 
-static int jr_rdoc_cpus(json_t *arr, struct jr_rdoc *d, struct jr_err *e)
+static int jr_rdoc_cpus(const struct jr_jdoc *j, struct jr_jv arr,
+			struct jr_rdoc *d, struct jr_err *e)
 {
 	struct jr_hist shape;
+	struct jr_jv x;
 	size_t i;
 
-	if (!json_is_array(arr))
+	if (!jr_jv_is(j, arr, JR_JV_ARRAY))
 		return jr_bad(e, "cpus", "missing or not an array");
-	if (json_array_size(arr) > JR_MAX_CPUS)
+	if (jr_jv_size(j, arr) > JR_MAX_CPUS)
 		return jr_bad(e, "cpus", "more CPUs than jitread reports");
-	if (!json_array_size(arr))
+	if (!jr_jv_size(j, arr))
 		return 0;
-	d->cpu = calloc(json_array_size(arr), sizeof(*d->cpu));
+	d->cpu = calloc(jr_jv_size(j, arr), sizeof(*d->cpu));
 	if (!d->cpu)
 		return jr_fail(e, -ENOMEM, "out of memory");
-	d->nr_cpu = json_array_size(arr);
+	d->nr_cpu = jr_jv_size(j, arr);
 	jr_hist_init(&shape, d->precision);
-	for (i = 0; i < d->nr_cpu; i++) {
-		if (jr_rdoc_cpu1(json_array_get(arr, i), &d->cpu[i],
-				 (size_t)shape.nr_counts, e))
+	x = jr_jv_first(j, arr);
+	for (i = 0; i < d->nr_cpu; i++, x = jr_jv_next(j, x)) {
+		if (jr_rdoc_cpu1(j, x, &d->cpu[i], (size_t)shape.nr_counts, e))
 			return -EINVAL;
 		if (i && d->cpu[i].cpu <= d->cpu[i - 1].cpu)
 			return jr_bad(e, "cpus", "not ascending");
@@ -310,48 +342,47 @@ static uint64_t jr_threshold_of(const char *params)
 		       0;
 }
 
-static int jr_rdoc_system(json_t *root, struct jr_rdoc *d, struct jr_err *e)
+static int jr_rdoc_system(const struct jr_jdoc *j, struct jr_jv root,
+			  struct jr_rdoc *d, struct jr_err *e)
 {
-	json_t *sys = json_object_get(root, "system");
-	json_t *prec = json_object_get(root, "precision");
+	struct jr_jv sys = jr_jv_get(j, root, "system"), t;
+	int64_t prec, th;
 
-	if (!json_is_object(sys))
+	if (!jr_jv_is(j, sys, JR_JV_OBJECT))
 		return jr_bad(e, "system", "missing");
-	d->kernel =
-		strdup(json_string_value(json_object_get(sys, "kernel")) ?: "");
-	d->cmdline = strdup(
-		json_string_value(json_object_get(sys, "cmdline")) ?: "");
-	d->params = strdup(
-		json_string_value(json_object_get(sys, "module_params")) ?: "");
+	d->kernel = jr_jv_strdup(j, jr_jv_get(j, sys, "kernel"));
+	d->cmdline = jr_jv_strdup(j, jr_jv_get(j, sys, "cmdline"));
+	d->params = jr_jv_strdup(j, jr_jv_get(j, sys, "module_params"));
+	d->kernel = d->kernel ?: strdup("");
+	d->cmdline = d->cmdline ?: strdup("");
+	d->params = d->params ?: strdup("");
 	if (!d->kernel || !d->cmdline || !d->params)
 		return jr_fail(e, -ENOMEM, "out of memory");
-	d->threshold_ns = jr_threshold_of(
-		json_string_value(json_object_get(sys, "module_params")));
+	d->threshold_ns = jr_threshold_of(d->params);
 	if (!strcmp(d->side, "attach"))
 		d->threshold_ns = 0; /* no sampler, no threshold */
 	if (!strcmp(d->side, "user")) {
-		json_t *t = json_object_get(json_object_get(root, "sampler"),
-					    "threshold_ns");
-
+		t = jr_jv_get(j, jr_jv_get(j, root, "sampler"), "threshold_ns");
 		d->threshold_ns = 0;
-		if (json_is_integer(t) && json_integer_value(t) > 0)
-			d->threshold_ns = (uint64_t)json_integer_value(t);
+		if (jr_jv_int(j, t, &th) && th > 0)
+			d->threshold_ns = (uint64_t)th;
 	}
-	if (!json_is_integer(prec) || json_integer_value(prec) < 1 ||
-	    json_integer_value(prec) > 4)
+	if (!jr_jv_int(j, jr_jv_get(j, root, "precision"), &prec) || prec < 1 ||
+	    prec > 4)
 		return jr_bad(e, "precision", "not 1-4");
-	d->precision = (int)json_integer_value(prec);
+	d->precision = (int)prec;
 	return 0;
 }
 
-static int jr_rdoc_side(json_t *root, struct jr_rdoc *d, struct jr_err *e)
+static int jr_rdoc_side(const struct jr_jdoc *j, struct jr_jv root,
+			struct jr_rdoc *d, struct jr_err *e)
 {
-	const char *side = json_string_value(json_object_get(root, "side"));
+	struct jr_jv side = jr_jv_get(j, root, "side");
 
-	if (!side || (strcmp(side, "kernel") && strcmp(side, "user") &&
-		      strcmp(side, "attach")))
+	if (!jr_jv_streq(j, side, "kernel") && !jr_jv_streq(j, side, "user") &&
+	    !jr_jv_streq(j, side, "attach"))
 		return jr_bad(e, "side", "not kernel, user or attach");
-	snprintf(d->side, sizeof(d->side), "%s", side);
+	jr_jv_str(j, side, d->side, sizeof(d->side));
 	return 0;
 }
 
@@ -410,47 +441,38 @@ static int jr_rdoc_events_as_gaps(struct jr_rcpu *c, struct jr_err *e)
 }
 
 /*
- * jr_rdoc_json - a report's text as JSON, duplicate keys refused; NULL
- * with e set if it is not.  The caller json_decref()s it.
- */
-json_t *jr_rdoc_json(const char *text, size_t len, struct jr_err *e)
-{
-	json_error_t je;
-	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-
-	if (!root)
-		jr_fail(e, -EINVAL, "not JSON: line %d: %s", je.line, je.text);
-	return root;
-}
-
-/*
- * jr_rdoc_read - fill d from a report's JSON, root, which the caller
- * keeps.  The report's primary side (kernel for hist, report and
- * compare; user for user; attach for attach) is what is read.
+ * jr_rdoc_read - fill d from a report checked into j, whose value root
+ * is.  The report's primary side (kernel for hist, report and compare;
+ * user for user; attach for attach) is what is read.
  * d is to be freed with jr_rdoc_free() whatever this returns.
  */
-int jr_rdoc_read(struct jr_rdoc *d, json_t *root, struct jr_err *e)
+int jr_rdoc_read(struct jr_rdoc *d, const struct jr_jdoc *j, struct jr_jv root,
+		 struct jr_err *e)
 {
-	json_t *ver = json_object_get(root, "file_version");
+	struct jr_jv audit = jr_jv_get(j, root, "audit");
+	int64_t ver = 0;
 	int ret = -EINVAL;
-	size_t i;
+	const char *raw;
+	size_t i, n;
 
 	memset(d, 0, sizeof(*d));
-	if (!json_is_object(root) || !json_is_integer(ver))
+	if (!jr_jv_is(j, root, JR_JV_OBJECT) ||
+	    !jr_jv_int(j, jr_jv_get(j, root, "file_version"), &ver))
 		jr_bad(e, "file_version", "missing: not a jitread report");
-	else if (json_integer_value(ver) != 2)
+	else if (ver != 2)
 		jr_fail(e, -EINVAL, "file_version %lld: jitread reads 2",
-			(long long)json_integer_value(ver));
-	else if (jr_rdoc_side(root, d, e) || jr_rdoc_system(root, d, e))
+			(long long)ver);
+	else if (jr_rdoc_side(j, root, d, e) || jr_rdoc_system(j, root, d, e))
 		ret = -EINVAL;
 	else
-		ret = jr_rdoc_cpus(json_object_get(root, "cpus"), d, e);
+		ret = jr_rdoc_cpus(j, jr_jv_get(j, root, "cpus"), d, e);
 	for (i = 0; !ret && !strcmp(d->side, "attach") && i < d->nr_cpu; i++)
 		ret = jr_rdoc_events_as_gaps(&d->cpu[i], e);
-	if (!ret && json_object_get(root, "compare"))
-		ret = jr_rdoc_why(json_object_get(root, "compare"), d, e);
-	if (!ret && json_is_object(json_object_get(root, "audit"))) {
-		d->audit = json_dumps(json_object_get(root, "audit"), 0);
+	if (!ret && jr_jv_present(jr_jv_get(j, root, "compare")))
+		ret = jr_rdoc_why(j, jr_jv_get(j, root, "compare"), d, e);
+	if (!ret && jr_jv_is(j, audit, JR_JV_OBJECT)) {
+		n = jr_jv_raw(j, audit, &raw);
+		d->audit = strndup(raw, n);
 		if (!d->audit)
 			ret = jr_fail(e, -ENOMEM, "out of memory");
 	}
@@ -464,15 +486,15 @@ int jr_rdoc_read(struct jr_rdoc *d, json_t *root, struct jr_err *e)
 int jr_rdoc_parse(struct jr_rdoc *d, const char *text, size_t len,
 		  struct jr_err *e)
 {
-	json_t *root;
+	struct jr_jdoc j = { 0 };
+	struct jr_jv root;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
-	root = jr_rdoc_json(text, len, e);
-	if (!root)
-		return -EINVAL;
-	ret = jr_rdoc_read(d, root, e);
-	json_decref(root);
+	ret = jr_jdoc_open(&j, text, len, &root, e);
+	if (!ret)
+		ret = jr_rdoc_read(d, &j, root, e);
+	jr_jdoc_free(&j);
 	return ret;
 }
 

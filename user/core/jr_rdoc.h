@@ -12,9 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <jansson.h>
-
 #include "common/jr_err.h"
+#include "common/jr_jv.h"
 #include "core/jr_model.h"
 
 #define JR_RDOC_MAX_BYTES (512UL << 20) /* a larger file is refused */
@@ -107,7 +106,7 @@ struct jr_rdoc {
 	char *kernel;
 	char *cmdline;
 	char *params; /* jitmod's, "k=v k=v"; "" for a user-side report */
-	char *audit; /* the report's audit block as JSON text, or NULL */
+	char *audit; /* the report's audit block as its JSON text, or NULL */
 	uint64_t threshold_ns; /* jitmod's, or the user sampler's; 0: none */
 	int precision;
 	struct jr_rcpu *cpu; /* ascending by cpu */
@@ -115,15 +114,16 @@ struct jr_rdoc {
 };
 
 int jr_rdoc_load(struct jr_rdoc *d, const char *path, struct jr_err *e);
-json_t *jr_rdoc_json(const char *text, size_t len, struct jr_err *e);
-int jr_rdoc_read(struct jr_rdoc *d, json_t *root, struct jr_err *e);
+int jr_rdoc_read(struct jr_rdoc *d, const struct jr_jdoc *j, struct jr_jv root,
+		 struct jr_err *e);
 int jr_rdoc_parse(struct jr_rdoc *d, const char *text, size_t len,
 		  struct jr_err *e);
 void jr_rdoc_free(struct jr_rdoc *d);
 const struct jr_rcpu *jr_rdoc_cpu(const struct jr_rdoc *d, int cpu);
 
 /* jr_rdoc_why.c */
-int jr_rdoc_why(json_t *compare, struct jr_rdoc *d, struct jr_err *e);
+int jr_rdoc_why(const struct jr_jdoc *j, struct jr_jv compare,
+		struct jr_rdoc *d, struct jr_err *e);
 void jr_rwhy_counts_json(FILE *out, const int64_t count[JR_RW_NR]);
 
 #endif /* JR_RDOC_H */

@@ -43,106 +43,107 @@ static int jr_wbad(struct jr_err *e, const char *what, const char *why)
 }
 
 /* jr_rate_of - obj's member name as a finite, non-negative ns/s */
-static int jr_rate_of(json_t *obj, const char *name, double *v,
-		      struct jr_err *e)
+static int jr_rate_of(const struct jr_jdoc *j, struct jr_jv obj,
+		      const char *name, double *v, struct jr_err *e)
 {
-	json_t *x = json_object_get(obj, name);
-
-	if (!json_is_number(x) || !isfinite(json_number_value(x)) ||
-	    json_number_value(x) < 0)
+	if (!jr_jv_num(j, jr_jv_get(j, obj, name), v) || !isfinite(*v) ||
+	    *v < 0)
 		return jr_wbad(e, name, "not a rate of ns per second");
-	*v = json_number_value(x);
 	return 0;
 }
 
-static int jr_why_row(json_t *obj, struct jr_rwhy_row *r, struct jr_err *e)
+static int jr_why_row(const struct jr_jdoc *j, struct jr_jv obj,
+		      struct jr_rwhy_row *r, struct jr_err *e)
 {
-	const char *kind = json_string_value(json_object_get(obj, "kind"));
-	const char *name = json_string_value(json_object_get(obj, "name"));
+	struct jr_jv kind = jr_jv_get(j, obj, "kind");
 
-	if (!kind || (strcmp(kind, "class") && strcmp(kind, "source")))
+	if (!jr_jv_streq(j, kind, "class") && !jr_jv_streq(j, kind, "source"))
 		return jr_wbad(e, "kind", "not class or source");
-	if (!name || !name[0] || strlen(name) >= sizeof(r->name))
+	if (jr_jv_str(j, jr_jv_get(j, obj, "name"), r->name, sizeof(r->name)) ||
+	    !r->name[0])
 		return jr_wbad(e, "name", "missing or too long");
-	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->source = !strcmp(kind, "source");
-	return jr_rate_of(obj, "kernel_ns_per_s", &r->ns_per_s[0], e) ||
-	       jr_rate_of(obj, "user_ns_per_s", &r->ns_per_s[1], e);
+	r->source = jr_jv_streq(j, kind, "source");
+	return jr_rate_of(j, obj, "kernel_ns_per_s", &r->ns_per_s[0], e) ||
+	       jr_rate_of(j, obj, "user_ns_per_s", &r->ns_per_s[1], e);
 }
 
 /* jr_why_counts - user_only: null, or each count an integer or null */
-static int jr_why_counts(json_t *obj, struct jr_rwhy *w, struct jr_err *e)
+static int jr_why_counts(const struct jr_jdoc *j, struct jr_jv obj,
+			 struct jr_rwhy *w, struct jr_err *e)
 {
+	struct jr_jv x;
 	int i;
 
-	if (!obj || json_is_null(obj))
+	if (!jr_jv_present(obj) || jr_jv_is(j, obj, JR_JV_NULL))
 		return 0;
-	if (!json_is_object(obj))
+	if (!jr_jv_is(j, obj, JR_JV_OBJECT))
 		return jr_wbad(e, "user_only", "not an object");
 	w->has_counts = true;
 	for (i = 0; i < JR_RW_NR; i++) {
-		json_t *x = json_object_get(obj, jr_rwhy_count_names[i]);
-
+		x = jr_jv_get(j, obj, jr_rwhy_count_names[i]);
 		w->count[i] = -1;
-		if (json_is_null(x))
+		if (jr_jv_is(j, x, JR_JV_NULL))
 			continue;
-		if (!json_is_integer(x) || json_integer_value(x) < 0)
+		if (!jr_jv_int(j, x, &w->count[i]) || w->count[i] < 0)
 			return jr_wbad(e, jr_rwhy_count_names[i],
 				       "not a count or null");
-		w->count[i] = json_integer_value(x);
 	}
 	return 0;
 }
 
-static int jr_why_of_json(json_t *obj, struct jr_rwhy *w, struct jr_err *e)
+static int jr_why_of_json(const struct jr_jdoc *j, struct jr_jv obj,
+			  struct jr_rwhy *w, struct jr_err *e)
 {
-	json_t *noise = json_object_get(obj, "noise_ns_per_s");
-	json_t *rows = json_object_get(obj, "rows");
+	struct jr_jv noise = jr_jv_get(j, obj, "noise_ns_per_s");
+	struct jr_jv rows = jr_jv_get(j, obj, "rows"), r;
 	size_t i;
 
-	if (!json_is_object(obj) || !json_is_object(noise))
+	if (!jr_jv_is(j, obj, JR_JV_OBJECT) ||
+	    !jr_jv_is(j, noise, JR_JV_OBJECT))
 		return jr_wbad(e, "why", "not an object with noise_ns_per_s");
-	if (jr_rate_of(noise, "kernel", &w->noise_ns_per_s[0], e) ||
-	    jr_rate_of(noise, "user", &w->noise_ns_per_s[1], e))
+	if (jr_rate_of(j, noise, "kernel", &w->noise_ns_per_s[0], e) ||
+	    jr_rate_of(j, noise, "user", &w->noise_ns_per_s[1], e))
 		return -EINVAL;
-	if (!json_is_array(rows) || json_array_size(rows) > JR_RWHY_ROWS)
+	if (!jr_jv_is(j, rows, JR_JV_ARRAY) ||
+	    jr_jv_size(j, rows) > JR_RWHY_ROWS)
 		return jr_wbad(e, "rows", "not an array of at most 64");
-	w->nr = json_array_size(rows);
-	for (i = 0; i < w->nr; i++)
-		if (jr_why_row(json_array_get(rows, i), &w->row[i], e))
+	w->nr = jr_jv_size(j, rows);
+	r = jr_jv_first(j, rows);
+	for (i = 0; i < w->nr; i++, r = jr_jv_next(j, r))
+		if (jr_why_row(j, r, &w->row[i], e))
 			return -EINVAL;
-	return jr_why_counts(json_object_get(obj, "user_only"), w, e);
+	return jr_why_counts(j, jr_jv_get(j, obj, "user_only"), w, e);
 }
 
 /*
  * jr_rdoc_why - each compared CPU's why onto d's CPU of that number; a
  * CPU the primary side lacks (it saw no gap there) keeps none
  */
-int jr_rdoc_why(json_t *compare, struct jr_rdoc *d, struct jr_err *e)
+int jr_rdoc_why(const struct jr_jdoc *j, struct jr_jv compare,
+		struct jr_rdoc *d, struct jr_err *e)
 {
-	json_t *cpus = json_object_get(compare, "cpus");
-	size_t i, j;
+	struct jr_jv cpus = jr_jv_get(j, compare, "cpus"), c;
+	int64_t n;
+	size_t i;
 
-	if (!json_is_object(compare) || !json_is_array(cpus))
+	if (!jr_jv_is(j, cpus, JR_JV_ARRAY))
 		return jr_wbad(e, "cpus", "missing or not an array");
-	for (i = 0; i < json_array_size(cpus); i++) {
-		json_t *c = json_array_get(cpus, i);
-		json_t *n = json_object_get(c, "cpu");
+	for (c = jr_jv_first(j, cpus); jr_jv_present(c); c = jr_jv_next(j, c)) {
 		struct jr_rcpu *rc = NULL;
 
-		if (!json_is_integer(n))
+		if (!jr_jv_int(j, jr_jv_get(j, c, "cpu"), &n))
 			return jr_wbad(e, "cpu", "not a CPU number");
-		for (j = 0; j < d->nr_cpu; j++)
-			if (d->cpu[j].cpu == json_integer_value(n))
-				rc = &d->cpu[j];
-		if (!rc || !json_object_get(c, "why"))
+		for (i = 0; i < d->nr_cpu; i++)
+			if (d->cpu[i].cpu == n)
+				rc = &d->cpu[i];
+		if (!rc || !jr_jv_present(jr_jv_get(j, c, "why")))
 			continue;
 		if (rc->why)
 			return jr_wbad(e, "cpus", "a CPU twice");
 		rc->why = calloc(1, sizeof(*rc->why));
 		if (!rc->why)
 			return jr_fail(e, -ENOMEM, "out of memory");
-		if (jr_why_of_json(json_object_get(c, "why"), rc->why, e))
+		if (jr_why_of_json(j, jr_jv_get(j, c, "why"), rc->why, e))
 			return -EINVAL;
 	}
 	return 0;

@@ -4,7 +4,6 @@
  * reports read, merged and compared (see jr_survey.h).
  */
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +46,7 @@ void jr_survey_free(struct jr_survey *s)
 	int h;
 
 	jr_spool_close(&s->spool);
+	jr_jdoc_free(&s->jdoc);
 	for (h = 0; h < JR_H_NR; h++)
 		jr_hist_free(&s->fleet[h]);
 	free(s->r);
@@ -118,28 +118,30 @@ static int jr_top_sources(struct jr_srank *r, const struct jr_rcpu *c)
 }
 
 /* jr_sv_u64 - the survey member's field as a non-negative integer */
-static int jr_sv_u64(json_t *sv, const char *name, uint64_t *v,
-		     struct jr_err *e)
+static int jr_sv_u64(const struct jr_jdoc *j, struct jr_jv sv, const char *name,
+		     uint64_t *v, struct jr_err *e)
 {
-	json_t *x = json_object_get(sv, name);
+	struct jr_jv x = jr_jv_get(j, sv, name);
+	int64_t i;
 
-	if (!x) {
-		*v = 0;
+	*v = 0;
+	if (!jr_jv_present(x))
 		return 0;
-	}
-	if (!json_is_integer(x) || json_integer_value(x) < 0)
+	if (!jr_jv_int(j, x, &i) || i < 0)
 		return jr_fail(e, -EINVAL, "survey: %s: not a count", name);
-	*v = (uint64_t)json_integer_value(x);
+	*v = (uint64_t)i;
 	return 0;
 }
 
 /* jr_spool_windows - fwq: a rank's windows_ns, checked, into the spool */
-static int jr_spool_windows(struct jr_survey *s, struct jr_srank *r, json_t *w,
+static int jr_spool_windows(struct jr_survey *s, struct jr_srank *r,
+			    const struct jr_jdoc *j, struct jr_jv w,
 			    struct jr_err *e)
 {
+	size_t i, k, nw = jr_jv_size(j, w);
 	uint64_t v[JR_SPOOL_CHUNK], at;
-	size_t i, k, nw = json_array_size(w);
-	json_t *x;
+	struct jr_jv x = jr_jv_first(j, w);
+	int64_t n;
 
 	if (nw > JR_SURVEY_MAX_QUANTA)
 		return jr_fail(
@@ -148,12 +150,12 @@ static int jr_spool_windows(struct jr_survey *s, struct jr_srank *r, json_t *w,
 	r->win_at = s->spool.end;
 	for (i = 0; i < nw; i += k) {
 		for (k = 0; k < JR_SPOOL_CHUNK && i + k < nw; k++) {
-			x = json_array_get(w, i + k);
-			if (!json_is_integer(x) || json_integer_value(x) < 0)
+			if (!jr_jv_int(j, x, &n) || n < 0)
 				return jr_fail(
 					e, -EINVAL,
 					"survey: windows_ns: not durations");
-			v[k] = (uint64_t)json_integer_value(x);
+			v[k] = (uint64_t)n;
+			x = jr_jv_next(j, x);
 		}
 		if (jr_spool_put(&s->spool, v, k * sizeof(*v), &at))
 			return jr_fail(e, -EIO,
@@ -167,31 +169,33 @@ static int jr_spool_windows(struct jr_survey *s, struct jr_srank *r, json_t *w,
  * jr_survey_meta - the report's "survey" member: who sent it, and each
  * number the merge will index or loop by, within what a rank writes.
  */
-static int jr_survey_meta(struct jr_survey *s, struct jr_srank *r, json_t *root,
+static int jr_survey_meta(struct jr_survey *s, struct jr_srank *r,
+			  const struct jr_jdoc *j, struct jr_jv root,
 			  struct jr_err *e)
 {
-	json_t *sv = json_object_get(root, "survey"), *w;
-	const char *host = json_string_value(json_object_get(sv, "host"));
+	struct jr_jv sv = jr_jv_get(j, root, "survey");
+	struct jr_jv host = jr_jv_get(j, sv, "host");
 	uint64_t cpu;
 
-	if (!sv || !host || !json_object_get(sv, "cpu"))
+	if (!jr_jv_is(j, host, JR_JV_STRING) ||
+	    !jr_jv_present(jr_jv_get(j, sv, "cpu")))
 		return jr_fail(e, -EINVAL,
 			       "no survey member naming host and cpu");
-	if (jr_sv_u64(sv, "cpu", &cpu, e) ||
-	    jr_sv_u64(sv, "t0_ns", &r->t0_ns, e) ||
-	    jr_sv_u64(sv, "quantum_ns", &r->quantum_ns, e) ||
-	    jr_sv_u64(sv, "quanta", &r->quanta, e))
+	if (jr_sv_u64(j, sv, "cpu", &cpu, e) ||
+	    jr_sv_u64(j, sv, "t0_ns", &r->t0_ns, e) ||
+	    jr_sv_u64(j, sv, "quantum_ns", &r->quantum_ns, e) ||
+	    jr_sv_u64(j, sv, "quanta", &r->quanta, e))
 		return -EINVAL;
 	if (cpu >= JR_MAX_CPUS)
 		return jr_fail(e, -EINVAL,
 			       "survey: cpu: not a CPU number below %d",
 			       JR_MAX_CPUS);
-	snprintf(r->host, sizeof(r->host), "%s", host);
-	snprintf(r->backend, sizeof(r->backend), "%s",
-		 json_string_value(json_object_get(sv, "backend")) ?: "user");
+	jr_jv_str(j, host, r->host, sizeof(r->host));
+	if (jr_jv_str(j, jr_jv_get(j, sv, "backend"), r->backend,
+		      sizeof(r->backend)) == -EINVAL)
+		snprintf(r->backend, sizeof(r->backend), "user");
 	r->cpu = (int)cpu;
-	w = json_object_get(sv, "windows_ns");
-	return jr_spool_windows(s, r, w, e);
+	return jr_spool_windows(s, r, j, jr_jv_get(j, sv, "windows_ns"), e);
 }
 
 /*
@@ -254,18 +258,18 @@ int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
 	struct jr_srank *r = &s->r[rank];
 	const struct jr_rcpu *c;
 	struct jr_rdoc doc;
-	json_t *root;
+	struct jr_jv root;
 	int h, ret;
 
 	if (r->ok)
 		return jr_fail(e, -EEXIST, "a second report from rank %d",
 			       rank);
-	root = jr_rdoc_json(json, len, e);
-	if (!root)
-		return -EINVAL;
-	ret = jr_rdoc_read(&doc, root, e);
+	memset(&doc, 0, sizeof(doc));
+	ret = jr_jdoc_open(&s->jdoc, json, len, &root, e);
 	if (!ret)
-		ret = jr_survey_meta(s, r, root, e);
+		ret = jr_rdoc_read(&doc, &s->jdoc, root, e);
+	if (!ret)
+		ret = jr_survey_meta(s, r, &s->jdoc, root, e);
 	if (!ret && doc.precision != s->precision)
 		ret = jr_fail(e, -EINVAL, "precision %d, not the survey's %d",
 			      doc.precision, s->precision);
@@ -295,7 +299,6 @@ int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
 	r->ok = !ret;
 out:
 	jr_rdoc_free(&doc);
-	json_decref(root);
 	return ret;
 }
 

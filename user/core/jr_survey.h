@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "common/jr_err.h"
+#include "common/jr_jv.h"
 #include "common/jr_spool.h"
 #include "core/jr_hist.h"
 #include "core/jr_rdoc.h"
@@ -83,6 +84,7 @@ struct jr_survey {
 	int nr;
 	struct jr_srank *r; /* by rank */
 	struct jr_spool spool;
+	struct jr_jdoc jdoc; /* reads each report; its index is reused */
 	struct jr_hist fleet[JR_H_NR]; /* merged over the ranks */
 	uint64_t sum_counts[JR_H_NR]; /* the ranks' counts, summed */
 	/* co-occurrence of gaps at or above cooc_ns, in 1 ms bins */
