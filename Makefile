@@ -40,6 +40,7 @@ help:
 	@echo "make fuzz         libFuzzer on the replay decoder and JSON writer (FUZZ_SECONDS=60)"
 	@echo "make bench-reader jitread replay throughput (BENCH_EVENTS); live reader vs trace-cmd in QEMU"
 	@echo "make bench-user   user sampler vs oslat ns/iteration; pipeline transit"
+	@echo "make bench-merge  the survey's fleet merge: MB/s of rank reports, rank 0's RSS"
 	@echo "make bench        everything against osnoise/oslat/trace-cmd in one run: bench/results.json"
 
 deps:
@@ -137,6 +138,9 @@ bench-reader: user modules-all
 
 bench-user: user
 	@$(PYTHON) -m jitpy.bench.user
+
+bench-merge: user
+	@$(PYTHON) -m jitpy.bench.merge
 
 bench: user modules-all
 	@$(PYTHON) -m jitpy.bench.suite
@@ -269,5 +273,5 @@ clean:
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)
 
-.PHONY: all help deps build-deps kernels qemu module user modules-all ksft check demo demo-fleet checkpatch man fuzz bench-reader bench-user bench clean \
+.PHONY: all help deps build-deps kernels qemu module user modules-all ksft check demo demo-fleet checkpatch man fuzz bench-reader bench-user bench-merge bench clean \
 	install uninstall install-dkms uninstall-dkms deb
