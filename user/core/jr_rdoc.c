@@ -155,19 +155,24 @@ static int jr_rdoc_more(const struct jr_jdoc *j, struct jr_jv obj,
 	return jr_rdoc_detail(j, jr_jv_get(j, obj, "detail"), s, e);
 }
 
+/* jr_rdoc_hclass - the class the string v names, <= 0 for none */
+static int jr_rdoc_hclass(const struct jr_jdoc *j, struct jr_jv v)
+{
+	char cls[32];
+
+	return jr_jv_str(j, v, cls, sizeof(cls)) ? -1 : jr_hclass_of(cls);
+}
+
 static int jr_rdoc_source(const struct jr_jdoc *j, struct jr_jv obj,
 			  struct jr_rsource *s, struct jr_err *e)
 {
 	struct jr_jv name = jr_jv_get(j, obj, "source");
-	char cls[32];
+	struct jr_jv cls = jr_jv_get(j, obj, "class");
 
-	if (!jr_jv_is(j, name, JR_JV_STRING) ||
-	    !jr_jv_is(j, jr_jv_get(j, obj, "class"), JR_JV_STRING))
+	if (!jr_jv_is(j, name, JR_JV_STRING) || !jr_jv_is(j, cls, JR_JV_STRING))
 		return jr_bad(e, "sources",
 			      "a source without its name or class");
-	s->hcls = jr_jv_str(j, jr_jv_get(j, obj, "class"), cls, sizeof(cls)) ?
-			  -1 :
-			  jr_hclass_of(cls);
+	s->hcls = jr_rdoc_hclass(j, cls);
 	if (s->hcls <= 0)
 		return jr_bad(e, "sources", "unknown class");
 	s->name = jr_jv_strdup(j, name);
@@ -222,7 +227,6 @@ static int jr_rdoc_timeline(const struct jr_jdoc *j, struct jr_jv obj,
 	size_t i, n, last_n = 0;
 	bool sorted = true;
 	int64_t t, d;
-	char cls[32];
 
 	if (!jr_jv_present(obj))
 		return 0;
@@ -251,9 +255,7 @@ static int jr_rdoc_timeline(const struct jr_jdoc *j, struct jr_jv obj,
 		if (i && n == last_n && !memcmp(raw, last, n))
 			c->tl[i].hcls = c->tl[i - 1].hcls;
 		else
-			c->tl[i].hcls = jr_jv_str(j, cv, cls, sizeof(cls)) ?
-						-1 :
-						jr_hclass_of(cls);
+			c->tl[i].hcls = jr_rdoc_hclass(j, cv);
 		last = raw;
 		last_n = n;
 		if (c->tl[i].hcls <= 0)
