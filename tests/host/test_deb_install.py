@@ -333,10 +333,12 @@ class Installed:
             inside = "/root/serve_systemd.sh"
             shutil.copyfile(GUEST_SCRIPT, self.root + inside)
             try:
+                # a hang guard in host minutes, not a bound: 5.10's root
+                # takes 600 s alone and 900 s of CPU in a busy check
                 cls.booted = self.boot("env", f"SCRAPE_S={SCRAPE_S}",
                                        f"PROM_AGE={stale_age()}",
                                        "bash", inside, init="systemd",
-                                       limit_min=20)
+                                       limit_min=30)
             finally:
                 os.unlink(self.root + inside)
         return cls.booted
