@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 import jitpy
-from jitpy.bench import machine
+from jitpy.bench import env_int, machine
 from jitpy.formats import recording as jrrec
 from jitpy.formats import survey as jrsurvey
 
@@ -92,7 +92,7 @@ def main():
         print("bench-merge: user/ not built (make user)", file=sys.stderr)
         return 1
     ranks = env_ints("MERGE_RANKS", "100 1000 10000")
-    gaps = env_ints("MERGE_GAPS", "20000")[0]
+    gaps = env_int("MERGE_GAPS", 20000)
     print(f"# {machine()}")
     with tempfile.TemporaryDirectory() as tmp:
         path, size = rank_report(tmp, gaps)

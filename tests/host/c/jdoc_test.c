@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/jr_sys.h"
 #include "fuzz/jr_jdoc_same.h"
 
 static const char *const cases[] = {
@@ -93,25 +94,6 @@ static void check(const char *what, int ok)
 	}
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (f && !fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 &&
-	    !fseek(f, 0, SEEK_SET) && (buf = malloc(n + 1)) &&
-	    fread(buf, 1, n, f) == (size_t)n)
-		*len = n;
-	else if (buf) {
-		free(buf);
-		buf = NULL;
-	}
-	if (f)
-		fclose(f);
-	return buf;
-}
-
 /* deep - n arrays, one in the other */
 static void deep(size_t n, int ok)
 {
@@ -188,6 +170,7 @@ static void promises(void)
 int main(int argc, char **argv)
 {
 	const char *why;
+	struct jr_err e;
 	size_t i, len;
 	char *text;
 
@@ -199,8 +182,8 @@ int main(int argc, char **argv)
 		}
 	}
 	for (i = 1; i < (size_t)argc; i++) {
-		text = slurp(argv[i], &len);
-		why = text ? jr_jdoc_same(text, len) : "cannot read it";
+		text = jr_read_file(argv[i], 64UL << 20, &len, &e);
+		why = text ? jr_jdoc_same(text, len) : e.msg;
 		if (why) {
 			printf("FAIL %s: %s\n", argv[i], why);
 			fails++;
