@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * jr_survey.c - jitread survey's fleet report on rank 0: the ranks'
- * reports read, merged and compared (see jr_survey.h).
+ * reports read and merged as they come (see jr_survey.h).
  */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/jr_report.h"
 #include "core/jr_survey.h"
-
-#define JR_SPOOL_CHUNK 4096 /* gaps or windows read or put at a time */
 
 int jr_survey_init(struct jr_survey *s, int nr, const char *mode, int precision)
 {
@@ -139,7 +136,7 @@ static int jr_spool_windows(struct jr_survey *s, struct jr_srank *r,
 			    struct jr_err *e)
 {
 	size_t i, k, nw = jr_jv_size(j, w);
-	uint64_t v[JR_SPOOL_CHUNK], at;
+	uint64_t v[JR_SURVEY_CHUNK], at;
 	struct jr_jv x = jr_jv_first(j, w);
 	int64_t n;
 
@@ -149,7 +146,7 @@ static int jr_spool_windows(struct jr_survey *s, struct jr_srank *r,
 			"survey: windows_ns: more windows than quanta a rank times");
 	r->win_at = s->spool.end;
 	for (i = 0; i < nw; i += k) {
-		for (k = 0; k < JR_SPOOL_CHUNK && i + k < nw; k++) {
+		for (k = 0; k < JR_SURVEY_CHUNK && i + k < nw; k++) {
 			if (!jr_jv_int(j, x, &n) || n < 0)
 				return jr_fail(
 					e, -EINVAL,
@@ -205,7 +202,7 @@ static int jr_survey_meta(struct jr_survey *s, struct jr_srank *r,
 static int jr_spool_gaps(struct jr_survey *s, struct jr_srank *r,
 			 const struct jr_rcpu *c)
 {
-	struct jr_sgap g[JR_SPOOL_CHUNK];
+	struct jr_sgap g[JR_SURVEY_CHUNK];
 	struct jr_hist h;
 	char *text = NULL;
 	size_t i, k, len = 0;
@@ -233,7 +230,7 @@ static int jr_spool_gaps(struct jr_survey *s, struct jr_srank *r,
 	free(text);
 	r->tl_at = s->spool.end;
 	for (i = 0; !ret && i < c->nr_tl; i += k) {
-		for (k = 0; k < JR_SPOOL_CHUNK && i + k < c->nr_tl; k++) {
+		for (k = 0; k < JR_SURVEY_CHUNK && i + k < c->nr_tl; k++) {
 			g[k].ts_ns = c->tl[i + k].ts_ns;
 			g[k].dur_ns = c->tl[i + k].dur_ns;
 		}
@@ -299,284 +296,5 @@ int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
 	r->ok = !ret;
 out:
 	jr_rdoc_free(&doc);
-	return ret;
-}
-
-static int jr_dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* jr_quantile - of n sorted values, nearest rank */
-static double jr_quantile(const double *v, size_t n, double q)
-{
-	size_t i = (size_t)ceil(q * n);
-
-	return n ? v[i ? i - 1 : 0] : 0;
-}
-
-static double jr_median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), jr_dbl_cmp);
-	if (!n)
-		return 0;
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/*
- * jr_outliers - the modified z-score of each rank's noise share (Iglewicz
- * and Hoaglin): 0.6745 (x - median) / MAD, an outlier above 3.5.  A MAD
- * of almost nothing (identical ranks) is taken as 1 % of the median.
- */
-static int jr_outliers(struct jr_survey *s)
-{
-	double *v = calloc(s->nr > 0 ? (size_t)s->nr : 1, sizeof(*v)), med, mad;
-	int i, n = 0;
-
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < s->nr; i++)
-		if (s->r[i].ok)
-			v[n++] = s->r[i].noise_share;
-	med = jr_median(v, n);
-	for (i = 0; i < n; i++)
-		v[i] = fabs(v[i] - med);
-	mad = jr_median(v, n);
-	if (mad < med * 0.01)
-		mad = med * 0.01;
-	if (mad < 1e-9)
-		mad = 1e-9;
-	for (i = 0; i < s->nr; i++) {
-		struct jr_srank *r = &s->r[i];
-
-		if (!r->ok)
-			continue;
-		r->z = 0.6745 * (r->noise_share - med) / mad;
-		r->outlier = r->z > JR_SURVEY_OUTLIER_Z;
-	}
-	free(v);
-	return 0;
-}
-
-/* jr_on_rank0 - the time of a gap of r's timeline on rank 0's clock */
-int64_t jr_on_rank0(const struct jr_srank *r, uint64_t ts_ns)
-{
-	return (int64_t)(r->t0_ns + ts_ns) - r->offset_ns;
-}
-
-/* jr_in_cooc - r's timeline has a place in the noise that comes together */
-static bool jr_in_cooc(const struct jr_srank *r)
-{
-	return r->ok && r->clock && r->nr_tl;
-}
-
-/*
- * jr_cooc_rank - r's gaps at or above cooc_ns between t0 and t1 (rank 0's
- * clock) into the bins, one a bin at most, read back from the spool; *n:
- * how many bins it marked
- */
-static int jr_cooc_rank(struct jr_survey *s, const struct jr_srank *r,
-			int64_t t0, int64_t t1, uint32_t *bins, uint64_t nb,
-			double *n)
-{
-	struct jr_sgap g[JR_SPOOL_CHUNK];
-	uint64_t i, k, b, last = UINT64_MAX, nr;
-	int64_t t;
-
-	*n = 0;
-	for (i = 0; i < r->nr_tl; i += nr) {
-		nr = r->nr_tl - i < JR_SPOOL_CHUNK ? r->nr_tl - i :
-						     JR_SPOOL_CHUNK;
-		if (jr_spool_get(&s->spool, r->tl_at + i * sizeof(*g), g,
-				 nr * sizeof(*g)))
-			return -EIO;
-		for (k = 0; k < nr; k++) {
-			t = jr_on_rank0(r, g[k].ts_ns);
-			if (t < t0 || t > t1 || g[k].dur_ns < s->cooc_ns)
-				continue;
-			b = (uint64_t)(t - t0) / JR_SURVEY_BIN_NS;
-			if (b >= nb || b == last)
-				continue;
-			last = b;
-			bins[b]++;
-			(*n)++;
-		}
-	}
-	return 0;
-}
-
-/*
- * jr_cooc - gaps at or above the fleet's 99th percentile, on rank 0's
- * clock, in 1 ms bins over the time every rank's timeline covers: how
- * many bins more than one rank shares, and the pairs of ranks seen in one
- * bin against the pairs expected were the ranks independent.
- */
-static int jr_cooc(struct jr_survey *s)
-{
-	int64_t t0 = INT64_MIN, t1 = INT64_MAX;
-	double sum = 0, sum2 = 0, pairs = 0, exp, n;
-	uint32_t *bins;
-	uint64_t nb, b;
-	int i, ret = 0;
-
-	s->cooc_ns = jr_hist_percentile(&s->fleet[JR_H_GAP], 99.0);
-	for (i = 0; i < s->nr; i++) {
-		const struct jr_srank *r = &s->r[i];
-
-		if (!jr_in_cooc(r))
-			continue;
-		if (jr_on_rank0(r, r->tl_first) > t0)
-			t0 = jr_on_rank0(r, r->tl_first);
-		if (jr_on_rank0(r, r->tl_last) < t1)
-			t1 = jr_on_rank0(r, r->tl_last);
-	}
-	if (t0 == INT64_MIN || t1 <= t0 || !s->cooc_ns)
-		return 0;
-	nb = (uint64_t)(t1 - t0) / JR_SURVEY_BIN_NS + 1;
-	if (nb > JR_SURVEY_MAX_BINS)
-		nb = JR_SURVEY_MAX_BINS;
-	bins = calloc(nb, sizeof(*bins));
-	if (!bins)
-		return -ENOMEM;
-	for (i = 0; !ret && i < s->nr; i++) {
-		if (!jr_in_cooc(&s->r[i]))
-			continue;
-		ret = jr_cooc_rank(s, &s->r[i], t0, t1, bins, nb, &n);
-		sum += n;
-		sum2 += n * n;
-	}
-	for (b = 0; !ret && b < nb; b++) {
-		pairs += bins[b] * (bins[b] - 1.0) / 2;
-		s->cooc_shared += bins[b] > 1;
-		if (bins[b] > s->cooc_max)
-			s->cooc_max = bins[b];
-	}
-	if (!ret) {
-		s->cooc_bins = nb;
-		exp = (sum * sum - sum2) / 2 / nb;
-		s->cooc_ratio = exp > 0 ? pairs / exp : 0;
-	}
-	free(bins);
-	return ret;
-}
-
-/*
- * jr_bsp - fixed-work-quantum mode: per window of quanta between two
- * barriers, the slowest rank's time over the median rank's, the
- * slowdown a bulk-synchronous program would see.
- */
-static int jr_bsp(struct jr_survey *s)
-{
-	size_t w, w0, cw, chunk, nw = SIZE_MAX;
-	double *v = NULL, *slow = NULL;
-	uint64_t *vals = NULL;
-	int i, k, n = 0, *who = NULL, *worst = NULL, best = 0, ret = -ENOMEM;
-
-	for (i = 0; i < s->nr; i++)
-		if (s->r[i].ok && s->r[i].nr_win) {
-			n++;
-			if (s->r[i].nr_win < nw)
-				nw = s->r[i].nr_win;
-		}
-	if (n < 2 || nw == SIZE_MAX)
-		return 0;
-	chunk = JR_SURVEY_BSP_VALUES / n ? JR_SURVEY_BSP_VALUES / n : 1;
-	if (chunk > nw)
-		chunk = nw;
-	v = calloc(n, sizeof(*v));
-	who = calloc(n, sizeof(*who));
-	vals = calloc((size_t)n * chunk, sizeof(*vals));
-	slow = calloc(nw, sizeof(*slow));
-	worst = calloc(s->nr, sizeof(*worst));
-	if (!v || !who || !vals || !slow || !worst)
-		goto out;
-	for (i = 0, k = 0; i < s->nr; i++)
-		if (s->r[i].ok && s->r[i].nr_win)
-			who[k++] = i;
-	ret = 0;
-	/* window by window; the ranks' windows read chunk at a time */
-	for (w0 = 0; !ret && w0 < nw; w0 += cw) {
-		cw = nw - w0 < chunk ? nw - w0 : chunk;
-		for (k = 0; !ret && k < n; k++)
-			ret = jr_spool_get(
-				&s->spool,
-				s->r[who[k]].win_at + w0 * sizeof(*vals),
-				vals + (size_t)k * chunk, cw * sizeof(*vals));
-		for (w = 0; !ret && w < cw; w++) {
-			double max = 0, med;
-			int arg = 0;
-
-			for (k = 0; k < n; k++) {
-				v[k] = vals[(size_t)k * chunk + w];
-				if (v[k] > max) {
-					max = v[k];
-					arg = who[k];
-				}
-			}
-			med = jr_median(v, n);
-			slow[w0 + w] = med > 0 ? max / med : 1;
-			worst[arg]++;
-			s->bsp_mean += slow[w0 + w] / nw;
-		}
-	}
-	if (ret)
-		goto out;
-	qsort(slow, nw, sizeof(*slow), jr_dbl_cmp);
-	s->bsp_p50 = jr_quantile(slow, nw, 0.5);
-	s->bsp_p99 = jr_quantile(slow, nw, 0.99);
-	s->bsp_max = slow[nw - 1];
-	s->bsp_windows = nw;
-	for (i = 0; i < s->nr; i++)
-		if (worst[i] > worst[best])
-			best = i;
-	s->bsp_worst_rank = best;
-out:
-	free(v);
-	free(who);
-	free(vals);
-	free(slow);
-	free(worst);
-	return ret;
-}
-
-/*
- * jr_host_clocks - the ranks of one host share its clock: each takes the
- * offset of its host's rank with the shortest round trip (rank 0 itself,
- * offset 0, on rank 0's host), not its own noisier estimate.  A rank whose
- * host has no rank that answered the clock rounds has no known offset.
- */
-static void jr_host_clocks(struct jr_survey *s)
-{
-	int i, j, best;
-
-	for (i = 0; i < s->nr; i++) {
-		if (!s->r[i].ok)
-			continue;
-		best = i;
-		for (j = 0; j < s->nr; j++)
-			if (s->r[j].ok && s->r[j].rtt_ns >= 0 &&
-			    !strcmp(s->r[j].host, s->r[i].host) &&
-			    (s->r[best].rtt_ns < 0 ||
-			     s->r[j].rtt_ns < s->r[best].rtt_ns))
-				best = j;
-		s->r[i].clock = s->r[best].rtt_ns >= 0;
-		s->r[i].offset_ns = s->r[i].clock ? s->r[best].offset_ns : 0;
-	}
-}
-
-/* jr_survey_analyse - after every rank was added or found missing */
-int jr_survey_analyse(struct jr_survey *s)
-{
-	int ret;
-
-	jr_host_clocks(s);
-	ret = jr_outliers(s);
-
-	if (!ret)
-		ret = jr_cooc(s);
-	if (!ret)
-		ret = jr_bsp(s);
 	return ret;
 }

@@ -37,6 +37,8 @@
 #define JR_SURVEY_TL 2000 /* gaps per rank in the JSON, for the heat map */
 /* fwq: quanta a rank times at most, so windows a report holds at most */
 #define JR_SURVEY_MAX_QUANTA 20000000ULL
+/* gaps or windows the spool is given or read back at a time */
+#define JR_SURVEY_CHUNK 4096
 /* the BSP analysis reads the ranks' windows this many values at a time */
 #define JR_SURVEY_BSP_VALUES (1U << 20)
 
@@ -101,8 +103,10 @@ int jr_survey_init(struct jr_survey *s, int nr, const char *mode,
 int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
 		  struct jr_err *e);
 void jr_survey_missing(struct jr_survey *s, int rank, const char *why);
-int jr_survey_analyse(struct jr_survey *s);
 void jr_survey_free(struct jr_survey *s);
+
+/* jr_survey_analyse.c */
+int jr_survey_analyse(struct jr_survey *s);
 int64_t jr_on_rank0(const struct jr_srank *r, uint64_t ts_ns);
 
 /* jr_survey_out.c */
