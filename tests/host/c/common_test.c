@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * common_test.c - jitread's common/ helpers, linked as they are: times
- * with units and the TSC arithmetic of long runs.  Prints one line per
- * failed check and exits 1 if any failed.
+ * with units, the TSC arithmetic of long runs and the string table.
+ * Prints one line per failed check and exits 1 if any failed.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 
 #include "common/jr_ksym.h"
 #include "common/jr_parse.h"
+#include "common/jr_strtab.h"
 #include "common/jr_text.h"
 #include "common/jr_tsc.h"
 #include "jr_check.h"
@@ -29,6 +30,39 @@ static int count_set(const unsigned char *set)
 	for (i = 0; i < JR_MAX_CPUS; i++)
 		n += set[i];
 	return n;
+}
+
+/*
+ * strtab_checks - a string put again gets its first id, "" is 0, and
+ * every string reads back after the table grew many times
+ */
+static void strtab_checks(void)
+{
+	struct jr_strtab t = { 0 };
+	uint32_t id, a, b;
+	char name[32];
+	int i, bad = 0;
+
+	CHECK(!strcmp(jr_strtab_str(&t, 0), "") &&
+	      !strcmp(jr_strtab_str(&t, 7), ""));
+	CHECK(!jr_strtab_put(&t, "", &id) && id == 0);
+	CHECK(!jr_strtab_put(&t, "host-a", &a) && a == 1);
+	CHECK(!jr_strtab_put(&t, "host-b", &b) && b == 2);
+	CHECK(!jr_strtab_put(&t, "host-a", &id) && id == a);
+	for (i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "irq:%d", i);
+		bad += jr_strtab_put(&t, name, &id) || id != (uint32_t)i + 3;
+	}
+	for (i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "irq:%d", i);
+		bad += jr_strtab_put(&t, name, &id) || id != (uint32_t)i + 3 ||
+		       strcmp(jr_strtab_str(&t, id), name);
+	}
+	CHECK(bad == 0);
+	CHECK(t.nr == 5003 && 2 * t.nr <= t.nr_slots);
+	CHECK(!strcmp(jr_strtab_str(&t, b), "host-b"));
+	jr_strtab_free(&t);
+	CHECK(t.nr == 0 && !strcmp(jr_strtab_str(&t, 1), ""));
 }
 
 static uint64_t time_of(const char *text, uint64_t bare)
@@ -71,12 +105,11 @@ int main(void)
 	CHECK(!jr_parse_cpus("2-9:1/3,1", set, &e) && set[1] && set[2] &&
 	      set[5] && set[8] && !set[3] && !set[9]);
 	last = sysconf(_SC_NPROCESSORS_CONF) - 1;
-	CHECK(!jr_parse_cpus("N", set, &e) && set[last] &&
-	      count_set(set) == 1);
+	CHECK(!jr_parse_cpus("N", set, &e) && set[last] && count_set(set) == 1);
 	CHECK(!jr_parse_cpus("all", set, &e) && count_set(set) == last + 1);
 	CHECK(!jr_parse_cpus("0-N:1/2", set, &e) && set[0] &&
 	      count_set(set) == (last + 2) / 2);
-	CHECK(jr_parse_cpus("5:1/2", set, &e));	 /* a group wants a range */
+	CHECK(jr_parse_cpus("5:1/2", set, &e)); /* a group wants a range */
 	CHECK(jr_parse_cpus("0-7:3/2", set, &e)); /* more used than the group */
 	CHECK(jr_parse_cpus("0-7:1/0", set, &e));
 	CHECK(jr_parse_cpus("0-7:1", set, &e));
@@ -111,6 +144,7 @@ int main(void)
 		CHECK(!strcmp(jr_ksym_name(1, 0, b, sizeof(b)), "unresolved"));
 		CHECK(!strcmp(jr_ksym_name(1, 1, b, sizeof(b)), "0x1"));
 	}
+	strtab_checks();
 	if (!failed)
 		printf("ok\n");
 	return failed;
