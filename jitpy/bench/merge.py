@@ -4,7 +4,8 @@
 A rank report as a survey rank writes it (jitread report's JSON of a
 recording with MERGE_GAPS timeline gaps, 20,000 by default, the most a
 report keeps, with its survey member) is merged as the report of each of
-N ranks by tests/host/c/survey_test.c --ranks N, which links
+N ranks, each on a host of its own, by tests/host/c/survey_test.c
+--ranks N, which links
 user/libjrcore.a as jitread does: each report read, merged, let go, then
 the fleet analysed and its JSON written.  For N in MERGE_RANKS (100,
 1000, 10000) it prints the reports' bytes over the child's CPU time
@@ -52,7 +53,7 @@ def rank_report(tmp, gaps):
         report = json.load(f)
     path = os.path.join(tmp, "rank.json")
     with open(path, "w") as f:
-        json.dump(jrsurvey.rank_report(report, 0, "h"), f)
+        json.dump(jrsurvey.rank_report(report, 0, "host-000000"), f)
     return path, os.path.getsize(path)
 
 

@@ -12,25 +12,30 @@
 
 int jr_survey_init(struct jr_survey *s, int nr, const char *mode, int precision)
 {
+	uint32_t why;
 	int h, i;
 
 	memset(s, 0, sizeof(*s));
 	snprintf(s->mode, sizeof(s->mode), "%s", mode);
 	s->precision = precision;
 	s->r = calloc(nr, sizeof(*s->r));
-	if (!s->r)
+	if (!s->r || jr_strtab_put(&s->names, "no report came", &why)) {
+		jr_strtab_free(&s->names);
+		free(s->r);
+		s->r = NULL;
 		return -ENOMEM;
+	}
 	if (jr_spool_open(&s->spool)) {
+		jr_strtab_free(&s->names);
 		free(s->r);
 		s->r = NULL;
 		return -EIO;
 	}
 	s->nr = nr;
 	for (i = 0; i < nr; i++) {
-		s->r[i].rank = i;
 		s->r[i].cpu = -1;
 		s->r[i].rtt_ns = -1;
-		snprintf(s->r[i].why, sizeof(s->r[i].why), "no report came");
+		s->r[i].why = why;
 	}
 	for (h = 0; h < JR_H_NR; h++)
 		jr_hist_init(&s->fleet[h], precision);
@@ -46,13 +51,29 @@ void jr_survey_free(struct jr_survey *s)
 	jr_jdoc_free(&s->jdoc);
 	for (h = 0; h < JR_H_NR; h++)
 		jr_hist_free(&s->fleet[h]);
+	jr_strtab_free(&s->names);
 	free(s->r);
 	s->r = NULL;
 }
 
+/* jr_survey_missing - why rank sent no report: its reason, or none */
 void jr_survey_missing(struct jr_survey *s, int rank, const char *why)
 {
-	snprintf(s->r[rank].why, sizeof(s->r[rank].why), "%s", why);
+	char text[128];
+
+	snprintf(text, sizeof(text), "%s", why);
+	if (jr_strtab_put(&s->names, text, &s->r[rank].why))
+		s->r[rank].why = 0;
+}
+
+/* jr_survey_cold - what the spool keeps of rank r, which reported */
+int jr_survey_cold(const struct jr_survey *s, const struct jr_srank *r,
+		   struct jr_scold *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (!r->ok)
+		return -ENOENT;
+	return jr_spool_get(&s->spool, r->cold_at, c, sizeof(*c));
 }
 
 /* jr_add_slots - a report's class into h, slot for slot */
@@ -89,7 +110,8 @@ static int jr_named_cmp(const void *a, const void *b)
  * jr_top_sources - the CPU's largest sources by total, a thread by its
  * comm: its pids summed, as a fleet compares them
  */
-static int jr_top_sources(struct jr_srank *r, const struct jr_rcpu *c)
+static int jr_top_sources(struct jr_survey *s, struct jr_srank *r,
+			  const struct jr_rcpu *c)
 {
 	struct jr_named *v = calloc(c->nr_src ? c->nr_src : 1, sizeof(*v));
 	size_t i, j, n = 0;
@@ -109,9 +131,10 @@ static int jr_top_sources(struct jr_srank *r, const struct jr_rcpu *c)
 	}
 	qsort(v, n, sizeof(*v), jr_named_cmp);
 	for (i = 0; i < n && i < JR_SURVEY_TOP_SRC; i++)
-		snprintf(r->top[i], sizeof(r->top[i]), "%s", v[i].name);
+		if (jr_strtab_put(&s->names, v[i].name, &r->top[i]))
+			break;
 	free(v);
-	return 0;
+	return i < n && i < JR_SURVEY_TOP_SRC ? -ENOMEM : 0;
 }
 
 /* jr_sv_u64 - the survey member's field as a non-negative integer */
@@ -131,7 +154,7 @@ static int jr_sv_u64(const struct jr_jdoc *j, struct jr_jv sv, const char *name,
 }
 
 /* jr_spool_windows - fwq: a rank's windows_ns, checked, into the spool */
-static int jr_spool_windows(struct jr_survey *s, struct jr_srank *r,
+static int jr_spool_windows(struct jr_survey *s, struct jr_scold *r,
 			    const struct jr_jdoc *j, struct jr_jv w,
 			    struct jr_err *e)
 {
@@ -167,11 +190,12 @@ static int jr_spool_windows(struct jr_survey *s, struct jr_srank *r,
  * number the merge will index or loop by, within what a rank writes.
  */
 static int jr_survey_meta(struct jr_survey *s, struct jr_srank *r,
-			  const struct jr_jdoc *j, struct jr_jv root,
-			  struct jr_err *e)
+			  struct jr_scold *c, const struct jr_jdoc *j,
+			  struct jr_jv root, struct jr_err *e)
 {
 	struct jr_jv sv = jr_jv_get(j, root, "survey");
 	struct jr_jv host = jr_jv_get(j, sv, "host");
+	char name[64], backend[8];
 	uint64_t cpu;
 
 	if (!jr_jv_is(j, host, JR_JV_STRING) ||
@@ -179,28 +203,31 @@ static int jr_survey_meta(struct jr_survey *s, struct jr_srank *r,
 		return jr_fail(e, -EINVAL,
 			       "no survey member naming host and cpu");
 	if (jr_sv_u64(j, sv, "cpu", &cpu, e) ||
-	    jr_sv_u64(j, sv, "t0_ns", &r->t0_ns, e) ||
-	    jr_sv_u64(j, sv, "quantum_ns", &r->quantum_ns, e) ||
-	    jr_sv_u64(j, sv, "quanta", &r->quanta, e))
+	    jr_sv_u64(j, sv, "t0_ns", &c->t0_ns, e) ||
+	    jr_sv_u64(j, sv, "quantum_ns", &c->quantum_ns, e) ||
+	    jr_sv_u64(j, sv, "quanta", &c->quanta, e))
 		return -EINVAL;
 	if (cpu >= JR_MAX_CPUS)
 		return jr_fail(e, -EINVAL,
 			       "survey: cpu: not a CPU number below %d",
 			       JR_MAX_CPUS);
-	jr_jv_str(j, host, r->host, sizeof(r->host));
-	if (jr_jv_str(j, jr_jv_get(j, sv, "backend"), r->backend,
-		      sizeof(r->backend)) == -EINVAL)
-		snprintf(r->backend, sizeof(r->backend), "user");
+	jr_jv_str(j, host, name, sizeof(name));
+	if (jr_jv_str(j, jr_jv_get(j, sv, "backend"), backend,
+		      sizeof(backend)) == -EINVAL)
+		snprintf(backend, sizeof(backend), "user");
+	if (jr_strtab_put(&s->names, name, &r->host) ||
+	    jr_strtab_put(&s->names, backend, &r->backend))
+		return jr_fail(e, -ENOMEM, "out of memory");
 	r->cpu = (int)cpu;
-	return jr_spool_windows(s, r, j, jr_jv_get(j, sv, "windows_ns"), e);
+	return jr_spool_windows(s, c, j, jr_jv_get(j, sv, "windows_ns"), e);
 }
 
 /*
  * jr_spool_gaps - the CPU's gap histogram (whose figures r keeps) as
  * JSON, and its timeline, into the spool
  */
-static int jr_spool_gaps(struct jr_survey *s, struct jr_srank *r,
-			 const struct jr_rcpu *c)
+static int jr_spool_gaps(struct jr_survey *s, struct jr_srank *hot,
+			 struct jr_scold *r, const struct jr_rcpu *c)
 {
 	struct jr_sgap g[JR_SURVEY_CHUNK];
 	struct jr_hist h;
@@ -219,7 +246,7 @@ static int jr_spool_gaps(struct jr_survey *s, struct jr_srank *r,
 		r->gaps = h.count;
 		r->p99_ns = jr_hist_percentile(&h, 99.0);
 		r->p9999_ns = jr_hist_percentile(&h, 99.99);
-		r->max_ns = h.count ? h.max : 0;
+		hot->max_ns = h.count ? h.max : 0;
 		jr_json_hist(f, &h);
 		ret = fclose(f) ? -ENOMEM : 0;
 	}
@@ -254,6 +281,7 @@ int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
 {
 	struct jr_srank *r = &s->r[rank];
 	const struct jr_rcpu *c;
+	struct jr_scold cold;
 	struct jr_rdoc doc;
 	struct jr_jv root;
 	int h, ret;
@@ -262,11 +290,12 @@ int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
 		return jr_fail(e, -EEXIST, "a second report from rank %d",
 			       rank);
 	memset(&doc, 0, sizeof(doc));
+	memset(&cold, 0, sizeof(cold));
 	ret = jr_jdoc_open(&s->jdoc, json, len, &root, e);
 	if (!ret)
 		ret = jr_rdoc_read(&doc, &s->jdoc, root, e);
 	if (!ret)
-		ret = jr_survey_meta(s, r, &s->jdoc, root, e);
+		ret = jr_survey_meta(s, r, &cold, &s->jdoc, root, e);
 	if (!ret && doc.precision != s->precision)
 		ret = jr_fail(e, -EINVAL, "precision %d, not the survey's %d",
 			      doc.precision, s->precision);
@@ -279,9 +308,11 @@ int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
 	r->noise_ns = c->noise_ns;
 	r->noise_share = c->runtime_ns ? (double)c->noise_ns / c->runtime_ns :
 					 0;
-	ret = jr_top_sources(r, c);
+	ret = jr_top_sources(s, r, c);
 	if (!ret)
-		ret = jr_spool_gaps(s, r, c);
+		ret = jr_spool_gaps(s, r, &cold, c);
+	if (!ret)
+		ret = jr_spool_put(&s->spool, &cold, sizeof(cold), &r->cold_at);
 	if (ret) {
 		ret = jr_fail(e, ret, "cannot keep its gaps: %s",
 			      strerror(-ret));

@@ -12,9 +12,11 @@
  * Rank 0 merges each report as it comes and keeps of it a struct
  * jr_srank; what the fleet's analysis and JSON read again later goes to
  * a spool on disk.  Its memory is one report in flight (at most
- * JR_RDOC_MAX_BYTES of JSON, parsed) and a struct jr_srank per rank, and
- * the analysis adds at most JR_SURVEY_BSP_VALUES windows at a time and
- * the co-occurrence bins (4 bytes each, JR_SURVEY_MAX_BINS at most).
+ * JR_RDOC_MAX_BYTES of JSON, parsed), a struct jr_srank per rank, and
+ * each distinct host, source and reason once; the analysis adds at most
+ * JR_SURVEY_BSP_VALUES windows at a time, the co-occurrence bins (4 bytes
+ * each, JR_SURVEY_MAX_BINS at most), and a few bytes a rank while it
+ * sorts.
  */
 #ifndef JR_SURVEY_H
 #define JR_SURVEY_H
@@ -26,6 +28,7 @@
 #include "common/jr_err.h"
 #include "common/jr_jv.h"
 #include "common/jr_spool.h"
+#include "common/jr_strtab.h"
 #include "core/jr_hist.h"
 #include "core/jr_rdoc.h"
 
@@ -49,26 +52,34 @@ struct jr_sgap {
 };
 
 /*
- * struct jr_srank - what rank 0 keeps of a rank once its report is
- * merged: a few hundred bytes, whatever the report's size.  Its gap
- * histogram, timeline and windows wait in the survey's spool.
+ * struct jr_srank - what rank 0 keeps in memory of a rank once its report
+ * is merged: what the fleet's analysis reads of every rank, in under a
+ * hundred bytes, its names as ids in the survey's table.  The rest (its
+ * struct jr_scold), its gap histogram, timeline and windows wait in the
+ * survey's spool.
  */
 struct jr_srank {
-	int rank;
+	uint32_t host; /* in the survey's names, as each below */
+	uint32_t why; /* when !ok */
+	uint32_t backend; /* "jitmod" or "user" */
+	uint32_t top[JR_SURVEY_TOP_SRC]; /* sources by total, pid dropped */
+	int32_t cpu;
 	bool ok; /* its report came and was read */
-	char why[128]; /* when !ok */
-	char host[64];
-	int cpu;
-	char backend[8]; /* "jitmod" or "user" */
-	int64_t offset_ns; /* its clock minus rank 0's */
-	uint64_t t0_ns; /* its timeline's origin, on its clock */
-	int64_t rtt_ns; /* the round trip that measured it; -1: none */
 	bool clock; /* offset_ns is known: measured for it or its host */
-	uint64_t runtime_ns, noise_ns;
+	bool outlier;
+	int64_t offset_ns; /* its clock minus rank 0's */
+	int64_t rtt_ns; /* the round trip that measured it; -1: none */
+	uint64_t runtime_ns, noise_ns, max_ns;
 	double noise_share;
+	double z; /* modified z-score of noise_share */
+	uint64_t cold_at; /* its struct jr_scold in the spool, when ok */
+};
+
+/* struct jr_scold - what the spool keeps of a rank besides its data */
+struct jr_scold {
+	uint64_t t0_ns; /* its timeline's origin, on its clock */
 	/* its CPU's gaps (fwq: each quantum's excess) */
-	uint64_t gaps, p99_ns, p9999_ns, max_ns;
-	char top[JR_SURVEY_TOP_SRC][64]; /* sources by total, pid dropped */
+	uint64_t gaps, p99_ns, p9999_ns;
 	/* fixed-work-quantum mode */
 	uint64_t quantum_ns, quanta;
 	/* in the spool: the gap histogram as JSON, the timeline, windows */
@@ -76,8 +87,6 @@ struct jr_srank {
 	uint64_t tl_at, nr_tl; /* struct jr_sgap each, in time order */
 	uint64_t tl_first, tl_last; /* its first and last gap's ts_ns */
 	uint64_t win_at, nr_win; /* uint64_t each: a window's time */
-	double z; /* modified z-score of noise_share */
-	bool outlier;
 };
 
 struct jr_survey {
@@ -85,6 +94,7 @@ struct jr_survey {
 	int precision;
 	int nr;
 	struct jr_srank *r; /* by rank */
+	struct jr_strtab names; /* the ranks' hosts, sources and reasons */
 	struct jr_spool spool;
 	struct jr_jdoc jdoc; /* reads each report; its index is reused */
 	struct jr_hist fleet[JR_H_NR]; /* merged over the ranks */
@@ -104,10 +114,13 @@ int jr_survey_add(struct jr_survey *s, int rank, const char *json, size_t len,
 		  struct jr_err *e);
 void jr_survey_missing(struct jr_survey *s, int rank, const char *why);
 void jr_survey_free(struct jr_survey *s);
+int jr_survey_cold(const struct jr_survey *s, const struct jr_srank *r,
+		   struct jr_scold *c);
 
 /* jr_survey_analyse.c */
 int jr_survey_analyse(struct jr_survey *s);
-int64_t jr_on_rank0(const struct jr_srank *r, uint64_t ts_ns);
+int64_t jr_on_rank0(const struct jr_srank *r, const struct jr_scold *c,
+		    uint64_t ts_ns);
 
 /* jr_survey_out.c */
 struct jr_report_opts;

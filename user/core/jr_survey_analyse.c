@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/jr_survey.h"
 
@@ -69,15 +68,24 @@ static int jr_outliers(struct jr_survey *s)
 }
 
 /* jr_on_rank0 - the time of a gap of r's timeline on rank 0's clock */
-int64_t jr_on_rank0(const struct jr_srank *r, uint64_t ts_ns)
+int64_t jr_on_rank0(const struct jr_srank *r, const struct jr_scold *c,
+		    uint64_t ts_ns)
 {
-	return (int64_t)(r->t0_ns + ts_ns) - r->offset_ns;
+	return (int64_t)(c->t0_ns + ts_ns) - r->offset_ns;
 }
 
-/* jr_in_cooc - r's timeline has a place in the noise that comes together */
-static bool jr_in_cooc(const struct jr_srank *r)
+/*
+ * jr_in_cooc - r's timeline has a place in the noise that comes together;
+ * *c: what the spool keeps of it.  false with *err set: it could not be
+ * read.
+ */
+static bool jr_in_cooc(const struct jr_survey *s, const struct jr_srank *r,
+		       struct jr_scold *c, int *err)
 {
-	return r->ok && r->clock && r->nr_tl;
+	if (!r->ok || !r->clock)
+		return false;
+	*err = jr_survey_cold(s, r, c);
+	return !*err && c->nr_tl;
 }
 
 /*
@@ -86,22 +94,22 @@ static bool jr_in_cooc(const struct jr_srank *r)
  * how many bins it marked
  */
 static int jr_cooc_rank(struct jr_survey *s, const struct jr_srank *r,
-			int64_t t0, int64_t t1, uint32_t *bins, uint64_t nb,
-			double *n)
+			const struct jr_scold *c, int64_t t0, int64_t t1,
+			uint32_t *bins, uint64_t nb, double *n)
 {
 	struct jr_sgap g[JR_SURVEY_CHUNK];
 	uint64_t i, k, b, last = UINT64_MAX, nr;
 	int64_t t;
 
 	*n = 0;
-	for (i = 0; i < r->nr_tl; i += nr) {
-		nr = r->nr_tl - i < JR_SURVEY_CHUNK ? r->nr_tl - i :
+	for (i = 0; i < c->nr_tl; i += nr) {
+		nr = c->nr_tl - i < JR_SURVEY_CHUNK ? c->nr_tl - i :
 						      JR_SURVEY_CHUNK;
-		if (jr_spool_get(&s->spool, r->tl_at + i * sizeof(*g), g,
+		if (jr_spool_get(&s->spool, c->tl_at + i * sizeof(*g), g,
 				 nr * sizeof(*g)))
 			return -EIO;
 		for (k = 0; k < nr; k++) {
-			t = jr_on_rank0(r, g[k].ts_ns);
+			t = jr_on_rank0(r, c, g[k].ts_ns);
 			if (t < t0 || t > t1 || g[k].dur_ns < s->cooc_ns)
 				continue;
 			b = (uint64_t)(t - t0) / JR_SURVEY_BIN_NS;
@@ -125,21 +133,24 @@ static int jr_cooc(struct jr_survey *s)
 {
 	int64_t t0 = INT64_MIN, t1 = INT64_MAX;
 	double sum = 0, sum2 = 0, pairs = 0, exp, n;
+	struct jr_scold c;
 	uint32_t *bins;
 	uint64_t nb, b;
 	int i, ret = 0;
 
 	s->cooc_ns = jr_hist_percentile(&s->fleet[JR_H_GAP], 99.0);
-	for (i = 0; i < s->nr; i++) {
+	for (i = 0; !ret && i < s->nr; i++) {
 		const struct jr_srank *r = &s->r[i];
 
-		if (!jr_in_cooc(r))
+		if (!jr_in_cooc(s, r, &c, &ret))
 			continue;
-		if (jr_on_rank0(r, r->tl_first) > t0)
-			t0 = jr_on_rank0(r, r->tl_first);
-		if (jr_on_rank0(r, r->tl_last) < t1)
-			t1 = jr_on_rank0(r, r->tl_last);
+		if (jr_on_rank0(r, &c, c.tl_first) > t0)
+			t0 = jr_on_rank0(r, &c, c.tl_first);
+		if (jr_on_rank0(r, &c, c.tl_last) < t1)
+			t1 = jr_on_rank0(r, &c, c.tl_last);
 	}
+	if (ret)
+		return ret;
 	if (t0 == INT64_MIN || t1 <= t0 || !s->cooc_ns)
 		return 0;
 	nb = (uint64_t)(t1 - t0) / JR_SURVEY_BIN_NS + 1;
@@ -149,9 +160,9 @@ static int jr_cooc(struct jr_survey *s)
 	if (!bins)
 		return -ENOMEM;
 	for (i = 0; !ret && i < s->nr; i++) {
-		if (!jr_in_cooc(&s->r[i]))
+		if (!jr_in_cooc(s, &s->r[i], &c, &ret))
 			continue;
-		ret = jr_cooc_rank(s, &s->r[i], t0, t1, bins, nb, &n);
+		ret = jr_cooc_rank(s, &s->r[i], &c, t0, t1, bins, nb, &n);
 		sum += n;
 		sum2 += n * n;
 	}
@@ -170,6 +181,39 @@ static int jr_cooc(struct jr_survey *s)
 	return ret;
 }
 
+/* struct jr_bsp_rank - a rank the BSP analysis reads the windows of */
+struct jr_bsp_rank {
+	int rank;
+	uint64_t win_at;
+};
+
+/*
+ * jr_bsp_ranks - the ranks with windows: how many, into who when given,
+ * and the fewest windows a rank has, in *nw; negative: a spool error
+ */
+static int jr_bsp_ranks(const struct jr_survey *s, struct jr_bsp_rank *who,
+			size_t *nw)
+{
+	struct jr_scold c;
+	int i, n = 0;
+
+	*nw = SIZE_MAX;
+	for (i = 0; i < s->nr; i++) {
+		if (!s->r[i].ok)
+			continue;
+		if (jr_survey_cold(s, &s->r[i], &c))
+			return -EIO;
+		if (!c.nr_win)
+			continue;
+		if (who)
+			who[n] = (struct jr_bsp_rank){ i, c.win_at };
+		n++;
+		if (c.nr_win < *nw)
+			*nw = c.nr_win;
+	}
+	return n;
+}
+
 /*
  * jr_bsp - fixed-work-quantum mode: per window of quanta between two
  * barriers, the slowest rank's time over the median rank's, the
@@ -177,19 +221,15 @@ static int jr_cooc(struct jr_survey *s)
  */
 static int jr_bsp(struct jr_survey *s)
 {
-	size_t w, w0, cw, chunk, nw = SIZE_MAX;
+	size_t w, w0, cw, chunk, nw;
 	double *v = NULL, *slow = NULL;
+	struct jr_bsp_rank *who = NULL;
 	uint64_t *vals = NULL;
-	int i, k, n = 0, *who = NULL, *worst = NULL, best = 0, ret = -ENOMEM;
+	int i, k, n, *worst = NULL, best = 0, ret = -ENOMEM;
 
-	for (i = 0; i < s->nr; i++)
-		if (s->r[i].ok && s->r[i].nr_win) {
-			n++;
-			if (s->r[i].nr_win < nw)
-				nw = s->r[i].nr_win;
-		}
-	if (n < 2 || nw == SIZE_MAX)
-		return 0;
+	n = jr_bsp_ranks(s, NULL, &nw);
+	if (n < 2)
+		return n < 0 ? n : 0;
 	chunk = JR_SURVEY_BSP_VALUES / n ? JR_SURVEY_BSP_VALUES / n : 1;
 	if (chunk > nw)
 		chunk = nw;
@@ -200,18 +240,15 @@ static int jr_bsp(struct jr_survey *s)
 	worst = calloc(s->nr, sizeof(*worst));
 	if (!v || !who || !vals || !slow || !worst)
 		goto out;
-	for (i = 0, k = 0; i < s->nr; i++)
-		if (s->r[i].ok && s->r[i].nr_win)
-			who[k++] = i;
-	ret = 0;
+	ret = jr_bsp_ranks(s, who, &nw) == n ? 0 : -EIO;
 	/* window by window; the ranks' windows read chunk at a time */
 	for (w0 = 0; !ret && w0 < nw; w0 += cw) {
 		cw = nw - w0 < chunk ? nw - w0 : chunk;
 		for (k = 0; !ret && k < n; k++)
-			ret = jr_spool_get(
-				&s->spool,
-				s->r[who[k]].win_at + w0 * sizeof(*vals),
-				vals + (size_t)k * chunk, cw * sizeof(*vals));
+			ret = jr_spool_get(&s->spool,
+					   who[k].win_at + w0 * sizeof(*vals),
+					   vals + (size_t)k * chunk,
+					   cw * sizeof(*vals));
 		for (w = 0; !ret && w < cw; w++) {
 			double max = 0, med;
 			int arg = 0;
@@ -220,7 +257,7 @@ static int jr_bsp(struct jr_survey *s)
 				v[k] = vals[(size_t)k * chunk + w];
 				if (v[k] > max) {
 					max = v[k];
-					arg = who[k];
+					arg = who[k].rank;
 				}
 			}
 			med = jr_median(v, n);
@@ -252,36 +289,48 @@ out:
 /*
  * jr_host_clocks - the ranks of one host share its clock: each takes the
  * offset of its host's rank with the shortest round trip (rank 0 itself,
- * offset 0, on rank 0's host), not its own noisier estimate.  A rank whose
- * host has no rank that answered the clock rounds has no known offset.
+ * offset 0, on rank 0's host), not its own noisier estimate: its own when
+ * its round trip is as short as any, else the first rank's that has the
+ * shortest.  A rank whose host has no rank that answered the clock rounds
+ * has no known offset.
  */
-static void jr_host_clocks(struct jr_survey *s)
+static int jr_host_clocks(struct jr_survey *s)
 {
-	int i, j, best;
+	int *least = malloc(s->names.nr * sizeof(*least)), i, b;
+	const struct jr_srank *r;
+	uint32_t h;
 
+	if (!least)
+		return -ENOMEM;
+	for (h = 0; h < s->names.nr; h++)
+		least[h] = -1;
+	for (i = 0; i < s->nr; i++) {
+		r = &s->r[i];
+		b = least[r->host];
+		if (r->ok && r->rtt_ns >= 0 &&
+		    (b < 0 || r->rtt_ns < s->r[b].rtt_ns))
+			least[r->host] = i;
+	}
 	for (i = 0; i < s->nr; i++) {
 		if (!s->r[i].ok)
 			continue;
-		best = i;
-		for (j = 0; j < s->nr; j++)
-			if (s->r[j].ok && s->r[j].rtt_ns >= 0 &&
-			    !strcmp(s->r[j].host, s->r[i].host) &&
-			    (s->r[best].rtt_ns < 0 ||
-			     s->r[j].rtt_ns < s->r[best].rtt_ns))
-				best = j;
-		s->r[i].clock = s->r[best].rtt_ns >= 0;
-		s->r[i].offset_ns = s->r[i].clock ? s->r[best].offset_ns : 0;
+		b = least[s->r[i].host];
+		if (b >= 0 && s->r[i].rtt_ns == s->r[b].rtt_ns)
+			b = i;
+		s->r[i].clock = b >= 0;
+		s->r[i].offset_ns = b >= 0 ? s->r[b].offset_ns : 0;
 	}
+	free(least);
+	return 0;
 }
 
 /* jr_survey_analyse - after every rank was added or found missing */
 int jr_survey_analyse(struct jr_survey *s)
 {
-	int ret;
+	int ret = jr_host_clocks(s);
 
-	jr_host_clocks(s);
-	ret = jr_outliers(s);
-
+	if (!ret)
+		ret = jr_outliers(s);
 	if (!ret)
 		ret = jr_cooc(s);
 	if (!ret)

@@ -21,15 +21,15 @@ static const char *const jr_fig_names[JR_NR_F] = { "avail_pct", "p99_ns",
 static const char *const jr_fig_text[JR_NR_F] = { "avail_pct", "p99", "p99.99",
 						  "max" };
 
-static double jr_fig(const struct jr_srank *r, int f)
+static double jr_fig(const struct jr_srank *r, const struct jr_scold *c, int f)
 {
 	switch (f) {
 	case JR_F_AVAIL:
 		return 100.0 * (1.0 - r->noise_share);
 	case JR_F_P99:
-		return (double)r->p99_ns;
+		return (double)c->p99_ns;
 	case JR_F_P9999:
-		return (double)r->p9999_ns;
+		return (double)c->p9999_ns;
 	default:
 		return (double)r->max_ns;
 	}
@@ -42,17 +42,28 @@ static int jr_cmpd(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* jr_dist - min, median, p90 and max of figure f over the ranks */
+/*
+ * jr_dist - min, median, p90 and max of figure f over the ranks: how many
+ * ranks had it, or -EIO
+ */
 static int jr_dist(const struct jr_survey *s, int f, double *q)
 {
 	double *v = calloc(s->nr > 0 ? (size_t)s->nr : 1, sizeof(*v));
+	struct jr_scold c = { 0 };
 	int i, n = 0;
 
 	if (!v)
-		return 0;
-	for (i = 0; i < s->nr; i++)
-		if (s->r[i].ok)
-			v[n++] = jr_fig(&s->r[i], f);
+		return -EIO;
+	for (i = 0; i < s->nr; i++) {
+		if (!s->r[i].ok)
+			continue;
+		if ((f == JR_F_P99 || f == JR_F_P9999) &&
+		    jr_survey_cold(s, &s->r[i], &c)) {
+			free(v);
+			return -EIO;
+		}
+		v[n++] = jr_fig(&s->r[i], &c, f);
+	}
 	qsort(v, n, sizeof(*v), jr_cmpd);
 	if (n) {
 		q[0] = v[0];
@@ -64,25 +75,43 @@ static int jr_dist(const struct jr_survey *s, int f, double *q)
 	return n;
 }
 
-/* jr_by_noise - the ranks that reported, noisiest first; *n of them */
-static int *jr_by_noise(const struct jr_survey *s, int *n)
+struct jr_noisy {
+	double share;
+	int rank;
+};
+
+/* jr_noisy_cmp - the noisier first, of two as noisy the lower rank */
+static int jr_noisy_cmp(const void *a, const void *b)
 {
-	int *o = calloc(s->nr ? s->nr : 1, sizeof(*o)), i, j, t;
+	const struct jr_noisy *x = a, *y = b;
+
+	if (x->share != y->share)
+		return x->share < y->share ? 1 : -1;
+	return x->rank - y->rank;
+}
+
+/*
+ * jr_by_noise - the first want ranks that reported, noisiest first; *n
+ * of them
+ */
+static int *jr_by_noise(const struct jr_survey *s, int want, int *n)
+{
+	struct jr_noisy *v = calloc(s->nr ? s->nr : 1, sizeof(*v));
+	int *o = calloc(want > 0 ? want : 1, sizeof(*o)), i, k = 0;
 
 	*n = 0;
-	if (!o)
+	if (!v || !o) {
+		free(v);
+		free(o);
 		return NULL;
+	}
 	for (i = 0; i < s->nr; i++)
 		if (s->r[i].ok)
-			o[(*n)++] = i;
-	for (i = 1; i < *n; i++)
-		for (j = i; j > 0 &&
-			    s->r[o[j]].noise_share > s->r[o[j - 1]].noise_share;
-		     j--) {
-			t = o[j];
-			o[j] = o[j - 1];
-			o[j - 1] = t;
-		}
+			v[k++] = (struct jr_noisy){ s->r[i].noise_share, i };
+	qsort(v, k, sizeof(*v), jr_noisy_cmp);
+	for (i = 0; i < k && i < want; i++)
+		o[(*n)++] = v[i].rank;
+	free(v);
 	return o;
 }
 
@@ -90,7 +119,7 @@ static int *jr_by_noise(const struct jr_survey *s, int *n)
  * jr_common - a source in the top sources of at least half the outliers:
  * how many outliers and how many other ranks have it there
  */
-static bool jr_common(const struct jr_survey *s, const char *src, int *in_out,
+static bool jr_common(const struct jr_survey *s, uint32_t src, int *in_out,
 		      int *in_rest)
 {
 	int i, k, outliers = 0;
@@ -101,7 +130,7 @@ static bool jr_common(const struct jr_survey *s, const char *src, int *in_out,
 			continue;
 		outliers += s->r[i].outlier;
 		for (k = 0; k < JR_SURVEY_TOP_SRC; k++)
-			if (!strcmp(s->r[i].top[k], src)) {
+			if (s->r[i].top[k] == src) {
 				*(s->r[i].outlier ? in_out : in_rest) += 1;
 				break;
 			}
@@ -119,7 +148,7 @@ static bool jr_first_seen(const struct jr_survey *s, int i, int k)
 			if (j == i && m == k)
 				return true;
 			if (s->r[j].ok && s->r[j].outlier &&
-			    !strcmp(s->r[j].top[m], s->r[i].top[k]))
+			    s->r[j].top[m] == s->r[i].top[k])
 				return false;
 		}
 	return true;
@@ -128,6 +157,8 @@ static bool jr_first_seen(const struct jr_survey *s, int i, int k)
 static void jr_text_ranks(FILE *out, const struct jr_survey *s,
 			  const struct jr_report_opts *u)
 {
+	const struct jr_strtab *t = &s->names;
+	struct jr_scold c;
 	char shown[160];
 	int i, k;
 
@@ -139,69 +170,86 @@ static void jr_text_ranks(FILE *out, const struct jr_survey *s,
 	for (i = 0; i < s->nr; i++) {
 		const struct jr_srank *r = &s->r[i];
 
-		if (!r->ok) {
+		if (!r->ok || jr_survey_cold(s, r, &c)) {
 			fprintf(out, "%-4d %-16s  -   missing: ", i,
-				r->host[0] ? jr_text_safe(r->host, shown,
-							  sizeof(shown)) :
-					     "?");
+				r->host ?
+					jr_text_safe(jr_strtab_str(t, r->host),
+						     shown, sizeof(shown)) :
+					"?");
 			fprintf(out, "%s\n",
-				jr_text_safe(r->why, shown, sizeof(shown)));
+				r->ok ? "its figures could not be read back" :
+					jr_text_safe(jr_strtab_str(t, r->why),
+						     shown, sizeof(shown)));
 			continue;
 		}
 		fprintf(out, "%-4d %-16s %4d %8.4f%%", i,
-			jr_text_safe(r->host, shown, sizeof(shown)), r->cpu,
-			jr_fig(r, JR_F_AVAIL));
+			jr_text_safe(jr_strtab_str(t, r->host), shown,
+				     sizeof(shown)),
+			r->cpu, jr_fig(r, &c, JR_F_AVAIL));
 		for (k = JR_F_P99; k <= JR_F_MAX; k++)
-			jr_dur_col(out, 10, jr_fig(r, k), u->div);
+			jr_dur_col(out, 10, jr_fig(r, &c, k), u->div);
 		fprintf(out, " %6.1f ", r->z);
-		for (k = 0; k < JR_SURVEY_TOP_SRC && r->top[k][0]; k++)
+		for (k = 0; k < JR_SURVEY_TOP_SRC && r->top[k]; k++)
 			fprintf(out, "%s%s", k ? ", " : " ",
-				jr_text_safe(r->top[k], shown, sizeof(shown)));
+				jr_text_safe(jr_strtab_str(t, r->top[k]), shown,
+					     sizeof(shown)));
 		fprintf(out, "%s\n", r->outlier ? "  OUTLIER" : "");
 	}
 }
 
+/* struct jr_host_sum - a host's ranks, summed for its row */
+struct jr_host_sum {
+	uint64_t run, noise, max;
+	int n;
+	bool shown;
+};
+
 static void jr_text_hosts(FILE *out, const struct jr_survey *s,
 			  const struct jr_report_opts *u)
 {
+	struct jr_host_sum *h = calloc(s->names.nr, sizeof(*h)), *x;
 	char shown[160], head[16];
-	int i, j;
+	int i;
 
 	snprintf(head, sizeof(head), "max (%s)", u->unit);
 	fprintf(out, "\n# per host\n%-16s %5s %9s %12s\n", "host", "ranks",
 		"%avail", head);
+	if (!h) {
+		fprintf(out, "# out of memory\n");
+		return;
+	}
 	for (i = 0; i < s->nr; i++) {
-		uint64_t run = 0, noise = 0, max = 0;
-		int n = 0;
-
 		if (!s->r[i].ok)
 			continue;
-		for (j = 0; j < i; j++)
-			if (s->r[j].ok && !strcmp(s->r[j].host, s->r[i].host))
-				break;
-		if (j < i)
-			continue; /* shown with its first rank */
-		for (j = i; j < s->nr; j++) {
-			if (!s->r[j].ok || strcmp(s->r[j].host, s->r[i].host))
-				continue;
-			n++;
-			run += s->r[j].runtime_ns;
-			noise += s->r[j].noise_ns;
-			if (s->r[j].max_ns > max)
-				max = s->r[j].max_ns;
-		}
+		x = &h[s->r[i].host];
+		x->n++;
+		x->run += s->r[i].runtime_ns;
+		x->noise += s->r[i].noise_ns;
+		if (s->r[i].max_ns > x->max)
+			x->max = s->r[i].max_ns;
+	}
+	/* each host with its first rank */
+	for (i = 0; i < s->nr; i++) {
+		x = &h[s->r[i].host];
+		if (!s->r[i].ok || x->shown)
+			continue;
+		x->shown = true;
 		fprintf(out, "%-16s %5d %8.4f%%",
-			jr_text_safe(s->r[i].host, shown, sizeof(shown)), n,
-			run ? 100.0 * (1.0 - (double)noise / run) : 0.0);
-		jr_dur_col(out, 12, (double)max, u->div);
+			jr_text_safe(jr_strtab_str(&s->names, s->r[i].host),
+				     shown, sizeof(shown)),
+			x->n,
+			x->run ? 100.0 * (1.0 - (double)x->noise / x->run) :
+				 0.0);
+		jr_dur_col(out, 12, (double)x->max, u->div);
 		fprintf(out, "\n");
 	}
+	free(h);
 }
 
 static void jr_text_fleet(FILE *out, const struct jr_survey *s, int worst,
 			  const struct jr_report_opts *u)
 {
-	int i, k, n, *o = jr_by_noise(s, &n), in_o, in_r;
+	int i, k, n, *o = jr_by_noise(s, worst, &n), in_o, in_r;
 	const struct jr_hist *g = &s->fleet[JR_H_GAP];
 	int d = u->div == 1.0 ? 0 : 3;
 	char shown[160], name[24];
@@ -209,7 +257,7 @@ static void jr_text_fleet(FILE *out, const struct jr_survey *s, int worst,
 
 	fprintf(out, "\n# over the ranks: min, median, p90, max\n");
 	for (i = 0; i < JR_NR_F; i++) {
-		if (!jr_dist(s, i, q))
+		if (jr_dist(s, i, q) <= 0)
 			continue;
 		/* the durations in u's unit, their names saying so */
 		div = i == JR_F_AVAIL ? 1.0 : u->div;
@@ -239,14 +287,16 @@ static void jr_text_fleet(FILE *out, const struct jr_survey *s, int worst,
 	fprintf(out, "%s\n", k ? "" : " none");
 	for (i = 0; i < s->nr; i++)
 		for (k = 0; s->r[i].ok && s->r[i].outlier &&
-			    k < JR_SURVEY_TOP_SRC && s->r[i].top[k][0];
+			    k < JR_SURVEY_TOP_SRC && s->r[i].top[k];
 		     k++)
 			if (jr_first_seen(s, i, k) &&
 			    jr_common(s, s->r[i].top[k], &in_o, &in_r))
 				fprintf(out,
 					"# common to the outliers: %s (%d of them, %d other ranks)\n",
-					jr_text_safe(s->r[i].top[k], shown,
-						     sizeof(shown)),
+					jr_text_safe(
+						jr_strtab_str(&s->names,
+							      s->r[i].top[k]),
+						shown, sizeof(shown)),
 					in_o, in_r);
 	free(o);
 }
@@ -308,7 +358,7 @@ void jr_survey_text(FILE *out, const struct jr_survey *s, int worst,
 
 /* jr_json_spooled - the rank's gap histogram, as spooled; 0 or -EIO */
 static int jr_json_spooled(FILE *out, const struct jr_survey *s,
-			   const struct jr_srank *r)
+			   const struct jr_scold *r)
 {
 	char buf[4096];
 	uint64_t done, n;
@@ -328,57 +378,61 @@ static int jr_json_spooled(FILE *out, const struct jr_survey *s,
  * heat map: [ts_ns, dur_ns] pairs; 0 or -EIO
  */
 static int jr_json_timeline(FILE *out, const struct jr_survey *s,
-			    const struct jr_srank *r)
+			    const struct jr_srank *r, const struct jr_scold *c)
 {
-	uint64_t i, n = r->nr_tl < JR_SURVEY_TL ? r->nr_tl : JR_SURVEY_TL;
+	uint64_t i, n = c->nr_tl < JR_SURVEY_TL ? c->nr_tl : JR_SURVEY_TL;
 	struct jr_sgap g[JR_SURVEY_TL];
 
-	if (jr_spool_get(&s->spool, r->tl_at, g, n * sizeof(*g)))
+	if (jr_spool_get(&s->spool, c->tl_at, g, n * sizeof(*g)))
 		return -EIO;
 	fprintf(out, ",\"timeline\":[");
 	for (i = 0; i < n; i++)
 		fprintf(out, "%s[%" PRId64 ",%" PRIu64 "]", i ? "," : "",
-			jr_on_rank0(r, g[i].ts_ns), g[i].dur_ns);
+			jr_on_rank0(r, c, g[i].ts_ns), g[i].dur_ns);
 	fprintf(out, "]");
 	return 0;
 }
 
-static int jr_json_rank(FILE *out, const struct jr_survey *s,
-			const struct jr_srank *r)
+static int jr_json_rank(FILE *out, const struct jr_survey *s, int rank)
 {
+	const struct jr_srank *r = &s->r[rank];
+	const struct jr_strtab *t = &s->names;
+	struct jr_scold c;
 	int k;
 
-	fprintf(out, "{\"rank\":%d,\"ok\":%s,\"host\":", r->rank,
+	if (r->ok && jr_survey_cold(s, r, &c))
+		return -EIO;
+	fprintf(out, "{\"rank\":%d,\"ok\":%s,\"host\":", rank,
 		r->ok ? "true" : "false");
-	jr_json_str(out, r->host);
+	jr_json_str(out, jr_strtab_str(t, r->host));
 	fprintf(out,
 		",\"cpu\":%d,\"offset_ns\":%" PRId64 ",\"rtt_ns\":%" PRId64
 		",\"clock\":%s",
 		r->cpu, r->offset_ns, r->rtt_ns, r->clock ? "true" : "false");
 	if (!r->ok) {
 		fprintf(out, ",\"why\":");
-		jr_json_str(out, r->why);
+		jr_json_str(out, jr_strtab_str(t, r->why));
 		fprintf(out, "}");
 		return 0;
 	}
 	fprintf(out, ",\"backend\":");
-	jr_json_str(out, r->backend);
+	jr_json_str(out, jr_strtab_str(t, r->backend));
 	fprintf(out,
 		",\"runtime_ns\":%" PRIu64 ",\"noise_ns\":%" PRIu64
 		",\"gaps\":%" PRIu64,
-		r->runtime_ns, r->noise_ns, r->gaps);
+		r->runtime_ns, r->noise_ns, c.gaps);
 	for (k = 0; k < JR_NR_F; k++)
-		fprintf(out, ",\"%s\":%.6f", jr_fig_names[k], jr_fig(r, k));
+		fprintf(out, ",\"%s\":%.6f", jr_fig_names[k], jr_fig(r, &c, k));
 	fprintf(out, ",\"z\":%.4f,\"outlier\":%s,\"top_sources\":[", r->z,
 		r->outlier ? "true" : "false");
-	for (k = 0; k < JR_SURVEY_TOP_SRC && r->top[k][0]; k++) {
+	for (k = 0; k < JR_SURVEY_TOP_SRC && r->top[k]; k++) {
 		fprintf(out, "%s", k ? "," : "");
-		jr_json_str(out, r->top[k]);
+		jr_json_str(out, jr_strtab_str(t, r->top[k]));
 	}
 	fprintf(out, "],\"quantum_ns\":%" PRIu64 ",\"quanta\":%" PRIu64,
-		r->quantum_ns, r->quanta);
+		c.quantum_ns, c.quanta);
 	fprintf(out, ",\"gap\":");
-	if (jr_json_spooled(out, s, r) || jr_json_timeline(out, s, r))
+	if (jr_json_spooled(out, s, &c) || jr_json_timeline(out, s, r, &c))
 		return -EIO;
 	fprintf(out, "}");
 	return 0;
@@ -387,7 +441,7 @@ static int jr_json_rank(FILE *out, const struct jr_survey *s,
 /* jr_survey_json - the fleet report as data; 0 or -EIO */
 int jr_survey_json(FILE *out, const struct jr_survey *s, int worst)
 {
-	int i, h, n, *o = jr_by_noise(s, &n), ret = 0;
+	int i, h, n, got, *o = jr_by_noise(s, worst, &n), ret = 0;
 	double q[4];
 
 	fprintf(out, "{\"survey_version\":%d,", JR_SURVEY_VERSION);
@@ -395,7 +449,7 @@ int jr_survey_json(FILE *out, const struct jr_survey *s, int worst)
 	fprintf(out, ",\"mode\":\"%s\",\"ranks\":[", s->mode);
 	for (i = 0; !ret && i < s->nr; i++) {
 		fprintf(out, "%s", i ? "," : "");
-		ret = jr_json_rank(out, s, &s->r[i]);
+		ret = jr_json_rank(out, s, i);
 	}
 	fprintf(out, "],\"fleet\":{");
 	for (h = 0; h < JR_H_NR; h++) {
@@ -405,9 +459,11 @@ int jr_survey_json(FILE *out, const struct jr_survey *s, int worst)
 		fprintf(out, "}");
 	}
 	fprintf(out, "},\"distribution\":{");
-	for (i = 0; i < JR_NR_F; i++) {
-		if (!jr_dist(s, i, q))
+	for (i = 0; !ret && i < JR_NR_F; i++) {
+		got = jr_dist(s, i, q);
+		if (got <= 0)
 			q[0] = q[1] = q[2] = q[3] = 0;
+		ret = got < 0 ? got : 0;
 		fprintf(out,
 			"%s\"%s\":{\"min\":%.6f,\"median\":%.6f,\"p90\":%.6f,\"max\":%.6f}",
 			i ? "," : "", jr_fig_names[i], q[0], q[1], q[2], q[3]);

@@ -9,8 +9,9 @@
  * itself fails.
  *
  * survey_test --ranks N FILE merges FILE as the report of each of N
- * ranks, writes the fleet's JSON to /dev/null and prints the process's
- * peak resident size: "maxrss_kb K".
+ * ranks, each on a host of its own, writes the fleet's JSON to /dev/null
+ * and prints the process's peak resident size: "maxrss_kb K".  FILE's
+ * host is named by HOST_MARK; each rank's copy names it by its rank.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
@@ -65,19 +66,26 @@ static long peak_rss_kb(void)
 	return kb;
 }
 
+#define HOST_MARK "\"host\": \"host-000000\""
+
 /* many_ranks - FILE as the report of each of n ranks */
 static int many_ranks(int n, const char *path)
 {
 	struct jr_survey s;
 	struct jr_err e;
 	size_t len = 0;
-	char *text = slurp(path, &len);
+	char *text = slurp(path, &len), *host, digits[12];
 	FILE *null = fopen("/dev/null", "w");
 	int i, ret = 0;
 
-	if (n < 1 || !text || !null || jr_survey_init(&s, n, "gaps", 3))
+	host = text ? strstr(text, HOST_MARK) : NULL;
+	if (n < 1 || n > 999999 || !host || !null ||
+	    jr_survey_init(&s, n, "gaps", 3))
 		return 2;
+	host += strlen(HOST_MARK) - 7;
 	for (i = 0; i < n && !ret; i++) {
+		snprintf(digits, sizeof(digits), "%06d", i);
+		memcpy(host, digits, 6);
 		s.r[i].rtt_ns = 0;
 		if (jr_survey_add(&s, i, text, len, &e)) {
 			printf("refused: %s\n", e.msg);
