@@ -107,6 +107,49 @@ class UserSide(unittest.TestCase):
         self.assertEqual(gaps, s["gaps"])
         self.assertGreater(gaps, filed - 1)
 
+    def bpf_fds(self, *extra):
+        """A sampler-only run of 2 s: the BPF programs jitread holds open
+        once sampling has begun (anon_inode:bpf-prog in /proc/PID/fd) and
+        its JSON report."""
+        out = os.path.join(self.dir, "fds.json")
+        ready = os.path.join(self.dir, "fds.ready")
+        p = subprocess.Popen([jrcli.JITREAD, "user", "-c", str(CPU), "-d",
+                              "2s", "--no-pipeline", "-q", "--ready-file",
+                              ready, "--json", out, *extra],
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            for _ in range(200):
+                if os.path.exists(ready) or p.poll() is not None:
+                    break
+                time.sleep(0.05)
+            fd_dir = f"/proc/{p.pid}/fd"
+            progs = []
+            for fd in os.listdir(fd_dir):
+                try:
+                    progs.append(os.readlink(os.path.join(fd_dir, fd)))
+                except OSError:
+                    pass
+            n = sum(t == "anon_inode:bpf-prog" for t in progs)
+        finally:
+            _, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, err)
+        os.unlink(ready)
+        return n, jrjson.load(out)
+
+    def test_no_bpf_loads_no_program(self):
+        """--no-bpf samples without the classifier: jitread holds no BPF
+        program, its gaps are all hw:unknown, and the report says why;
+        the same run without it holds the classifier's programs."""
+        n, _ = self.bpf_fds()
+        self.assertGreater(n, 0)
+        n, d = self.bpf_fds("--no-bpf")
+        self.assertEqual(n, 0)
+        bpf = d["sampler"]["bpf"]
+        self.assertEqual((bpf["ok"], bpf["why"]), (False, "--no-bpf"))
+        self.assertEqual(d["sampler"]["gaps_classified"], 0)
+        for g in d["cpus"][0]["timeline"]["gaps"]:
+            self.assertEqual(g[2], "hw:unknown")
+
     def test_bpf_names_a_fifo_spinner(self):
         """A SCHED_FIFO thread on the CPU spinning 5 ms every 300 ms: each
         of its spins, by the times it printed, is a gap filed thread."""

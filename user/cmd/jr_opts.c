@@ -96,6 +96,9 @@ static enum jr_optres jr_apply_user(int key, const char *arg,
 	case JR_K_NOPIPE:
 		u->no_pipeline = true;
 		return JR_OPT_TAKEN;
+	case JR_K_NOBPF:
+		u->no_bpf = true;
+		return JR_OPT_TAKEN;
 	case JR_K_WAIT:
 		return jr_taken(jr_wait_parse(arg, u->wait));
 	case JR_K_INTERVAL:

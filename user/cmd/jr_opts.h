@@ -81,6 +81,7 @@ struct jr_user_opts {
 	enum jr_wait wait[JR_NR_PT]; /* each thread's; JR_WAIT_AUTO */
 	int fifo_prio;
 	bool no_pipeline;
+	bool no_bpf; /* no classifier: every user gap unclassified */
 	uint64_t interval_ns;
 	uint64_t ring_size;
 	uint64_t warmup_ns;
@@ -150,6 +151,7 @@ enum jr_key {
 	JR_K_FIFO,
 	JR_K_MAXGAPS,
 	JR_K_NOPIPE,
+	JR_K_NOBPF,
 	JR_K_WAIT,
 	JR_K_INTERVAL,
 	JR_K_RING,

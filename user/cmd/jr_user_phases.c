@@ -135,7 +135,10 @@ void jr_prepare(struct jr_udoc *d, struct jr_ubpf *b, struct jr_sysinfo *sys)
 		jr_die(JR_EXIT_RUN, "cannot measure the TSC rate");
 	if (!sys->tsc_khz)
 		sys->tsc_khz = d->r.info.tsc_khz;
-	if (jr_ubpf_open(b)) {
+	if (d->o->user.no_bpf) {
+		snprintf(d->r.info.bpf_why, sizeof(d->r.info.bpf_why),
+			 "--no-bpf");
+	} else if (jr_ubpf_open(b)) {
 		jr_warn("user gaps unclassified: %s", b->why);
 		snprintf(d->r.info.bpf_why, sizeof(d->r.info.bpf_why), "%s",
 			 b->why);
