@@ -274,15 +274,16 @@ int jr_ubpf_poll(struct jr_ubpf *b, int timeout_ms)
 {
 	int ret;
 
-	if (!b->ok)
-		return 0;
 	/*
 	 * The probes submit without a wakeup: a wakeup is an irq_work on the
 	 * watched CPU, noise we would cause and then record.  So sleep for the
-	 * timeout, then consume whatever is there.
+	 * timeout, then consume whatever is there.  Without BPF the caller's
+	 * loop keeps the same pace rather than spinning.
 	 */
 	if (timeout_ms)
 		usleep(timeout_ms * 1000);
+	if (!b->ok)
+		return 0;
 	ret = ring_buffer__consume(b->rb);
 	if (b->oom)
 		return -ENOMEM;
