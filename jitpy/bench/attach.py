@@ -43,22 +43,34 @@ def build(tmp):
     return exe
 
 
-def _wait_file(path, proc, secs=60):
+def wait_file(path, proc, secs=60):
     end = time.monotonic() + secs
     while not os.path.exists(path):
         if proc.poll() is not None or time.monotonic() > end:
-            raise RuntimeError("jitread attach did not start: "
+            raise RuntimeError(f"{proc.args[1:3]} did not start: "
                                f"{proc.communicate()[1][-300:]}")
         time.sleep(0.05)
 
 
-def bpf_run_ns():
-    """The run time, in ns, of the loaded BPF programs named jr_*:
-    jitread's, the only ones the bench loads."""
+def bpf_progs():
+    """The loaded BPF programs named jr_* (jitread's, the only ones the
+    benches load): name -> (run time in ns, runs), summed over programs
+    of one name."""
     p = subprocess.run(["bpftool", "prog", "show", "-j"],
                        capture_output=True, text=True, check=True)
-    return sum(x.get("run_time_ns", 0) for x in json.loads(p.stdout)
-               if x.get("name", "").startswith("jr_"))
+    out = {}
+    for x in json.loads(p.stdout):
+        name = x.get("name", "")
+        if name.startswith("jr_"):
+            ns, n = out.get(name, (0, 0))
+            out[name] = (ns + x.get("run_time_ns", 0),
+                         n + x.get("run_cnt", 0))
+    return out
+
+
+def bpf_run_ns():
+    """The run time, in ns, of jitread's loaded BPF programs."""
+    return sum(ns for ns, _ in bpf_progs().values())
 
 
 class BpfStats:
@@ -91,7 +103,7 @@ def spin_run(exe, cpu, secs, tmp, attached):
                                   "-c", str(cpu), "-q", "--json", out,
                                   "--ready-file", ready],
                                  stderr=subprocess.PIPE, text=True)
-            _wait_file(ready, a)
+            wait_file(ready, a)
             bpf_ns = -bpf_run_ns()
         p.stdin.write("go\n")
         p.stdin.flush()

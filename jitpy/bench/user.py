@@ -22,6 +22,10 @@
    (bench/spin/spin.c) on BENCH_CPU alone and watched by `jitread attach`,
    alternating: the loop rate lost and the BPF cost per recorded event
    (jitpy/bench/attach.py).
+4. Observer: OBSERVER_ROUNDS (6) rounds of `jitread user --no-pipeline`
+   on BENCH_CPU with its BPF classifier and with --no-bpf, alternating:
+   the gap rate's and the noise's ratio, and each program's cost per run
+   (jitpy/bench/observer.py).
 
 A benchmark, not a test: it prints figures and the machine and exits 0
 whatever the speed (1 only if a tool is missing or fails).
@@ -36,7 +40,7 @@ import sys
 import tempfile
 
 import jitpy
-from jitpy.bench import attach, machine
+from jitpy.bench import attach, env_int, machine, observer
 from jitpy.bench.report import FIGS, pipeline_lines
 
 TOP = jitpy.TOP
@@ -159,7 +163,14 @@ def main():
         a = attach.rounds(cpu, n, secs, tmp, lambda i, r: print(
             f"attach round {i + 1}: {r['bare'] * 1e3:.1f} turns/us alone, "
             f"{r['attached'] * 1e3:.1f} watched, {r['events']} events"))
+        o = observer.rounds(cpu, env_int("OBSERVER_ROUNDS", 6), secs, tmp,
+                            lambda i, r: print(
+                                f"observer round {i + 1}: "
+                                f"{r['on']['gaps_per_s']:.0f} gaps/s with "
+                                f"the classifier, "
+                                f"{r['off']['gaps_per_s']:.0f} without"))
     print("\n".join(attach.lines(attach.figures(a))))
+    print("\n".join(observer.lines(observer.figures(o))))
     return 0
 
 

@@ -8,6 +8,7 @@ import unittest
 import jitpy
 from jitpy.bench import attach as bench_attach
 from jitpy.bench import guest as bench_guest
+from jitpy.bench import observer as bench_observer
 from jitpy.bench import report as bench_report
 from jitpy.bench import user as bench_user
 from jitpy.guest import trace
@@ -215,6 +216,35 @@ class Figures(unittest.TestCase):
             r["events"] = 0
         self.assertIn("no event recorded", "\n".join(bench_attach.lines(
             bench_attach.figures(rs))))
+
+    def test_classifier_ratios_are_median_rounds_and_cost_per_run(self):
+        def rnd(on, off, progs):
+            return {"on": {"gaps_per_s": on, "noise": on / 1e4},
+                    "off": {"gaps_per_s": off, "noise": off / 1e4},
+                    "progs": progs, "ns": 1e9}
+        rs = [rnd(1010, 1000, {"jr_switch": (1000, 10)}),
+              rnd(1030, 1000, {"jr_switch": (3000, 10)}),
+              rnd(990, 1000, {"jr_switch": (2000, 10),
+                              "jr_timer_entry": (500, 5)})]
+        f = bench_observer.figures(rs)
+        self.assertAlmostEqual(bench_report.med(f["gaps"]), 1.01)
+        # each round's ns over its runs: 100, 300 and 200 ns
+        self.assertAlmostEqual(f["per_run_ns"]["jr_switch"], 200)
+        self.assertAlmostEqual(f["runs_per_s"]["jr_switch"], 10)
+        # a program a round did not load counts as no runs there
+        self.assertAlmostEqual(f["runs_per_s"]["jr_timer_entry"], 0)
+        self.assertAlmostEqual(f["share"], 2.5e-6)
+        text = "\n".join(bench_observer.lines(f))
+        self.assertIn("gap rate with / without: 1.010 (rounds 0.990 to "
+                      "1.030; goal within 5%: met)", text)
+        self.assertIn("jr_switch: 200 ns a run, 10 runs/s", text)
+        self.assertNotIn("jr_timer_entry", text)
+        for r in rs:
+            r["on"]["noise"] *= 1.1
+        self.assertIn("noise with / without: 1.111", "\n".join(
+            bench_observer.lines(bench_observer.figures(rs))))
+        self.assertIn("NOT met", "\n".join(
+            bench_observer.lines(bench_observer.figures(rs))))
 
     def test_smallest_gap_is_held_to_osnoise_floor(self):
         f = self.figs["kernel_min_gap_vs_osnoise"]
